@@ -1,0 +1,3 @@
+from pellucid.cli import main
+
+raise SystemExit(main())
