@@ -1,0 +1,657 @@
+"""Verification: recompile decompiled source and compare normalized bytecode.
+
+Two code objects are *equivalent* here when, after normalization, they execute the same
+instructions with the same arguments: opnames and arguments compared by value (names rather
+than slot indices, constants by type and value), jump targets as indices into the normalized
+instruction list, exception-table entries likewise, nested code objects recursively, plus the
+signature and the flags that change behaviour. Line numbers, positions, file names and
+instructions that only exist for bookkeeping (NOP, CACHE, EXTENDED_ARG, RESUME, ...) are
+ignored.
+
+Public functions:
+
+- :func:`normalize` turns one code object into a :class:`NormalizedCode`;
+- :func:`compare_code` returns a list of human-readable differences (empty: equivalent);
+- :func:`differences` is the same with structured :class:`Difference` records;
+- :func:`recompile` compiles decompiled source so that the code object matching the original
+  can be found in it (free variables become closure variables of a wrapper function).
+"""
+
+from __future__ import annotations
+import __future__
+
+import ast
+import dis
+import math
+import sys
+from bisect import bisect_left
+from collections import deque
+from dataclasses import dataclass, field
+from types import CodeType
+from typing import Any, Iterator
+
+__all__ = [
+    "Difference",
+    "NormalizedCode",
+    "NormalizedInstruction",
+    "compare_code",
+    "differences",
+    "normalize",
+    "recompile",
+    "verify_source",
+]
+
+PY = sys.version_info[:2]
+
+# Instructions that carry no behaviour of their own once line numbers, caches and quickening
+# are ignored. TO_BOOL (3.13) is emitted deterministically before every truth test whose
+# operand is not known to be a bool, so it never distinguishes two programs.
+# MAKE_CELL / COPY_FREE_VARS (3.11+) are fully determined by co_cellvars / co_freevars,
+# which are compared as sets.
+_DROPPED = frozenset(
+    {
+        "NOP",
+        "CACHE",
+        "EXTENDED_ARG",
+        "RESUME",
+        "PRECALL",
+        "TO_BOOL",
+        "NOT_TAKEN",
+        "MAKE_CELL",
+        "COPY_FREE_VARS",
+    }
+)
+
+# Direction variants of the same jump.
+_JUMP_ALIASES = {
+    "JUMP_FORWARD": "JUMP",
+    "JUMP_BACKWARD": "JUMP",
+    "JUMP_ABSOLUTE": "JUMP",
+    "JUMP_BACKWARD_NO_INTERRUPT": "JUMP",
+    "JUMP_NO_INTERRUPT": "JUMP",
+    "POP_JUMP_FORWARD_IF_FALSE": "POP_JUMP_IF_FALSE",
+    "POP_JUMP_BACKWARD_IF_FALSE": "POP_JUMP_IF_FALSE",
+    "POP_JUMP_FORWARD_IF_TRUE": "POP_JUMP_IF_TRUE",
+    "POP_JUMP_BACKWARD_IF_TRUE": "POP_JUMP_IF_TRUE",
+    "POP_JUMP_FORWARD_IF_NONE": "POP_JUMP_IF_NONE",
+    "POP_JUMP_BACKWARD_IF_NONE": "POP_JUMP_IF_NONE",
+    "POP_JUMP_FORWARD_IF_NOT_NONE": "POP_JUMP_IF_NOT_NONE",
+    "POP_JUMP_BACKWARD_IF_NOT_NONE": "POP_JUMP_IF_NOT_NONE",
+}
+
+# 3.13 superinstructions: two local-variable operations in one; split into their halves.
+_SUPERINSTRUCTIONS = {
+    "LOAD_FAST_LOAD_FAST": ("LOAD_FAST", "LOAD_FAST"),
+    "STORE_FAST_LOAD_FAST": ("STORE_FAST", "LOAD_FAST"),
+    "STORE_FAST_STORE_FAST": ("STORE_FAST", "STORE_FAST"),
+}
+
+_JUMPS = frozenset(dis.hasjrel) | frozenset(dis.hasjabs) | frozenset(getattr(dis, "hasjump", ()))
+_CONSTS = frozenset(dis.hasconst)
+_NAMES = frozenset(dis.hasname)
+_LOCALS = frozenset(dis.haslocal) | frozenset(dis.hasfree)
+
+# Name opcodes whose low oparg bits are flags that dis leaves out of argval.
+_NAME_FLAG_BITS = {}
+if PY >= (3, 11):
+    _NAME_FLAG_BITS["LOAD_GLOBAL"] = 1  # push NULL first
+if PY >= (3, 12):
+    _NAME_FLAG_BITS["LOAD_ATTR"] = 1  # method load
+    _NAME_FLAG_BITS["LOAD_SUPER_ATTR"] = 3  # method load, two-argument form
+
+CO_OPTIMIZED = 0x1
+CO_NEWLOCALS = 0x2
+CO_VARARGS = 0x4
+CO_VARKEYWORDS = 0x8
+CO_NESTED = 0x10
+CO_GENERATOR = 0x20
+CO_COROUTINE = 0x80
+CO_ITERABLE_COROUTINE = 0x100
+CO_ASYNC_GENERATOR = 0x200
+
+_FLAG_NAMES = {
+    CO_OPTIMIZED: "OPTIMIZED",
+    CO_NEWLOCALS: "NEWLOCALS",
+    CO_VARARGS: "VARARGS",
+    CO_VARKEYWORDS: "VARKEYWORDS",
+    CO_NESTED: "NESTED",
+    CO_GENERATOR: "GENERATOR",
+    CO_COROUTINE: "COROUTINE",
+    CO_ITERABLE_COROUTINE: "ITERABLE_COROUTINE",
+    CO_ASYNC_GENERATOR: "ASYNC_GENERATOR",
+}
+_COMPARED_FLAGS = sum(_FLAG_NAMES)
+
+_FUTURE_FLAGS = 0
+for _feature in __future__.all_feature_names:
+    _FUTURE_FLAGS |= getattr(__future__, _feature).compiler_flag
+
+WRAPPER_NAME = "__pellucid_wrapper__"
+CLASS_NAME = "__pellucid_class__"
+
+
+# --------------------------------------------------------------------------------------------
+# Normalized representation
+
+
+@dataclass(frozen=True)
+class CodeRef:
+    """A nested code object as an instruction argument (compared recursively, not by value)."""
+
+    code: CodeType = field(compare=False)
+    name: str
+
+    def __repr__(self) -> str:
+        return f"<code {self.name}>"
+
+
+@dataclass(frozen=True)
+class NormalizedInstruction:
+    """One instruction after normalization.
+
+    ``arg`` is a comparable key: a name, a constant key (see :func:`const_key`), a
+    :class:`CodeRef`, a jump target index, or the raw oparg for opcodes whose argument is a
+    plain number. ``offset`` is the original byte offset (for messages only).
+    """
+
+    opname: str
+    arg: Any
+    offset: int = field(compare=False, default=-1)
+    argrepr: str = field(compare=False, default="")
+
+    def __str__(self) -> str:
+        if self.arg is None:
+            return self.opname
+        if isinstance(self.arg, JumpTarget):
+            return f"{self.opname} -> {self.arg.index}"
+        return f"{self.opname} {self.argrepr if self.argrepr else repr(self.arg)}"
+
+
+@dataclass(frozen=True)
+class JumpTarget:
+    """A jump argument: index of the target in the normalized instruction list."""
+
+    index: int
+
+
+@dataclass(frozen=True)
+class ExceptionEntry:
+    """An exception-table entry with start/end/target as normalized instruction indices."""
+
+    start: int
+    end: int
+    target: int
+    depth: int
+    lasti: bool
+
+    def __str__(self) -> str:
+        lasti = " lasti" if self.lasti else ""
+        return f"{self.start} to {self.end} -> {self.target} [{self.depth}]{lasti}"
+
+
+@dataclass
+class NormalizedCode:
+    """What of a code object takes part in the comparison."""
+
+    name: str
+    qualname: str
+    argcount: int
+    posonlyargcount: int
+    kwonlyargcount: int
+    argnames: tuple[str, ...]
+    flags: int
+    freevars: frozenset[str]
+    cellvars: frozenset[str]
+    docstring: Any
+    instructions: list[NormalizedInstruction]
+    exception_table: list[ExceptionEntry]
+
+
+@dataclass(frozen=True)
+class Difference:
+    """One difference between an original code object and its recompiled counterpart.
+
+    ``path`` names the code object (e.g. ``f.<locals>.g``); ``kind`` is what differs
+    (``instruction``, ``length``, ``argcount``, ``flags``, ``exception_table``, ...);
+    ``index`` is the normalized instruction index where relevant; ``original`` and
+    ``recompiled`` describe the two sides.
+    """
+
+    path: str
+    kind: str
+    original: str
+    recompiled: str
+    index: int | None = None
+
+    @property
+    def category(self) -> str:
+        """A short key for grouping differences, e.g. ``LOAD_FAST/LOAD_GLOBAL``."""
+        if self.kind in ("instruction", "length"):
+            return f"{self.original.split(' ')[0]}/{self.recompiled.split(' ')[0]}"
+        return self.kind
+
+    def __str__(self) -> str:
+        where = f"{self.kind} {self.index}" if self.index is not None else self.kind
+        return f"{self.path}: {where}: {self.original} != {self.recompiled}"
+
+
+# --------------------------------------------------------------------------------------------
+# Normalization
+
+
+def const_key(value: Any) -> Any:
+    """A hashable key that equals for constants CPython treats as the same constant.
+
+    Types are part of the key (``1``, ``1.0`` and ``True`` differ), ``-0.0`` differs from
+    ``0.0``, NaN equals NaN, and containers are compared element-wise by the same rule.
+    Code objects become a :class:`CodeRef` (compared by name here, recursively elsewhere).
+    """
+    t = type(value)
+    if t is float:
+        if math.isnan(value):
+            return ("float", "nan")
+        return ("float", value, math.copysign(1.0, value))
+    if t is complex:
+        return ("complex", const_key(value.real), const_key(value.imag))
+    if t is tuple:
+        return ("tuple", tuple(const_key(v) for v in value))
+    if t is frozenset:
+        return ("frozenset", frozenset(const_key(v) for v in value))
+    if t is CodeType:
+        return CodeRef(value, value.co_name)
+    if t is slice:
+        return ("slice", const_key(value.start), const_key(value.stop), const_key(value.step))
+    return (t.__name__, value)
+
+
+def _get_instructions(code: CodeType) -> Iterator[dis.Instruction]:
+    if (3, 11) <= PY < (3, 13):
+        return dis.get_instructions(code, show_caches=False)
+    return dis.get_instructions(code)
+
+
+def _parse_varint(it: Iterator[int]) -> int:
+    b = next(it)
+    val = b & 63
+    while b & 64:
+        val <<= 6
+        b = next(it)
+        val |= b & 63
+    return val
+
+
+def _exception_table(code: CodeType) -> list[tuple[int, int, int, int, bool]]:
+    """Raw (start, end, target, depth, lasti) entries with byte offsets; end is exclusive."""
+    table = getattr(code, "co_exceptiontable", b"")
+    entries = []
+    it = iter(table)
+    try:
+        while True:
+            start = _parse_varint(it) * 2
+            end = start + _parse_varint(it) * 2
+            target = _parse_varint(it) * 2
+            dl = _parse_varint(it)
+            entries.append((start, end, target, dl >> 1, bool(dl & 1)))
+    except StopIteration:
+        pass
+    return entries
+
+
+def _code_qualname(code: CodeType, default: str | None = None) -> str:
+    return getattr(code, "co_qualname", None) or default or code.co_name
+
+
+def normalize(code: CodeType) -> NormalizedCode:
+    """Normalize one code object (nested code objects are left as :class:`CodeRef` args).
+
+    Drops bookkeeping instructions, splits 3.13 superinstructions, unifies jump direction
+    variants, resolves arguments to values (names, constant keys, code refs) and jump targets
+    and exception-table ranges to indices in the normalized instruction list. A jump to a
+    dropped instruction goes to the next kept one.
+    """
+    # First pass: kept instructions with their byte offsets, jump targets still as offsets.
+    raw: list[tuple[str, Any, int, str, bool]] = []  # opname, arg, offset, argrepr, is_jump
+    for ins in _get_instructions(code):
+        opname = ins.opname
+        if opname in _DROPPED:
+            continue
+        op = ins.opcode
+        split = _SUPERINSTRUCTIONS.get(opname)
+        if split is not None:
+            first, second = ins.argval
+            raw.append((split[0], first, ins.offset, first, False))
+            raw.append((split[1], second, ins.offset, second, False))
+            continue
+        opname = _JUMP_ALIASES.get(opname, opname)
+        if op in _JUMPS:
+            raw.append((opname, ins.argval, ins.offset, "", True))
+            continue
+        if ins.arg is None:
+            arg: Any = None
+        elif op in _CONSTS:
+            arg = const_key(ins.argval)
+        elif op in _NAMES:
+            bits = _NAME_FLAG_BITS.get(opname)
+            arg = ins.argval if bits is None else (ins.argval, ins.arg & bits)
+        elif op in _LOCALS:
+            arg = ins.argval
+        else:
+            arg = ins.arg
+        raw.append((opname, arg, ins.offset, ins.argrepr, False))
+
+    offsets = [r[2] for r in raw]
+
+    def index_of(offset: int) -> int:
+        # first kept instruction at or after ``offset`` (len(raw): the end)
+        return bisect_left(offsets, offset)
+
+    instructions = []
+    for opname, arg, offset, argrepr, is_jump in raw:
+        if is_jump:
+            arg = JumpTarget(index_of(arg))
+        instructions.append(NormalizedInstruction(opname, arg, offset, argrepr))
+
+    table: list[ExceptionEntry] = []
+    for start, end, target, depth, lasti in _exception_table(code):
+        s, e = index_of(start), index_of(end)
+        if s >= e:
+            continue
+        entry = ExceptionEntry(s, e, index_of(target), depth, lasti)
+        prev = table[-1] if table else None
+        if (
+            prev is not None
+            and prev.end == s
+            and (prev.target, prev.depth, prev.lasti) == (entry.target, depth, lasti)
+        ):
+            table[-1] = ExceptionEntry(prev.start, e, prev.target, depth, lasti)
+        else:
+            table.append(entry)
+
+    nargs = code.co_argcount + code.co_kwonlyargcount
+    nargs += bool(code.co_flags & CO_VARARGS) + bool(code.co_flags & CO_VARKEYWORDS)
+    doc = None
+    if not code.co_name.startswith("<") and code.co_flags & CO_OPTIMIZED and code.co_consts:
+        first = code.co_consts[0]
+        doc = first if isinstance(first, str) else None
+    return NormalizedCode(
+        name=code.co_name,
+        qualname=_code_qualname(code),
+        argcount=code.co_argcount,
+        posonlyargcount=code.co_posonlyargcount,
+        kwonlyargcount=code.co_kwonlyargcount,
+        argnames=tuple(code.co_varnames[:nargs]),
+        flags=code.co_flags & _COMPARED_FLAGS,
+        freevars=frozenset(code.co_freevars),
+        cellvars=frozenset(code.co_cellvars),
+        docstring=doc,
+        instructions=instructions,
+        exception_table=table,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Comparison
+
+
+def _flag_names(flags: int) -> str:
+    return "|".join(name for bit, name in _FLAG_NAMES.items() if flags & bit) or "0"
+
+
+def _consts_equal(a: tuple, b: tuple) -> bool:
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b):
+        if type(x) is CodeType:
+            if type(y) is not CodeType or not _identical(x, y):
+                return False
+        elif const_key(x) != const_key(y):
+            return False
+    return True
+
+
+def _identical(a: CodeType, b: CodeType) -> bool:
+    """Fast path: byte-identical code (ignoring line info), same tables, names and constants."""
+    return (
+        a.co_code == b.co_code
+        and a.co_flags & _COMPARED_FLAGS == b.co_flags & _COMPARED_FLAGS
+        and a.co_argcount == b.co_argcount
+        and a.co_posonlyargcount == b.co_posonlyargcount
+        and a.co_kwonlyargcount == b.co_kwonlyargcount
+        and a.co_names == b.co_names
+        and a.co_varnames == b.co_varnames
+        and a.co_freevars == b.co_freevars
+        and a.co_cellvars == b.co_cellvars
+        and getattr(a, "co_exceptiontable", b"") == getattr(b, "co_exceptiontable", b"")
+        and _consts_equal(a.co_consts, b.co_consts)
+    )
+
+
+def _child_path(parent_path: str, parent: CodeType, child: CodeType) -> str:
+    qualname = getattr(child, "co_qualname", None)
+    if qualname is not None:
+        return qualname
+    if parent.co_flags & CO_OPTIMIZED:
+        return f"{parent_path}.<locals>.{child.co_name}"
+    if parent.co_name == "<module>":
+        return child.co_name
+    return f"{parent_path}.{child.co_name}"
+
+
+def _compare(original: CodeType, recompiled: CodeType, path: str, out: list[Difference]) -> None:
+    if _identical(original, recompiled):
+        return
+    a, b = normalize(original), normalize(recompiled)
+
+    def add(kind: str, x: Any, y: Any, index: int | None = None) -> None:
+        out.append(Difference(path, kind, str(x), str(y), index))
+
+    for attr in ("name", "argcount", "posonlyargcount", "kwonlyargcount", "argnames"):
+        if getattr(a, attr) != getattr(b, attr):
+            add(attr, getattr(a, attr), getattr(b, attr))
+    if a.flags != b.flags:
+        add("flags", _flag_names(a.flags), _flag_names(b.flags))
+    if a.freevars != b.freevars:
+        add("freevars", sorted(a.freevars), sorted(b.freevars))
+    if a.cellvars != b.cellvars:
+        add("cellvars", sorted(a.cellvars), sorted(b.cellvars))
+    if a.docstring != b.docstring:
+        add("docstring", repr(a.docstring), repr(b.docstring))
+
+    nested: list[tuple[CodeType, CodeType]] = []
+    for i, (x, y) in enumerate(zip(a.instructions, b.instructions)):
+        if isinstance(x.arg, CodeRef) and isinstance(y.arg, CodeRef) and x.opname == y.opname:
+            if x.arg.name != y.arg.name:
+                add("instruction", x, y, i)
+                break
+            nested.append((x.arg.code, y.arg.code))
+            continue
+        if x != y:
+            add("instruction", x, y, i)
+            break
+    else:
+        la, lb = len(a.instructions), len(b.instructions)
+        if la != lb:
+            extra = a.instructions[lb] if la > lb else b.instructions[la]
+            x = extra if la > lb else "<end>"
+            y = extra if lb > la else "<end>"
+            add("length", x, y, min(la, lb))
+
+    if a.exception_table != b.exception_table:
+        for i, (x, y) in enumerate(zip(a.exception_table, b.exception_table)):
+            if x != y:
+                add("exception_table", x, y, i)
+                break
+        else:
+            add(
+                "exception_table",
+                f"{len(a.exception_table)} entries",
+                f"{len(b.exception_table)} entries",
+            )
+
+    for x, y in nested:
+        _compare(x, y, _child_path(path, original, x), out)
+
+
+def differences(original: CodeType, recompiled: CodeType) -> list[Difference]:
+    """Structured differences between two code objects (empty list: equivalent).
+
+    Per code object, at most the first differing instruction is reported (later ones are
+    usually consequences); signature, flag, variable-set and exception-table differences are
+    reported alongside; nested code objects are compared recursively.
+    """
+    out: list[Difference] = []
+    _compare(original, recompiled, _code_qualname(original), out)
+    return out
+
+
+def compare_code(original: CodeType, recompiled: CodeType) -> list[str]:
+    """Differences between two code objects as one line each; an empty list means equivalent.
+
+    Each line reads ``<path>: <what> [index]: <original> != <recompiled>``, for example
+    ``f.<locals>.g: instruction 12: LOAD_FAST a != LOAD_FAST b``.
+    """
+    return [str(d) for d in differences(original, recompiled)]
+
+
+# --------------------------------------------------------------------------------------------
+# Recompilation
+
+
+def _is_future_import(node: ast.stmt) -> bool:
+    return isinstance(node, ast.ImportFrom) and node.module == "__future__"
+
+
+def _function_def(name: str, body: list[ast.stmt]) -> ast.FunctionDef:
+    node = ast.FunctionDef(
+        name=name,
+        args=ast.arguments(
+            posonlyargs=[],
+            args=[],
+            vararg=None,
+            kwonlyargs=[],
+            kw_defaults=[],
+            kwarg=None,
+            defaults=[],
+        ),
+        body=body,
+        decorator_list=[],
+        returns=None,
+        type_comment=None,
+    )
+    if PY >= (3, 12):
+        node.type_params = []
+    return node
+
+
+def _class_def(name: str, body: list[ast.stmt]) -> ast.ClassDef:
+    node = ast.ClassDef(name=name, bases=[], keywords=[], body=body, decorator_list=[])
+    if PY >= (3, 12):
+        node.type_params = []
+    return node
+
+
+def wrap_source_tree(tree: ast.Module, original: CodeType) -> ast.Module:
+    """Wrap a parsed module so its functions see ``original``'s free variables as closures.
+
+    Returns ``tree`` unchanged when ``original`` is neither nested nor has free variables.
+    Otherwise the statements go inside ``def __pellucid_wrapper__():`` that first binds every
+    free variable to None (so nested originals stay nested, CO_NESTED); if ``__class__`` is
+    free, they go inside a ``class __pellucid_class__:`` (within the wrapper only if the
+    original is nested or has other free variables) so that zero-argument ``super()`` and
+    ``__class__`` compile to the same cell. ``from __future__`` imports stay at the top.
+    """
+    freevars = original.co_freevars
+    if original.co_name == "<module>" or not (freevars or original.co_flags & CO_NESTED):
+        return tree
+    futures = [s for s in tree.body if _is_future_import(s)]
+    body = [s for s in tree.body if not _is_future_import(s)] or [ast.Pass()]
+    if "__class__" in freevars:
+        body = [_class_def(CLASS_NAME, body)]
+    others = [name for name in freevars if name != "__class__"]
+    if not others and not original.co_flags & CO_NESTED:
+        # a method of a module-level class: the class alone provides the __class__ cell
+        return ast.fix_missing_locations(ast.Module(body=[*futures, *body], type_ignores=[]))
+    binds: list[ast.stmt] = [
+        ast.Assign(
+            targets=[ast.Name(id=name, ctx=ast.Store())],
+            value=ast.Constant(value=None),
+            type_comment=None,
+        )
+        for name in freevars
+        if name != "__class__"
+    ]
+    module = ast.Module(body=[*futures, _function_def(WRAPPER_NAME, binds + body)], type_ignores=[])
+    return ast.fix_missing_locations(module)
+
+
+def _iter_code_bfs(code: CodeType) -> Iterator[CodeType]:
+    queue = deque([code])
+    while queue:
+        c = queue.popleft()
+        yield c
+        queue.extend(k for k in c.co_consts if type(k) is CodeType)
+
+
+def _strip_wrapper(qualname: str) -> str:
+    prefix = f"{WRAPPER_NAME}.<locals>."
+    if qualname.startswith(prefix):
+        qualname = qualname[len(prefix) :]
+    if qualname.startswith(CLASS_NAME + "."):
+        qualname = qualname[len(CLASS_NAME) + 1 :]
+    return qualname
+
+
+def find_code(module_code: CodeType, original: CodeType) -> CodeType:
+    """Find the code object in ``module_code`` that corresponds to ``original``.
+
+    Module code matches a ``<module>`` original directly. Otherwise a breadth-first search
+    over nested constants takes the first code object with the same ``co_qualname`` (3.11+,
+    ignoring the wrapper's prefix), else the first with the same ``co_name``, flags and
+    argument count, else the first with the same ``co_name``. Raises LookupError when none has the name.
+    """
+    if original.co_name == "<module>":
+        return module_code
+    name = original.co_name
+    candidates = [c for c in _iter_code_bfs(module_code) if c.co_name == name]
+    if not candidates:
+        raise LookupError(f"recompiled source defines no code object named {name!r}")
+    want = getattr(original, "co_qualname", None)
+    if want is not None:
+        for c in candidates:
+            if _strip_wrapper(c.co_qualname) == want:
+                return c
+    # 3.9/3.10 have no qualname: prefer the same nesting, kind and signature
+    flags = original.co_flags & _COMPARED_FLAGS
+    for c in candidates:
+        if c.co_flags & _COMPARED_FLAGS == flags and c.co_argcount == original.co_argcount:
+            return c
+    return candidates[0]
+
+
+def recompile(source: str, original_code: CodeType, filename: str = "<pellucid>") -> CodeType:
+    """Compile decompiled ``source`` and return the code object matching ``original_code``.
+
+    The source is compiled in ``exec`` mode with the original's ``__future__`` flags, wrapped
+    as :func:`wrap_source_tree` describes when the original is a nested function or has free
+    variables, and the matching code object is found with :func:`find_code`. Raises
+    SyntaxError (or ValueError) when the source does not compile and LookupError when it does
+    not define the code object.
+    """
+    tree = ast.parse(source, filename, "exec")
+    tree = wrap_source_tree(tree, original_code)
+    flags = original_code.co_flags & _FUTURE_FLAGS
+    module_code = compile(tree, filename, "exec", flags=flags, dont_inherit=True)
+    return find_code(module_code, original_code)
+
+
+def verify_source(source: str, original_code: CodeType) -> list[str]:
+    """Recompile ``source`` and compare with ``original_code``; an empty list means verified.
+
+    A source that does not compile or lacks the code object is reported as a single
+    difference rather than raised.
+    """
+    try:
+        recompiled = recompile(source, original_code)
+    except (SyntaxError, ValueError, LookupError) as exc:
+        return [f"{_code_qualname(original_code)}: recompile: {type(exc).__name__}: {exc}"]
+    return compare_code(original_code, recompiled)
