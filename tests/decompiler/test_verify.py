@@ -356,3 +356,11 @@ def test_method_flags_in_load_attr_and_load_global():
     c = func("def f(o):\n    g = o.m\n    return g()\n")
     assert verify.compare_code(a, c)
     assert verify.compare_code(b, c)
+
+
+def test_class_body_line_number_ignored():
+    src = "class A:\n    x = 1\n    def m(self):\n        return self.x\n"
+    a = code_named(src, "A")
+    b = code_named("\n\n" + src, "A")
+    assert verify.compare_code(a, b) == []
+    assert verify.compare_code(module_code(src), module_code("\n\n" + src)) == []

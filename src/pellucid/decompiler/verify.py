@@ -307,7 +307,8 @@ def normalize(code: CodeType) -> NormalizedCode:
     Drops bookkeeping instructions, splits 3.13 superinstructions, unifies jump direction
     variants, resolves arguments to values (names, constant keys, code refs) and jump targets
     and exception-table ranges to indices in the normalized instruction list. A jump to a
-    dropped instruction goes to the next kept one.
+    dropped instruction goes to the next kept one. The line number a 3.13 class body stores
+    in ``__firstlineno__`` is replaced by a placeholder.
     """
     # First pass: kept instructions with their byte offsets, jump targets still as offsets.
     raw: list[tuple[str, Any, int, str, bool]] = []  # opname, arg, offset, argrepr, is_jump
@@ -338,6 +339,12 @@ def normalize(code: CodeType) -> NormalizedCode:
         else:
             arg = ins.arg
         raw.append((opname, arg, ins.offset, ins.argrepr, False))
+
+    # 3.13 class bodies store their first line number: ``__firstlineno__ = <int>``.
+    for i in range(len(raw) - 1):
+        nxt = raw[i + 1]
+        if nxt[0] == "STORE_NAME" and nxt[1] == "__firstlineno__" and raw[i][0] == "LOAD_CONST":
+            raw[i] = ("LOAD_CONST", ("firstlineno",), raw[i][2], "<first line>", False)
 
     offsets = [r[2] for r in raw]
 
