@@ -1,0 +1,172 @@
+"""Assignment chains, tuple targets with starred names, walrus, annotated assignment, del."""
+
+from . import cases, lazy
+from ._helpers import Obj
+
+CONSTRUCT = "statements"
+
+
+@cases((1,), ([1],))
+def asg_chain(x):
+    a = b = c = x
+    return a, b, c, a is b is c
+
+
+@cases(lazy(lambda: (Obj(), [0, 0], {})))
+def asg_chain_mixed_targets(o, lst, d):
+    o.attr = lst[0] = d["k"] = name = len(d) + 7
+    return o, lst, d, name
+
+
+@cases(((1, 2, 3),),)
+def asg_chain_with_unpack(seq):
+    a, *b = c = x, y, z = seq
+    return a, b, c, x, y, z
+
+
+@cases(((1, 2, 3, 4, 5),), ("ab",))
+def asg_starred_targets(seq):
+    *a, b = seq
+    c, *d = seq
+    e, *f, g = seq
+    [h, *i] = seq
+    (j, *k), l = seq, seq[0]
+    return a, b, c, d, e, f, g, h, i, j, k, l
+
+
+@cases(lazy(lambda: (Obj(), [0, 0, 0])))
+def asg_starred_into_attrs(o, lst):
+    o.first, *o.rest = range(4)
+    lst[0], *lst[1:] = "abc"
+    return o, lst
+
+
+@cases(((1, 2),),)
+def asg_nested_parens(seq):
+    ((a, b),) = [seq]
+    [[c], d] = [[1], 2]
+    return a, b, c, d
+
+
+@cases((5,), (0,), (-3,))
+def asg_walrus_if(n):
+    if (m := n * 2) > 4:
+        return m
+    return -m
+
+
+@cases(([1, 2, 3, 0, 4],), ([],))
+def asg_walrus_while(items):
+    it = iter(items)
+    out = []
+    while (v := next(it, None)) is not None and v:
+        out.append(v)
+    return out, v
+
+
+@cases(([1, 2, 3, 4, 5],),)
+def asg_walrus_comprehension(xs):
+    ys = [y for x in xs if (y := x * x) > 4]
+    total = 0
+    zs = [(total := total + x) for x in xs]
+    return ys, zs, total, y
+
+
+@cases((3,), (0,))
+def asg_walrus_value(n):
+    a = (b := n + 1) * 2
+    c = [d := 5, d * 2]
+    print(e := "printed")
+    return a, b, c, d, e
+
+
+@cases((1, 2), (0, 5))
+def asg_walrus_in_boolop(a, b):
+    if (x := a) and (y := b):
+        return x, y
+    return x
+
+
+@cases((1,),)
+def asg_annotated_locals(x):
+    y: int = x + 1
+    z: "forward" = y * 2  # noqa: F821
+    w: list
+    return y, z
+
+
+@cases((1,), (2,))
+def asg_del_name(x):
+    y = x * 2
+    del y
+    z = x
+    del x, z
+    try_again = 5
+    return try_again
+
+
+@cases((1,),)
+def asg_del_then_use(x):
+    y = x
+    del y
+    return y  # noqa: F821  (UnboundLocalError is the behaviour)
+
+
+@cases(lazy(lambda: (Obj(a=1, b=2), [1, 2, 3, 4], {"k": 1})))
+def asg_del_mixed(o, lst, d):
+    del o.a, lst[0], d["k"], lst[1:2]
+    return o, lst, d
+
+
+@cases((1, 2),)
+def asg_reassign_param(a, b):
+    a = a + b
+    b = a - b
+    a = a - b
+    return a, b
+
+
+@cases((1,),)
+def asg_unused_values(x):
+    x + 1
+    x.bit_length()
+    [x]
+    x
+    return None
+
+
+@cases((3,),)
+def asg_loop_targets(n):
+    d = {}
+    lst = [0] * n
+    o = Obj()
+    for d["k"] in range(n):
+        pass
+    for lst[0], o.v in [(1, 2), (3, 4)]:
+        pass
+    for i, *rest in [(1, 2, 3)]:
+        pass
+    return d, lst, o, i, rest
+
+
+@cases(((1, 2, 3),),)
+def asg_unpack_iterator_exhaustion(seq):
+    it = iter(seq)
+    a, b = next(it), next(it)
+    (c,) = it
+    return a, b, c
+
+
+@cases((7,),)
+def asg_many_locals(x):
+    a0 = x
+    a1 = a0 + 1
+    a2 = a1 + 1
+    a3 = a2 + 1
+    a4 = a3 + 1
+    a5 = a4 + 1
+    a6 = a5 + 1
+    a7 = a6 + 1
+    a8 = a7 + 1
+    a9 = a8 + 1
+    return a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7 + a8 + a9

@@ -1,0 +1,2 @@
+"""placeholder"""
+CONSTRUCT = "async_samples"

@@ -1,0 +1,218 @@
+"""`and` / `or` / `not` as values and in conditions, every nesting; conditional expressions."""
+
+from . import cases
+
+CONSTRUCT = "expressions"
+
+TRUTH3 = tuple((a, b, c) for a in (0, 1) for b in ("", "b") for c in (None, [3]))
+TRUTH4 = tuple((a, b, c, d) for a in (0, 1) for b in (0, 2) for c in (0, 3) for d in (0, 4))
+
+
+@cases(*TRUTH3)
+def bool_and_value(a, b, c):
+    return a and b, a and b and c, (a and b) and c
+
+
+@cases(*TRUTH3)
+def bool_or_value(a, b, c):
+    return a or b, a or b or c, a or (b or c)
+
+
+@cases(*TRUTH4)
+def bool_mixed_values(a, b, c, d):
+    return (
+        a and b or c,
+        a or b and c,
+        (a or b) and c,
+        a and (b or c),
+        (a or b) and (c or d),
+        (a and b) or (c and d),
+        a and (b or c) and d,
+        a or (b and c) or d,
+        ((a or b) and c) or d,
+        a and (b and (c or d)),
+    )
+
+
+@cases(*TRUTH4)
+def bool_not_values(a, b, c, d):
+    return (
+        not a,
+        not (a and b),
+        not (a or b),
+        not a and b,
+        not a or not b,
+        not (not a or b) and c,
+        (not a) == (not b),
+        not (a and b or c and d),
+    )
+
+
+@cases(*TRUTH4)
+def bool_in_if(a, b, c, d):
+    out = []
+    if a and b:
+        out.append(1)
+    if a or b:
+        out.append(2)
+    if a and b or c:
+        out.append(3)
+    if a or b and c:
+        out.append(4)
+    if (a or b) and (c or d):
+        out.append(5)
+    if not (a and b) or d:
+        out.append(6)
+    if not a and not b:
+        out.append(7)
+    if a and (b or c) and d:
+        out.append(8)
+    return out
+
+
+@cases(*TRUTH4)
+def bool_in_if_else(a, b, c, d):
+    if (a and b) or (c and d):
+        r = "x"
+    else:
+        r = "y"
+    if a or (b and (c or d)):
+        r += "1"
+    elif not c:
+        r += "2"
+    else:
+        r += "3"
+    return r
+
+
+@cases(*TRUTH4)
+def bool_in_while(a, b, c, d):
+    n = 0
+    while (a or b) and n < 3 and (c or not d):
+        n += 1
+    m = 0
+    while not (a and b) and m < 2:
+        m += 1
+    return n, m
+
+
+@cases(*TRUTH3)
+def bool_as_argument(a, b, c):
+    return list((a or b, a and c)), str(a and b or c), len([a or c])
+
+
+@cases(*TRUTH3)
+def bool_assigned_then_used(a, b, c):
+    x = a and b
+    y = b or c
+    z = not (x or y)
+    return x, y, z
+
+
+@cases(*TRUTH4)
+def bool_return_directly(a, b, c, d):
+    return a and b or c and d
+
+
+@cases(*TRUTH4)
+def bool_ternary_nested(a, b, c, d):
+    return (
+        (1 if a else 2),
+        (1 if a else 2 if b else 3),
+        ((1 if a else 2) if b else 3),
+        (1 if a and b else 2 if c or d else 3),
+        (a if not b else c if not d else (a or d)),
+    )
+
+
+@cases(*TRUTH4)
+def bool_ternary_in_condition(a, b, c, d):
+    if (b if a else c):
+        return "t"
+    if not (c if b else d):
+        return "f"
+    return "?"
+
+
+@cases(*TRUTH3)
+def bool_ternary_with_boolop(a, b, c):
+    x = (a or b) if c else (a and b)
+    y = a or (b if c else a)
+    z = (a and b if c else c) or "default"
+    return x, y, z
+
+
+@cases((0,), (1,), (5,), (-2,))
+def bool_short_circuit_effects(n):
+    calls = []
+
+    def t(x):
+        calls.append(x)
+        return x
+
+    r1 = t(n > 0) and t(n > 2) or t(n < -1)
+    r2 = t(n) or t(0) and t(1)
+    if t(n == 1) or t(n == 5) and t(True):
+        r3 = "yes"
+    else:
+        r3 = "no"
+    return r1, r2, r3, calls
+
+
+@cases((0, 0), (1, 0), (0, 1), (1, 1))
+def bool_if_body_only_pass(a, b):
+    if a and b:
+        pass
+    else:
+        a = 9
+    if a or b:
+        pass
+    return a
+
+
+@cases((0, 0, 0), (1, 1, 0), (0, 1, 1), (1, 1, 1))
+def bool_nested_ifs_vs_and(a, b, c):
+    r = 0
+    if a:
+        if b:
+            r += 1
+        if c:
+            r += 2
+    elif b:
+        if not c:
+            r += 4
+    return r
+
+
+@cases((0, 0), (1, 0), (0, 2), (3, 4))
+def bool_or_default_idiom(a, b):
+    x = a or []
+    y = b or {}
+    x = x or "empty"
+    return x, y
+
+
+@cases((None,), ([],), ([1, 2],), ("s",))
+def bool_guard_idiom(x):
+    return x is not None and len(x) > 0 and x[0]
+
+
+@cases((1, 2, 3), (0, 2, 3), (1, 0, 0))
+def bool_ternary_side_effects(a, b, c):
+    log = []
+    r = (log.append("b") or b) if a else (log.append("c") or c)
+    return r, log
+
+
+@cases(*TRUTH4)
+def bool_not_of_compare_in_condition(a, b, c, d):
+    if not a < b:
+        return 1
+    if not (c == d or a):
+        return 2
+    return 3
+
+
+@cases(*TRUTH4)
+def bool_deep_nesting(a, b, c, d):
+    return ((a and (b or (c and (d or a)))) or (not a and (b and not c))) and (d or c or b or a)

@@ -1,0 +1,230 @@
+"""if/elif/else chains, nested ifs, early returns, conditions of every shape."""
+
+from . import cases
+
+CONSTRUCT = "control"
+
+
+@cases((-5,), (0,), (3,), (10,), (100,))
+def ctl_if_elif_else(x):
+    if x < 0:
+        r = "neg"
+    elif x == 0:
+        r = "zero"
+    elif x < 10:
+        r = "small"
+    elif x < 50:
+        r = "medium"
+    else:
+        r = "large"
+    return r
+
+
+@cases((-5,), (0,), (3,), (100,))
+def ctl_if_elif_no_else(x):
+    r = "none"
+    if x < 0:
+        r = "neg"
+    elif x == 0:
+        r = "zero"
+    elif x > 50:
+        r = "big"
+    return r
+
+
+@cases((-5,), (0,), (3,))
+def ctl_early_returns(x):
+    if x < 0:
+        return "neg"
+    if x == 0:
+        return "zero"
+    return "pos"
+
+
+@cases((-5,), (0,), (3,))
+def ctl_return_in_every_branch(x):
+    if x < 0:
+        return -1
+    elif x == 0:
+        return 0
+    else:
+        return 1
+
+
+@cases((0, 0), (0, 1), (1, 0), (1, 1))
+def ctl_nested_if(a, b):
+    if a:
+        if b:
+            r = "ab"
+        else:
+            r = "a"
+    else:
+        if b:
+            r = "b"
+        else:
+            r = "-"
+    return r
+
+
+@cases((0, 0, 0), (1, 0, 1), (1, 1, 0), (0, 1, 1), (1, 1, 1))
+def ctl_nested_if_partial_returns(a, b, c):
+    if a:
+        if b:
+            return 1
+        x = 2
+    else:
+        if c:
+            return 3
+        x = 4
+    if c:
+        x += 10
+    return x
+
+
+@cases((1,), (0,))
+def ctl_if_no_else_then_code(x):
+    y = 1
+    if x:
+        y = 2
+    y *= 3
+    return y
+
+
+@cases((1,), (0,))
+def ctl_if_with_only_else_effect(x):
+    if not x:
+        print("not x")
+    else:
+        print("x")
+    return None
+
+
+@cases((5,), (15,), (25,))
+def ctl_elif_inside_else_block(x):
+    if x < 10:
+        return "a"
+    else:
+        if x < 20:
+            return "b"
+        print("after inner if")
+    return "c"
+
+
+@cases((1,), (2,), (3,), (4,))
+def ctl_dispatch_chain(k):
+    if k == 1:
+        return "one"
+    elif k == 2:
+        pass
+    elif k == 3:
+        k = 30
+    else:
+        return "other"
+    return k
+
+
+@cases((None,), (0,), ([],), ("x",))
+def ctl_truthiness_conditions(x):
+    if x is None:
+        return "none"
+    if not x:
+        return "falsy"
+    return "truthy"
+
+
+@cases((1, 2), (2, 1), (1, 1))
+def ctl_if_expression_statement(a, b):
+    r = []
+    r.append(a) if a > b else r.append(b)
+    return r
+
+
+@cases((True,), (False,))
+def ctl_constant_conditions(flag):
+    if True:
+        r = 1
+    if False:
+        r = 2
+    if 0:
+        print("dead")
+    while 0:
+        print("dead loop")
+    if flag:
+        r = 3
+    return r
+
+
+@cases((3,), (0,))
+def ctl_return_expression_forms(n):
+    if n:
+        return n, n + 1
+    return [n] * 2
+
+
+@cases((1, 2, 3), (3, 2, 1), (2, 3, 1))
+def ctl_max_of_three(a, b, c):
+    if a >= b:
+        if a >= c:
+            m = a
+        else:
+            m = c
+    elif b >= c:
+        m = b
+    else:
+        m = c
+    return m
+
+
+@cases((0,), (1,), (2,))
+def ctl_unreachable_after_return(x):
+    if x == 0:
+        return "zero"
+        print("unreachable")  # noqa
+    return "nonzero"
+
+
+@cases((1,), (-1,))
+def ctl_if_inside_else_inside_if(x):
+    if x > 0:
+        if x > 5:
+            pass
+        else:
+            x = -x
+    else:
+        if x < -5:
+            pass
+        else:
+            x = x * 100
+    return x
+
+
+@cases(*[(i,) for i in range(12)])
+def ctl_long_elif_chain(n):
+    if n == 0:
+        return "a"
+    elif n == 1:
+        return "b"
+    elif n == 2:
+        return "c"
+    elif n == 3:
+        return "d"
+    elif n == 4:
+        return "e"
+    elif n == 5:
+        return "f"
+    elif n == 6:
+        return "g"
+    elif n == 7:
+        return "h"
+    elif n == 8:
+        return "i"
+    elif n == 9:
+        return "j"
+    return "z"
+
+
+@cases((0,), (1,))
+def ctl_empty_return_vs_none(x):
+    if x:
+        return None
+    return

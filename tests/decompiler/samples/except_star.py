@@ -1,0 +1,2 @@
+"""placeholder"""
+CONSTRUCT = "except_star"

@@ -1,0 +1,2 @@
+"""placeholder"""
+CONSTRUCT = "exceptions_loops"

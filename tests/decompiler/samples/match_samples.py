@@ -1,0 +1,2 @@
+"""placeholder"""
+CONSTRUCT = "match_samples"

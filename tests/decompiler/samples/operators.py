@@ -1,0 +1,164 @@
+"""Arithmetic, bitwise, unary and comparison operators; precedence; chained comparisons."""
+
+from . import cases
+
+CONSTRUCT = "expressions"
+
+PAIRS = ((7, 3), (-7, 3), (0, 5), (2, -3), (7.5, 2), (10**20, 7))
+
+
+@cases(*PAIRS)
+def op_arith(a, b):
+    return a + b, a - b, a * b, a / b, a // b, a % b
+
+
+@cases((2, 10), (3, 0), (-2, 3), (2.5, 2), (4, 0.5))
+def op_power(a, b):
+    return a**b, -(a**b), (-a) ** b, a ** -b if a else None
+
+
+@cases(*PAIRS[:4])
+def op_bitwise(a, b):
+    return a & b, a | b, a ^ b, ~a, a << 2, a >> 1, -a & ~b
+
+
+@cases((1, 2, 3), (0, -1, 5), (2.0, 3, 4))
+def op_precedence(a, b, c):
+    return (
+        a + b * c,
+        (a + b) * c,
+        a - (b - c),
+        a - b - c,
+        a ** b ** c if c < 3 else 0,
+        (a**b) ** c if c < 3 else 0,
+        -a**2,
+        (-a) ** 2,
+        a * -b,
+        not a == b,
+        (not a) == b,
+        a | b & c ^ a,
+        (a | b) & c,
+        a << b + c if isinstance(a, int) else 0,
+        (a << b) + c if isinstance(a, int) else 0,
+    )
+
+
+@cases((2, 3), (0, 0), (-1, 2))
+def op_unary(a, b):
+    return -a, +a, ~a, not a, - -a, -(-a), not not b, -(a + b), +-a
+
+
+@cases((1, 2), (2, 1), (2, 2), ("a", "b"))
+def op_comparisons(a, b):
+    return a < b, a <= b, a == b, a != b, a > b, a >= b
+
+
+@cases((1, None), (None, None), ([], []))
+def op_identity(a, b):
+    return a is b, a is not b, a is None, b is not None, not a is b
+
+
+@cases((1, [1, 2]), (3, [1, 2]), ("a", "abc"), ("z", {"z": 1}))
+def op_membership(a, b):
+    return a in b, a not in b, not a in b
+
+
+@cases((1, 2, 3, 4), (1, 3, 2, 4), (4, 3, 2, 1), (1, 1, 1, 1), (1, 2, 3, 3))
+def op_chained_value4(a, b, c, d):
+    return a < b < c < d
+
+
+@cases((1, 2, 3), (3, 2, 1), (1, 1, 2))
+def op_chained_value3(a, b, c):
+    x = a < b <= c
+    y = a == b == c
+    z = a < b > c
+    return x, y, z
+
+
+@cases((1, 2, 3, 4), (1, 3, 2, 4), (4, 3, 2, 1))
+def op_chained_condition(a, b, c, d):
+    if a < b < c < d:
+        return "ascending"
+    elif a > b > c > d:
+        return "descending"
+    return "mixed"
+
+
+@cases((1, [1], [[1]]), (2, [1], [[1]]), (None, None, 0))
+def op_chained_mixed_ops(a, b, c):
+    return a in b in c, a is not b is not c, a != b != c
+
+
+@cases((1, 2, 3), (3, 2, 1))
+def op_chained_in_while(a, b, c):
+    n = 0
+    while a < b < c and n < 3:
+        n += 1
+        a -= 1
+    return n
+
+
+@cases((1, 2, 3), (5, 2, 3), (0, 0, 0))
+def op_chained_side_effects(a, b, c):
+    calls = []
+
+    def f(x):
+        calls.append(x)
+        return x
+
+    r = f(a) < f(b) < f(c)
+    return r, calls
+
+
+@cases((1, 2, 3, 4), (2, 1, 3, 4), (1, 2, 4, 3))
+def op_chained_with_not(a, b, c, d):
+    return not a < b < c, not (a < b and c < d), (a < b) == (c < d)
+
+
+@cases((5,), (0,), (-3,))
+def op_chained_const_ends(x):
+    return 0 < x < 10, -5 <= x <= 5, 0 == x == 0
+
+
+@cases(((1, 2), (1, 3)), ([1], [1]))
+def op_sequence_compare(a, b):
+    return a < b, a == b, a + b, a * 2
+
+
+@cases(("abc", 2), ("", 3))
+def op_string_ops(s, n):
+    return s * n, s + s, "%s-%d" % (s, n), s % () if "%" not in s else None
+
+
+class M:
+    def __init__(self, v):
+        self.v = v
+
+    def __matmul__(self, other):
+        return self.v * other.v
+
+    def __rmatmul__(self, other):
+        return ("r", other)
+
+    def __imatmul__(self, other):
+        self.v = ("i", self.v, other.v)
+        return self
+
+
+@cases((3, 4), (0.5, 2))
+def op_matmul(a, b):
+    m = M(a)
+    r = m @ M(b), 2 @ M(b)
+    m @= M(b)
+    return r, m.v
+
+
+@cases((8, 3), (-8, 3))
+def op_divmod_builtins(a, b):
+    return divmod(a, b), abs(a), pow(a, 2, 5), round(a / b, 3)
+
+
+@cases((1, 2), (0, 0))
+def op_parenthesised_tuple_compare(a, b):
+    return (a, b) == (1, 2), (a,) < (b,), [a] != [b]

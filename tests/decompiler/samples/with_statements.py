@@ -1,0 +1,2 @@
+"""placeholder"""
+CONSTRUCT = "with_statements"
