@@ -1,0 +1,297 @@
+"""Every torch internal that pellucid touches, behind one module.
+
+Nothing else in :mod:`pellucid.dynamo` imports a private torch name: it asks this module.
+:func:`check_supported` is called at the entry of ``prepare_debug``/``debug``/``install`` and
+fails with :class:`UnsupportedTorchError` naming the first missing internal, so an unsupported
+torch version stops at the door instead of half-way through a compile.
+
+Where torch offers an extension point (``register_bytecode_hook``, ``set_stance``, logging)
+it is used; the remaining patches (``_exec_with_source``, ``PyCodeCache.load_by_key_path``,
+``lazy_format_graph_code``'s code object, ``log_graph_break``) go through :class:`Patcher`,
+which records each one and restores every one of them on exit.
+"""
+
+from __future__ import annotations
+
+import importlib
+import types
+from typing import Any, Callable, Iterator
+
+# (dotted module, attribute path) pairs pellucid relies on.  Kept as data so the check and the
+# error message are one loop, and so a test can list them.
+REQUIRED_INTERNALS: tuple[tuple[str, str], ...] = (
+    ("torch._dynamo.convert_frame", "register_bytecode_hook"),
+    ("torch._dynamo.eval_frame", "_debug_get_cache_entry_list"),
+    ("torch._dynamo.eval_frame", "innermost_fn"),
+    ("torch._dynamo.utils", "orig_code_map"),
+    ("torch._dynamo.utils", "get_compilation_metrics"),
+    ("torch._dynamo.utils", "lazy_format_graph_code"),
+    ("torch._dynamo.symbolic_convert", "InstructionTranslatorBase.log_graph_break"),
+    ("torch._dynamo.convert_frame", "bytecode_log"),
+    ("torch.fx.graph_module", "_exec_with_source"),
+    ("torch._inductor.codecache", "PyCodeCache.load_by_key_path"),
+    ("torch._guards", "CompileContext.current_compile_id"),
+    ("torch.compiler", "set_stance"),
+)
+
+
+class UnsupportedTorchError(RuntimeError):
+    """The installed torch lacks an internal pellucid needs (the message names it)."""
+
+
+def _resolve(module: str, path: str) -> Any:
+    obj: Any = importlib.import_module(module)
+    for part in path.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def check_supported() -> None:
+    """Raise :class:`UnsupportedTorchError` unless every internal in ``REQUIRED_INTERNALS`` exists."""
+    try:
+        import torch
+    except ImportError as e:  # pragma: no cover - exercised only without torch
+        raise UnsupportedTorchError(
+            "pellucid's torch.compile support needs torch (pip install torch)"
+        ) from e
+    for module, path in REQUIRED_INTERNALS:
+        try:
+            _resolve(module, path)
+        except (ImportError, AttributeError) as e:
+            raise UnsupportedTorchError(
+                f"torch {torch.__version__} has no {module}.{path}; pellucid's torch.compile "
+                f"support is tested with torch 2.13 (missing internal: {module}.{path})"
+            ) from e
+    lazy = _resolve("torch._dynamo.utils", "lazy_format_graph_code")
+    if not isinstance(lazy, types.FunctionType) or lazy.__code__.co_freevars:
+        raise UnsupportedTorchError(
+            "torch._dynamo.utils.lazy_format_graph_code is not a plain function on "
+            f"torch {torch.__version__}; pellucid cannot capture graphs"
+        )
+
+
+def torch_version() -> str:
+    import torch
+
+    return str(torch.__version__)
+
+
+# ---------------------------------------------------------------------------------------------
+# Patching, with a record of what is patched so that tests can check it is all restored.
+
+
+class Patcher:
+    """Set attributes (or function code objects) and put every one of them back on :meth:`restore`.
+
+    Patches are undone in reverse order.  ``active`` is a class-level registry of live patches
+    (by description) so tests can assert nothing is left behind.
+    """
+
+    active: dict[str, int] = {}
+
+    def __init__(self) -> None:
+        self._undo: list[tuple[str, Callable[[], None]]] = []
+
+    def setattr(self, owner: Any, name: str, value: Any, *, raw: bool = False) -> None:
+        """``owner.name = value`` until restore; ``raw`` keeps the ``__dict__`` entry as is."""
+        desc = f"{getattr(owner, '__name__', owner)}.{name}"
+        if raw and isinstance(owner, type):
+            old = owner.__dict__[name]
+        else:
+            old = getattr(owner, name)
+        setattr(owner, name, value)
+
+        def undo() -> None:
+            setattr(owner, name, old)
+
+        self._push(desc, undo)
+
+    def swap_code(self, fn: types.FunctionType, code: types.CodeType) -> None:
+        """Replace ``fn.__code__`` (reaches callers that imported ``fn`` by name)."""
+        desc = f"{fn.__module__}.{fn.__qualname__}.__code__"
+        old = fn.__code__
+        fn.__code__ = code
+
+        def undo() -> None:
+            fn.__code__ = old
+
+        self._push(desc, undo)
+
+    def call_on_restore(self, desc: str, undo: Callable[[], None]) -> None:
+        """Run ``undo`` on restore (for hook handles and other non-attribute state)."""
+        self._push(desc, undo)
+
+    def _push(self, desc: str, undo: Callable[[], None]) -> None:
+        self._undo.append((desc, undo))
+        Patcher.active[desc] = Patcher.active.get(desc, 0) + 1
+
+    def restore(self) -> None:
+        """Undo every patch, newest first; errors in one undo do not stop the others."""
+        errors: list[BaseException] = []
+        while self._undo:
+            desc, undo = self._undo.pop()
+            try:
+                undo()
+            except BaseException as e:  # noqa: BLE001 - keep restoring, re-raise below
+                errors.append(e)
+            n = Patcher.active.get(desc, 1) - 1
+            if n:
+                Patcher.active[desc] = n
+            else:
+                Patcher.active.pop(desc, None)
+        if errors:
+            raise errors[0]
+
+
+# ---------------------------------------------------------------------------------------------
+# Typed accessors.  Each returns a torch object or plain data; callers never import torch
+# internals themselves.
+
+
+def register_bytecode_hook(hook: Callable[[types.CodeType, types.CodeType], Any]) -> Any:
+    """Register a Dynamo bytecode hook; returns a handle with ``remove()``."""
+    return _resolve("torch._dynamo.convert_frame", "register_bytecode_hook")(hook)
+
+
+def cache_entries(code: types.CodeType) -> list[Any]:
+    """Dynamo's cache entries on ``code`` (most recently used first)."""
+    fn = _resolve("torch._dynamo.eval_frame", "_debug_get_cache_entry_list")
+    return list(fn(code))
+
+
+def innermost_fn(fn: Any) -> Any:
+    """Unwrap ``torch.compile`` wrappers down to the user's function."""
+    return _resolve("torch._dynamo.eval_frame", "innermost_fn")(fn)
+
+
+def compiled_original_codes() -> list[types.CodeType]:
+    """Original code objects Dynamo has transformed in this process (alive ones)."""
+    ocm = _resolve("torch._dynamo.utils", "orig_code_map")
+    seen: dict[int, types.CodeType] = {}
+    for code in list(getattr(ocm, "values", {}).values()):
+        if isinstance(code, types.CodeType):
+            seen[id(code)] = code
+    return list(seen.values())
+
+
+def compilation_metrics() -> list[Any]:
+    """Dynamo's per-frame CompilationMetrics records (recent ones)."""
+    try:
+        return list(_resolve("torch._dynamo.utils", "get_compilation_metrics")())
+    except Exception:  # noqa: BLE001 - metrics are best-effort
+        return []
+
+
+def current_compile_id() -> str | None:
+    """The compile id (``"frame/attempt"``) being compiled now, if any."""
+    try:
+        cid = _resolve("torch._guards", "CompileContext.current_compile_id")()
+    except Exception:  # noqa: BLE001
+        return None
+    return None if cid is None else str(cid)
+
+
+def guard_code_parts(cache_entry: Any) -> list[str]:
+    """The guard expressions (Dynamo's ``code_parts``) of one cache entry."""
+    gm = getattr(cache_entry, "guard_manager", None)
+    parts = list(getattr(gm, "code_parts", None) or [])
+    if not parts and gm is not None and hasattr(gm, "populate_code_parts_for_debugging"):
+        try:
+            gm.populate_code_parts_for_debugging()
+            parts = list(gm.code_parts)
+        except Exception:  # noqa: BLE001
+            parts = []
+    return [str(p) for p in parts]
+
+
+def compile_frame_globals() -> dict[str, Any] | None:
+    """The ``f_globals`` of the frame Dynamo is converting (found on the call stack), if any."""
+    import sys
+
+    frame = sys._getframe(1)
+    while frame is not None:
+        code = frame.f_code
+        if code.co_name in ("_compile_inner", "_compile") and code.co_filename.endswith(
+            "convert_frame.py"
+        ):
+            g = frame.f_locals.get("globals")
+            if isinstance(g, dict):
+                return g
+        frame = frame.f_back
+    return None
+
+
+def exec_with_source_owner() -> tuple[Any, str]:
+    """(module, attribute) of FX's ``_exec_with_source``."""
+    return importlib.import_module("torch.fx.graph_module"), "_exec_with_source"
+
+
+def py_code_cache() -> Any:
+    """Inductor's ``PyCodeCache`` class."""
+    return _resolve("torch._inductor.codecache", "PyCodeCache")
+
+
+def lazy_format_graph_code() -> types.FunctionType:
+    """The function every stage calls with each graph module it produces."""
+    return _resolve("torch._dynamo.utils", "lazy_format_graph_code")
+
+
+def instruction_translator_class() -> Any:
+    """The class whose ``log_graph_break`` is called at every graph break."""
+    return _resolve("torch._dynamo.symbolic_convert", "InstructionTranslatorBase")
+
+
+def bytecode_logger() -> Any:
+    """The artifact logger behind ``TORCH_LOGS=+bytecode``."""
+    return _resolve("torch._dynamo.convert_frame", "bytecode_log")
+
+
+def inductor_graph_is_backward() -> bool | None:
+    """Whether Inductor is lowering a backward graph now (None if unknown)."""
+    try:
+        from torch._inductor.virtualized import V
+
+        return bool(V.graph.is_backward)
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def set_stance(stance: str) -> Any:
+    """``torch.compiler.set_stance(stance)`` as a context manager."""
+    return _resolve("torch.compiler", "set_stance")(stance)
+
+
+def is_fx_graph_module(obj: Any) -> bool:
+    """``isinstance(obj, torch.fx.GraphModule)``."""
+    try:
+        import torch.fx
+
+        return isinstance(obj, torch.fx.GraphModule)
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def graph_module_source(gm: Any) -> tuple[str, dict[str, Any]]:
+    """(verbose forward source with shape/dtype annotations, its exec globals) of a GraphModule."""
+    if hasattr(gm, "real_recompile"):
+        # LazyGraphModule: make ``forward`` real before we replace it.
+        try:
+            gm.real_recompile()
+        except Exception:  # noqa: BLE001
+            pass
+    python_code = gm._graph.python_code(root_module="self", verbose=True)
+    src = python_code.src
+    try:
+        compile(src, "<pellucid-check>", "exec", dont_inherit=True)
+    except SyntaxError:
+        python_code = gm._graph.python_code(root_module="self")
+        src = python_code.src
+    return src, dict(python_code.globals)
+
+
+def iter_code_constants(code: types.CodeType) -> Iterator[types.CodeType]:
+    """Every code object nested in ``code`` (depth first), not including ``code`` itself."""
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            yield c
+            yield from iter_code_constants(c)

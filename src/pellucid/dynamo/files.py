@@ -1,0 +1,125 @@
+"""The dump directory: stable names, content dedup, and safety across processes.
+
+A file name comes from a template with one ``{n}`` slot.  Writing content picks the smallest
+``n`` whose file either does not exist or already holds exactly this content, so two runs of
+the same program produce the same names (diffable dumps), identical content is written once,
+and two processes writing different content under the same template get different files.
+All of it happens under an exclusive ``flock`` on ``<dir>/.pellucid.lock``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import tempfile
+from typing import Any, Callable, Iterator
+
+LOCK_NAME = ".pellucid.lock"
+INDEX_NAME = "index.json"
+
+_SAFE = re.compile(r"[^A-Za-z0-9_]")
+
+
+def safe_name(name: str) -> str:
+    """A file-name-safe spelling of a function name (``<lambda>`` -> ``_lambda_``)."""
+    return _SAFE.sub("_", name) or "_"
+
+
+class DumpDir:
+    """A dump directory shared by any number of processes."""
+
+    def __init__(self, path: str) -> None:
+        self.path = os.path.abspath(path)
+        os.makedirs(self.path, exist_ok=True)
+        self._depth = 0
+        self._fd: int | None = None
+
+    @contextlib.contextmanager
+    def locked(self) -> Iterator[None]:
+        """Hold the directory's exclusive lock (re-entrant within this object)."""
+        import fcntl
+
+        if self._depth == 0:
+            fd = os.open(os.path.join(self.path, LOCK_NAME), os.O_RDWR | os.O_CREAT, 0o644)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            self._fd = fd
+        self._depth += 1
+        try:
+            yield
+        finally:
+            self._depth -= 1
+            if self._depth == 0 and self._fd is not None:
+                fcntl.flock(self._fd, fcntl.LOCK_UN)
+                os.close(self._fd)
+                self._fd = None
+
+    def write_unique(self, template: str, render: Callable[[int], str]) -> tuple[str, int, bool]:
+        """Write ``render(n)`` to ``template.format(n=n)`` for the first free-or-identical ``n``.
+
+        Returns ``(absolute path, n, written)``; ``written`` is False when an identical file
+        was already there.
+        """
+        with self.locked():
+            n = 0
+            while True:
+                name = template.format(n=n)
+                path = os.path.join(self.path, name)
+                content = render(n)
+                if not os.path.exists(path):
+                    self._atomic_write(path, content)
+                    return path, n, True
+                with open(path, encoding="utf-8") as f:
+                    if f.read() == content:
+                        return path, n, False
+                n += 1
+
+    def write_named(self, name: str, content: str) -> tuple[str, bool]:
+        """Write ``content`` to ``name``; if another content is there, to ``name`` + ``.<k>``."""
+        stem, ext = os.path.splitext(name)
+
+        def template_for(n: int) -> str:
+            return name if n == 0 else f"{stem}.{n}{ext}"
+
+        with self.locked():
+            n = 0
+            while True:
+                path = os.path.join(self.path, template_for(n))
+                if not os.path.exists(path):
+                    self._atomic_write(path, content)
+                    return path, True
+                with open(path, encoding="utf-8") as f:
+                    if f.read() == content:
+                        return path, False
+                n += 1
+
+    def update_json(self, name: str, update: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
+        """Read-modify-write a JSON file under the lock (missing or corrupt reads as ``{}``)."""
+        path = os.path.join(self.path, name)
+        with self.locked():
+            data: dict[str, Any] = {}
+            if os.path.exists(path):
+                try:
+                    with open(path, encoding="utf-8") as f:
+                        data = json.load(f)
+                except (OSError, ValueError):
+                    data = {}
+            data = update(data)
+            self._atomic_write(path, json.dumps(data, indent=1, sort_keys=False, default=str))
+
+    def relpath(self, path: str) -> str:
+        return os.path.relpath(path, self.path)
+
+    @staticmethod
+    def _atomic_write(path: str, content: str) -> None:
+        d = os.path.dirname(path)
+        fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-", suffix=".part")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(content)
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise

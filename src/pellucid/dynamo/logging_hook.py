@@ -1,0 +1,57 @@
+"""``install()``/``uninstall()``: decompiled source in PyTorch's own bytecode log.
+
+With ``TORCH_LOGS=+bytecode``, Dynamo logs the original and modified bytecode of every frame
+to the ``torch._dynamo.convert_frame`` bytecode artifact logger.  The hook installed here adds,
+to the same logger, the decompiled source of each modified frame (or the reason it could not
+be decompiled).  It never changes the code Dynamo runs.
+"""
+
+from __future__ import annotations
+
+import logging
+import types
+from typing import Any
+
+from pellucid.dynamo import adapter
+
+_handle: Any = None
+
+
+def _log_source(code: types.CodeType, new_code: types.CodeType) -> None:
+    log = adapter.bytecode_logger()
+    if not log.isEnabledFor(logging.DEBUG):
+        return None
+    try:
+        from pellucid.decompiler import decompile
+
+        src = decompile(new_code)
+    except Exception as e:  # noqa: BLE001
+        src = f"# pellucid could not decompile it: {type(e).__name__}: {e}"
+    log.debug(
+        "DECOMPILED SOURCE (pellucid) %s %s line %s \n%s\n",
+        code.co_name,
+        code.co_filename,
+        code.co_firstlineno,
+        src,
+    )
+    return None
+
+
+def install() -> None:
+    """Log the decompiled source of every Dynamo-transformed frame (see ``TORCH_LOGS=+bytecode``)."""
+    global _handle
+    adapter.check_supported()
+    if _handle is None:
+        _handle = adapter.register_bytecode_hook(_log_source)
+
+
+def uninstall() -> None:
+    """Undo :func:`install` (no-op if not installed)."""
+    global _handle
+    if _handle is not None:
+        _handle.remove()
+        _handle = None
+
+
+def installed() -> bool:
+    return _handle is not None

@@ -1,0 +1,244 @@
+"""Turn decompiled Dynamo bytecode into a file whose code object Dynamo will accept.
+
+Dynamo's bytecode-hook contract (torch 2.13, ``convert_frame._compile``): the code a hook
+returns must have the same argument names (``co_varnames`` prefix over all arguments), the
+same ``co_freevars`` and the same ``co_cellvars`` as the *original* frame's code, because
+the frame's fast locals, cells and closure are handed to it as they are.  Decompiled source
+compiled on its own does not give that: free variables need an enclosing scope, names only
+kept for layout need a reference, and nested functions Dynamo creates (resume functions with
+closures) must stay Dynamo's own code objects, whose identity its caches rely on.
+
+:func:`build` does the source side (an ``ast`` rewrite) and :func:`compile_checked` the code
+side; both raise :class:`ContractError` with the reason when the result cannot be used, and the
+caller then keeps Dynamo's bytecode.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import re
+import types
+from dataclasses import dataclass
+
+from pellucid.dynamo.adapter import iter_code_constants
+
+SCOPE_PREFIX = "__pellucid_scope_for_"
+KEEP_CELLS = "__pellucid_keep_cells"
+
+UUID_NAME = re.compile(
+    r"^(__compiled_fn_\d+)_[0-9a-f]{8}_[0-9a-f]{4}_[0-9a-f]{4}_[0-9a-f]{4}_[0-9a-f]{12}$"
+)
+
+
+class ContractError(Exception):
+    """The recompiled code cannot stand in for Dynamo's (the message says why)."""
+
+
+def count_args(code: types.CodeType) -> int:
+    """Number of argument slots, as Dynamo counts them."""
+    return (
+        code.co_argcount
+        + code.co_kwonlyargcount
+        + bool(code.co_flags & inspect.CO_VARARGS)
+        + bool(code.co_flags & inspect.CO_VARKEYWORDS)
+    )
+
+
+def stable_global_names(code: types.CodeType) -> dict[str, str]:
+    """Map Dynamo's ``__compiled_fn_<n>_<uuid>`` global names in ``code`` to ``__compiled_fn_<n>``."""
+    out: dict[str, str] = {}
+    for name in code.co_names:
+        m = UUID_NAME.match(name)
+        if m:
+            out[name] = m.group(1)
+    return out
+
+
+@dataclass
+class Built:
+    source: str
+    function_name: str
+
+
+class _Rename(ast.NodeTransformer):
+    def __init__(self, names: dict[str, str]) -> None:
+        self.names = names
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        if node.id in self.names:
+            node.id = self.names[node.id]
+        return node
+
+
+def _find_def(tree: ast.Module, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef:
+    defs = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    for d in defs:
+        if d.name == name:
+            return d
+    if len(defs) == 1:
+        return defs[0]
+    raise ContractError(f"decompiled source has no function {name!r}")
+
+
+def build(
+    decompiled: str,
+    reference: types.CodeType,
+    transformed: types.CodeType,
+    function_name: str,
+    header: str,
+    rename_globals: dict[str, str] | None = None,
+    keep_free: tuple[str, ...] = (),
+    keep_cells: tuple[str, ...] = (),
+) -> Built:
+    """Source for a file defining ``function_name`` with ``reference``'s closure layout.
+
+    ``keep_free``/``keep_cells`` name variables that must be referenced in dead code so the
+    compiler keeps them as free/cell variables (found by a first :func:`compile_checked`).
+    """
+    try:
+        tree = ast.parse(decompiled)
+    except SyntaxError as e:
+        raise ContractError(f"decompiled source does not parse: {e}") from e
+    fn = _find_def(tree, transformed.co_name)
+    fn.name = function_name
+    fn.decorator_list = []
+    if rename_globals:
+        _Rename(rename_globals).visit(fn)
+
+    dead: list[ast.stmt] = []
+    for c in keep_cells:
+        dead.append(ast.Assign(targets=[ast.Name(c, ast.Store())], value=ast.Constant(None)))
+    if keep_cells:
+        dead.append(
+            ast.FunctionDef(
+                name=KEEP_CELLS,
+                args=ast.arguments([], [], None, [], [], None, []),
+                body=[
+                    ast.Return(ast.Tuple([ast.Name(c, ast.Load()) for c in keep_cells], ast.Load()))
+                ],
+                decorator_list=[],
+                returns=None,
+                type_comment=None,
+                type_params=[],
+            )
+        )
+    if keep_free:
+        dead.append(ast.Expr(ast.Tuple([ast.Name(c, ast.Load()) for c in keep_free], ast.Load())))
+    if dead:
+        fn.body.insert(0, ast.If(test=ast.Constant(False), body=dead, orelse=[]))
+
+    body: list[ast.stmt] = [fn]
+    if reference.co_freevars:
+        # Free variables need an enclosing function that owns them as cells.
+        outer_body: list[ast.stmt] = [
+            ast.Assign(
+                targets=[ast.Name(v, ast.Store()) for v in reference.co_freevars],
+                value=ast.Constant(None),
+            ),
+            fn,
+            ast.Return(ast.Name(function_name, ast.Load())),
+        ]
+        body = [
+            ast.FunctionDef(
+                name=SCOPE_PREFIX + function_name,
+                args=ast.arguments([], [], None, [], [], None, []),
+                body=outer_body,
+                decorator_list=[],
+                returns=None,
+                type_comment=None,
+                type_params=[],
+            )
+        ]
+    module = ast.Module(body=body, type_ignores=[])
+    ast.fix_missing_locations(module)
+    src = ast.unparse(module)
+    return Built(source=header + src + "\n", function_name=function_name)
+
+
+def _find_code(module_code: types.CodeType, name: str) -> types.CodeType:
+    for c in iter_code_constants(module_code):
+        if c.co_name == name:
+            return c
+    raise ContractError(f"compiled file has no code object {name!r}")
+
+
+def _replace_nested(code: types.CodeType, originals: dict[str, types.CodeType]) -> types.CodeType:
+    """Put Dynamo's own nested code objects (resume functions...) back in place of recompiled ones."""
+    consts = list(code.co_consts)
+    changed = False
+    for i, c in enumerate(consts):
+        if not isinstance(c, types.CodeType):
+            continue
+        orig = originals.get(c.co_name)
+        if orig is not None:
+            if orig.co_freevars != c.co_freevars:
+                raise ContractError(
+                    f"nested function {c.co_name} closes over {c.co_freevars}, "
+                    f"Dynamo's over {orig.co_freevars}"
+                )
+            consts[i] = orig
+            changed = True
+        else:
+            new = _replace_nested(c, originals)
+            if new is not c:
+                consts[i] = new
+                changed = True
+    return code.replace(co_consts=tuple(consts)) if changed else code
+
+
+def missing_layout(
+    code: types.CodeType, reference: types.CodeType
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(free variables, cell variables) of ``reference`` that ``code`` lacks."""
+    free = tuple(v for v in reference.co_freevars if v not in code.co_freevars)
+    cells = tuple(v for v in reference.co_cellvars if v not in code.co_cellvars)
+    return free, cells
+
+
+def compile_checked(
+    source: str,
+    filename: str,
+    function_name: str,
+    reference: types.CodeType,
+    transformed: types.CodeType,
+) -> types.CodeType:
+    """Compile ``source`` as ``filename`` and return ``function_name``'s code, checked like Dynamo.
+
+    Raises :class:`ContractError` naming the first mismatch (arguments, free or cell variables).
+    """
+    try:
+        module_code = compile(source, filename, "exec", dont_inherit=True)
+    except SyntaxError as e:
+        raise ContractError(f"decompiled source does not compile: {e}") from e
+    code = _find_code(module_code, function_name)
+    originals = {c.co_name: c for c in transformed.co_consts if isinstance(c, types.CodeType)}
+    code = _replace_nested(code, originals)
+    code = code.replace(co_qualname=function_name) if hasattr(code, "co_qualname") else code
+
+    n_ref, n_new = count_args(reference), count_args(code)
+    if reference.co_varnames[:n_ref] != code.co_varnames[:n_new]:
+        raise ContractError(
+            f"arguments differ: Dynamo expects {reference.co_varnames[:n_ref]}, "
+            f"recompiled code has {code.co_varnames[:n_new]}"
+        )
+    if (
+        reference.co_argcount != code.co_argcount
+        or reference.co_posonlyargcount != code.co_posonlyargcount
+        or reference.co_kwonlyargcount != code.co_kwonlyargcount
+    ):
+        raise ContractError("argument kinds differ from the original frame")
+    if reference.co_freevars != code.co_freevars:
+        raise ContractError(
+            f"free variables differ: Dynamo expects {reference.co_freevars}, "
+            f"recompiled code has {code.co_freevars}"
+        )
+    if reference.co_cellvars != code.co_cellvars:
+        raise ContractError(
+            f"cell variables differ: Dynamo expects {reference.co_cellvars}, "
+            f"recompiled code has {code.co_cellvars}"
+        )
+    gen_flags = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
+    if (reference.co_flags & gen_flags) != (code.co_flags & gen_flags):
+        raise ContractError("generator/coroutine flags differ from the original frame")
+    return code

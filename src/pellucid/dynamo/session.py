@@ -1,0 +1,841 @@
+"""``prepare_debug``: dump what torch.compile runs, and run it from the dumped files.
+
+One :class:`DumpSession` is active at a time (the hooks are process-global).  Its handlers:
+
+* ``on_bytecode`` (Dynamo bytecode hook): decompile the transformed code, write
+  ``__transformed_code_<n>_for_<fn>.py``, compile it from that file and hand it back to Dynamo.
+  Any failure is recorded, warned about once per frame, and Dynamo's bytecode is kept.
+* ``on_lazy_format_graph_code``: every graph module of every stage is written to
+  ``__compiled_fn_<n>.<stage>.py`` and its ``forward`` re-made from that file.
+* ``on_exec_with_source``: FX recompiling a graph we already dumped compiles it from our file.
+* ``on_load_by_key_path``: Inductor's output code module is loaded from the dump directory.
+* ``on_graph_break``: graph-break reasons with the user's file:line.
+
+On exit it writes guards, ``full_code_for_<fn>.py`` files and the JSON index
+(schema in ``docs/dump-index.md``) and restores every patch.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dis
+import inspect
+import io
+import os
+import re
+import sys
+import textwrap
+import threading
+import time
+import types
+import warnings
+import weakref
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+from pellucid.dynamo import adapter, guards, recompile
+from pellucid.dynamo.files import INDEX_NAME, DumpDir, safe_name
+
+INDEX_SCHEMA = "pellucid-dump-index"
+_EMBEDDED_GRAPH = re.compile(
+    r"(__compiled_fn_\d+)(_[0-9a-f]{8}_[0-9a-f]{4}_[0-9a-f]{4}_[0-9a-f]{4}_[0-9a-f]{12})?"
+)
+INDEX_VERSION = 1
+
+
+class PellucidWarning(UserWarning):
+    """Warnings from pellucid's torch.compile integration (decompile fallbacks, hints)."""
+
+
+_current: DumpSession | None = None
+_last_dump_dir: str | None = None
+_lock = threading.RLock()
+
+
+def current() -> DumpSession | None:
+    """The active session, if inside ``prepare_debug``."""
+    return _current
+
+
+def last_dump_dir() -> str | None:
+    """The dump directory of the most recent ``prepare_debug``."""
+    return _last_dump_dir
+
+
+def _code_key(code: types.CodeType) -> str:
+    return f"{code.co_name}@{code.co_filename}:{code.co_firstlineno}"
+
+
+def _graph_stage(name: str) -> str:
+    lowered = name.strip().lower()
+    return {
+        "joint graph": "aot_joint_graph",
+        "forward graph": "aot_forward_graph",
+        "backward graph": "aot_backward_graph",
+    }.get(lowered, safe_name(lowered))
+
+
+@dataclass
+class FunctionRecord:
+    key: str
+    name: str
+    filename: str
+    firstlineno: int
+    code_ref: Any  # weakref to the original code object (or the code itself)
+    compiled_before: bool = False
+    compile_ids: list[str] = field(default_factory=list)
+
+
+@dataclass
+class FrameCompile:
+    compile_id: str | None
+    function: str  # FunctionRecord.key
+    transformed_file: str | None = None
+    transformed_function: str | None = None
+    executed_from_file: bool = False
+    failure: str | None = None
+    hook_time_s: float = 0.0
+    bytecode_files: dict[str, str] = field(default_factory=dict)
+    graphs: list[str] = field(default_factory=list)
+    resume_functions: list[str] = field(default_factory=list)
+
+
+class DumpSession:
+    """State of one ``prepare_debug`` block."""
+
+    def __init__(self, dump_src_dir: str, clean_wild_fx_code: bool, log_bytecode: bool) -> None:
+        self.dump = DumpDir(dump_src_dir)
+        self.clean_wild_fx_code = clean_wild_fx_code
+        self.log_bytecode = log_bytecode
+        self.started = time.time()
+        self.session_id = f"{os.getpid()}-{int(self.started * 1000)}"
+        self.patcher = adapter.Patcher()
+        self.functions: dict[str, FunctionRecord] = {}
+        self.compiles: list[FrameCompile] = []
+        self.graphs: dict[str, dict[str, Any]] = {}
+        self.aot_owner: dict[Any, str] = {}
+        self.graphs_by_compile: dict[str, list[str]] = {}
+        self.graph_breaks: list[dict[str, Any]] = []
+        self.failures: list[dict[str, Any]] = []
+        self.messages: list[str] = []
+        self.files: dict[str, dict[str, Any]] = {}
+        self.failed_codes: list[tuple[str, types.CodeType, str]] = []
+        self._warned: set[str] = set()
+        self._fx_sources: dict[str, tuple[str, str]] = {}  # fx src -> (path, file content)
+        self._code_files: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
+        self._code_file_by_id: dict[int, tuple[types.CodeType, str]] = {}
+        self._current_graph = threading.local()
+        self._graph_bodies: dict[str, dict[str, str]] = {}
+        self.preexisting: list[types.CodeType] = []
+        self._orig_lazy: types.FunctionType | None = None
+        self._orig_exec_with_source: Any = None
+        self._orig_load_by_key_path: Any = None
+        self._orig_log_graph_break: Any = None
+
+    # ------------------------------------------------------------------ bookkeeping
+
+    def _file(self, path: str, kind: str, **extra: Any) -> str:
+        rel = self.dump.relpath(path)
+        rec = self.files.setdefault(rel, {"path": rel, "kind": kind})
+        rec.update({k: v for k, v in extra.items() if v is not None})
+        return rel
+
+    def _function(self, code: types.CodeType, compiled_before: bool = False) -> FunctionRecord:
+        key = _code_key(code)
+        rec = self.functions.get(key)
+        if rec is None:
+            try:
+                ref: Any = weakref.ref(code)
+            except TypeError:
+                ref = lambda c=code: c  # noqa: E731
+            rec = FunctionRecord(
+                key, code.co_name, code.co_filename, code.co_firstlineno, ref, compiled_before
+            )
+            self.functions[key] = rec
+        return rec
+
+    def _fail(self, kind: str, where: str, reason: str, **extra: Any) -> None:
+        rec = {"kind": kind, "where": where, "reason": reason}
+        rec.update(extra)
+        self.failures.append(rec)
+
+    def _warn_once(self, key: str, message: str) -> None:
+        if key in self._warned:
+            return
+        self._warned.add(key)
+        warnings.warn(message, PellucidWarning, stacklevel=2)
+
+    # ------------------------------------------------------------------ install / restore
+
+    def start(self) -> None:
+        p = self.patcher
+        self.preexisting = [
+            c for c in adapter.compiled_original_codes() if adapter.cache_entries(c)
+        ]
+        for c in self.preexisting:
+            self._function(c, compiled_before=True)
+
+        handle = adapter.register_bytecode_hook(_bytecode_hook)
+        p.call_on_restore("torch._dynamo.convert_frame._bytecode_hooks[pellucid]", handle.remove)
+
+        lazy = adapter.lazy_format_graph_code()
+        self._orig_lazy = types.FunctionType(
+            lazy.__code__, lazy.__globals__, lazy.__name__, lazy.__defaults__, lazy.__closure__
+        )
+        self._orig_lazy.__kwdefaults__ = lazy.__kwdefaults__
+        from pellucid.dynamo import trampolines
+
+        p.swap_code(lazy, trampolines.lazy_format_graph_code.__code__)
+
+        mod, attr = adapter.exec_with_source_owner()
+        self._orig_exec_with_source = getattr(mod, attr)
+        p.setattr(mod, attr, _exec_with_source)
+
+        pcc = adapter.py_code_cache()
+        self._orig_load_by_key_path = pcc.__dict__["load_by_key_path"].__func__
+        p.setattr(pcc, "load_by_key_path", classmethod(_load_by_key_path), raw=True)
+
+        itb = adapter.instruction_translator_class()
+        self._orig_log_graph_break = itb.__dict__["log_graph_break"]
+        p.setattr(itb, "log_graph_break", _log_graph_break, raw=True)
+
+    def stop(self) -> None:
+        self.patcher.restore()
+
+    # ------------------------------------------------------------------ bytecode hook
+
+    def on_bytecode(self, code: types.CodeType, new_code: types.CodeType) -> types.CodeType | None:
+        t0 = time.perf_counter()
+        fn = self._function(code)
+        cid = adapter.current_compile_id()
+        if cid:
+            fn.compile_ids.append(cid)
+        fc = FrameCompile(cid, fn.key)
+        fc.resume_functions = sorted(n for n in new_code.co_names if n.startswith("__resume_at_"))
+        fc.graphs = [
+            recompile.UUID_NAME.sub(r"\1", n)
+            for n in new_code.co_names
+            if n.startswith("__compiled_fn_")
+        ]
+        self.compiles.append(fc)
+        safe = safe_name(code.co_name)
+        if self.log_bytecode:
+            self._dump_bytecode(fc, "original", safe, code)
+            self._dump_bytecode(fc, "transformed", safe, new_code)
+        try:
+            result = self._recompile(code, new_code, fc, safe)
+        except Exception as e:  # noqa: BLE001 - any failure keeps Dynamo's bytecode
+            reason = f"{type(e).__name__}: {e}"
+            fc.failure = reason
+            kind = "decompile" if "Decompil" in type(e).__name__ else "recompile"
+            self._fail(kind, fn.key, reason, compile_id=cid, function=code.co_name)
+            self.failed_codes.append((code.co_name, new_code, reason))
+            self._warn_once(
+                fn.key,
+                f"pellucid: could not turn Dynamo's code for {code.co_name} "
+                f"({code.co_filename}:{code.co_firstlineno}) into source ({reason}); "
+                "running Dynamo's own bytecode for it",
+            )
+            result = None
+        fc.hook_time_s = time.perf_counter() - t0
+        if result is not None and self.log_bytecode:
+            self._dump_bytecode(fc, "recompiled", safe, result)
+        return result
+
+    def _recompile(
+        self, code: types.CodeType, new_code: types.CodeType, fc: FrameCompile, safe: str
+    ) -> types.CodeType:
+        from pellucid.decompiler import decompile
+
+        src = decompile(new_code)
+        rename = recompile.stable_global_names(new_code)
+        g = adapter.compile_frame_globals()
+        usable: dict[str, str] = {}
+        if g is not None:
+            for long, short in rename.items():
+                if long in g and (short not in g or g[short] is g[long]):
+                    usable[long] = short
+        header = (
+            f"# Decompiled by pellucid from the bytecode torch.compile (Dynamo) generated for\n"
+            f"# {code.co_name} ({code.co_filename}:{code.co_firstlineno}), compile id {fc.compile_id}.\n"
+            f"# This file is what runs: set breakpoints here.\n"
+        )
+
+        def fname(n: int) -> str:
+            return f"__transformed_code_{n}_for_{safe}"
+
+        keep_free: tuple[str, ...] = ()
+        keep_cells: tuple[str, ...] = ()
+        for _ in range(2):
+            built = recompile.build(
+                src, code, new_code, fname(0), header, usable, keep_free, keep_cells
+            )
+            try:
+                recompile.compile_checked(built.source, "<pellucid>", fname(0), code, new_code)
+                break
+            except recompile.ContractError:
+                probe = compile(built.source, "<pellucid>", "exec", dont_inherit=True)
+                inner = next(c for c in adapter.iter_code_constants(probe) if c.co_name == fname(0))
+                free, cells = recompile.missing_layout(inner, code)
+                if not free and not cells:
+                    raise
+                keep_free += free
+                keep_cells += cells
+
+        def render(n: int) -> str:
+            return recompile.build(
+                src, code, new_code, fname(n), header, usable, keep_free, keep_cells
+            ).source
+
+        path, n, _ = self.dump.write_unique(f"{fname('{n}')}.py", render)  # type: ignore[arg-type]
+        result = recompile.compile_checked(render(n), path, fname(n), code, new_code)
+        if g is not None:
+            for long, short in usable.items():
+                g.setdefault(short, g[long])
+        fc.transformed_file = self._file(path, "transformed_code", function=code.co_name)
+        fc.transformed_function = fname(n)
+        fc.executed_from_file = True
+        self._code_file_by_id[id(result)] = (result, fc.transformed_file)
+        return result
+
+    def _dump_bytecode(self, fc: FrameCompile, which: str, safe: str, code: types.CodeType) -> None:
+        out = io.StringIO()
+        out.write(
+            f"# {which} bytecode of {code.co_name} ({code.co_filename}:{code.co_firstlineno})\n"
+        )
+        dis.dis(code, file=out, depth=None) if sys.version_info >= (3, 7) else dis.dis(
+            code, file=out
+        )
+        text = out.getvalue()
+        path, _, _ = self.dump.write_unique(
+            f"__bytecode_{which}_{{n}}_for_{safe}.txt", lambda n: text
+        )
+        fc.bytecode_files[which] = self._file(path, f"bytecode_{which}")
+
+    # ------------------------------------------------------------------ graphs
+
+    def on_graph(self, name: str, gm: Any, maybe_id: Any) -> None:
+        if not adapter.is_fx_graph_module(gm):
+            return
+        sname = str(name)
+        stage = _graph_stage(sname)
+        cid = adapter.current_compile_id()
+        embedded = _EMBEDDED_GRAPH.search(sname)
+        if sname.startswith("__compiled_fn"):
+            owner = recompile.UUID_NAME.sub(r"\1", sname.split()[0])
+            stage = "captured_graph"
+            self._current_graph.name = owner
+            if cid:
+                self.graphs_by_compile.setdefault(cid, []).append(owner)
+        elif embedded is not None:
+            # An FX pass over Dynamo's graph (e.g. "pre insert_deferred_runtime_asserts <name>").
+            if self.clean_wild_fx_code:
+                return
+            owner = embedded.group(1)
+            stage = safe_name(sname.replace(embedded.group(0), "").strip().lower())
+        else:
+            if self.clean_wild_fx_code and not stage.startswith("aot_"):
+                return
+            owner = self.aot_owner.get(maybe_id) if maybe_id is not None else None
+            if owner is None:
+                owner = getattr(self._current_graph, "name", None)
+                if owner is None and cid and self.graphs_by_compile.get(cid):
+                    owner = self.graphs_by_compile[cid][-1]
+            if owner is None:
+                if self.clean_wild_fx_code:
+                    return
+                owner = "__unowned_graph"
+            if maybe_id is not None:
+                self.aot_owner.setdefault(maybe_id, owner)
+        src, fx_globals = adapter.graph_module_source(gm)
+        plain_src = gm.code if hasattr(gm, "code") else src
+        header = f"# {stage} of {owner} (compile id {cid}), dumped by pellucid; this file is what runs.\n"
+        content = header + src
+        graph = self.graphs.setdefault(
+            owner, {"name": owner, "compile_id": cid, "stages": {}, "aot_id": None}
+        )
+        if maybe_id is not None and graph.get("aot_id") is None and stage.startswith("aot_"):
+            graph["aot_id"] = maybe_id
+        # A new pass that leaves the graph byte-identical does not get a new file.
+        bodies = self._graph_bodies.setdefault(owner, {})
+        for other_stage, rel in graph["stages"].items():
+            if other_stage != stage and bodies.get(other_stage) == src:
+                graph["stages"][stage] = rel
+                bodies[stage] = src
+                self._run_from_file(
+                    gm, os.path.join(self.dump.path, rel), content, fx_globals, plain_src
+                )
+                return
+        path, _ = self.dump.write_named(f"{owner}.{stage}.py", content)
+        rel = self._file(path, "graph", graph=owner, stage=stage, compile_id=cid)
+        graph["stages"][stage] = rel
+        bodies[stage] = src
+        self._run_from_file(gm, path, content, fx_globals, plain_src)
+
+    def _read(self, rel: str) -> str | None:
+        try:
+            with open(os.path.join(self.dump.path, rel), encoding="utf-8") as f:
+                return f.read()
+        except OSError:
+            return None
+
+    def _run_from_file(
+        self, gm: Any, path: str, content: str, fx_globals: dict[str, Any], plain_src: str
+    ) -> None:
+        fwd = type(gm).__dict__.get("forward")
+        scope = dict(getattr(fwd, "__globals__", None) or fx_globals)
+        scope.update({k: v for k, v in fx_globals.items() if k not in scope})
+        exec(compile(content, path, "exec", dont_inherit=True), scope)
+        type(gm).forward = scope["forward"]
+        self._fx_sources[plain_src] = (path, content)
+
+    def on_exec_with_source(self, src: str, globals_: dict[str, Any], co_fields: Any) -> bool:
+        """Compile a known graph's source from its dumped file; False means not handled."""
+        hit = self._fx_sources.get(src)
+        if hit is None:
+            if self.clean_wild_fx_code:
+                return False
+            path, _, _ = self.dump.write_unique("__fx_graph_code_{n}.py", lambda n: src)
+            self._file(path, "fx_graph_code")
+            hit = (path, src)
+        path, content = hit
+        exec(compile(content, path, "exec", dont_inherit=True), globals_)
+        return True
+
+    def on_output_code(self, key: str, path: str) -> str:
+        """Copy Inductor's output code into the dump dir; return the path to load it from."""
+        try:
+            with open(path, encoding="utf-8") as f:
+                src = f.read()
+        except OSError:
+            return path
+        if "def call(" not in src and "def run(" not in src:
+            return path
+        cid = adapter.current_compile_id()
+        owner = getattr(self._current_graph, "name", None)
+        if cid and self.graphs_by_compile.get(cid):
+            owner = self.graphs_by_compile[cid][-1]
+        owner = owner or "__unowned_graph"
+        bw = adapter.inductor_graph_is_backward()
+        stage = "inductor_backward" if bw else "inductor_forward" if bw is not None else "inductor"
+        new_path, _ = self.dump.write_named(f"{owner}.{stage}.py", src)
+        rel = self._file(new_path, "inductor_output_code", graph=owner, stage=stage, compile_id=cid)
+        self.graphs.setdefault(
+            owner, {"name": owner, "compile_id": cid, "stages": {}, "aot_id": None}
+        )["stages"][stage] = rel
+        return new_path
+
+    def on_graph_break(self, tx: Any, code_options: Any, reason: str, exc: Any) -> None:
+        if getattr(exc, "logged", False):
+            return
+        stack = getattr(exc, "real_stack", None)
+        if stack is None:
+            try:
+                import torch._guards
+
+                stack = torch._guards.TracingContext.extract_stack()
+            except Exception:  # noqa: BLE001
+                stack = []
+        frames = [
+            {"filename": fs.filename, "lineno": fs.lineno, "name": fs.name}
+            for fs in list(stack or [])
+        ]
+        where = (
+            frames[-1]
+            if frames
+            else {
+                "filename": code_options.get("co_filename"),
+                "lineno": code_options.get("co_firstlineno"),
+                "name": code_options.get("co_name"),
+            }
+        )
+        self.graph_breaks.append(
+            {
+                "compile_id": adapter.current_compile_id(),
+                "function": code_options.get("co_name"),
+                "reason": str(reason).strip(),
+                "filename": where["filename"],
+                "lineno": where["lineno"],
+                "user_stack": frames,
+            }
+        )
+
+    # ------------------------------------------------------------------ finalize
+
+    def finish(self) -> None:
+        metrics = {str(m.compile_id): m for m in adapter.compilation_metrics() if m.compile_id}
+        failed_by_entry: dict[str, list[str]] = {}
+        for m in metrics.values():
+            reason = getattr(m, "recompile_reason", None)
+            if reason:
+                for line in str(reason).splitlines():
+                    head, sep, rest = line.partition(": ")
+                    if sep and "/" in head:
+                        failed_by_entry.setdefault(head.strip(), []).append(line.strip())
+        function_rows = []
+        for rec in self.functions.values():
+            code = rec.code_ref()
+            entries = adapter.cache_entries(code) if code is not None else []
+            rows = [
+                self._entry_row(rec, code, i, ce, metrics, failed_by_entry)
+                for i, ce in enumerate(entries)
+            ]
+            full = self._write_full_code(rec, code, rows) if code is not None else None
+            function_rows.append(
+                {
+                    "key": rec.key,
+                    "name": rec.name,
+                    "filename": rec.filename,
+                    "firstlineno": rec.firstlineno,
+                    "kind": "resume" if rec.name.startswith("torch_dynamo_resume_in_") else "user",
+                    "compiled_before_prepare_debug": rec.compiled_before,
+                    "full_code_file": full,
+                    "cache_entries": rows,
+                }
+            )
+        if self.preexisting:
+            names = ", ".join(
+                f"{c.co_name} ({c.co_filename}:{c.co_firstlineno})" for c in self.preexisting
+            )
+            msg = (
+                f"pellucid: {len(self.preexisting)} function(s) were compiled before prepare_debug: "
+                f"{names}. Their guards and transformed code are dumped for reading, but they keep "
+                "running the code compiled before (not from the dump files). To debug them, call "
+                "torch._dynamo.reset() before prepare_debug, or enter prepare_debug before their "
+                "first call."
+            )
+            self.messages.append(msg)
+            print(msg, file=sys.stderr)
+        compiles = []
+        for fc in self.compiles:
+            m = metrics.get(fc.compile_id or "")
+            compiles.append(
+                {
+                    "compile_id": fc.compile_id,
+                    "function": fc.function,
+                    "transformed_code_file": fc.transformed_file,
+                    "transformed_function": fc.transformed_function,
+                    "executed_from_file": fc.executed_from_file,
+                    "failure": fc.failure,
+                    "graphs": fc.graphs,
+                    "resume_functions": fc.resume_functions,
+                    "bytecode_files": fc.bytecode_files,
+                    "recompile_reason": getattr(m, "recompile_reason", None),
+                    "times_s": _times(m, fc.hook_time_s),
+                }
+            )
+        session = {
+            "id": self.session_id,
+            "pid": os.getpid(),
+            "argv": list(sys.argv),
+            "rank": os.environ.get("RANK"),
+            "started": self.started,
+            "finished": time.time(),
+            "options": {
+                "clean_wild_fx_code": self.clean_wild_fx_code,
+                "log_bytecode": self.log_bytecode,
+            },
+            "functions": function_rows,
+            "compiles": compiles,
+            "graphs": list(self.graphs.values()),
+            "graph_breaks": self.graph_breaks,
+            "failures": self.failures,
+            "messages": self.messages,
+            "files": sorted(self.files.values(), key=lambda r: r["path"]),
+        }
+
+        def merge(data: dict[str, Any]) -> dict[str, Any]:
+            sessions = [s for s in data.get("sessions", []) if s.get("id") != self.session_id]
+            sessions.append(session)
+            return {
+                "schema": INDEX_SCHEMA,
+                "version": INDEX_VERSION,
+                "pellucid_version": _pellucid_version(),
+                "torch_version": adapter.torch_version(),
+                "python_version": sys.version.split()[0],
+                "dump_dir": self.dump.path,
+                "sessions": sessions,
+            }
+
+        self.dump.update_json(INDEX_NAME, merge)
+
+    def _entry_row(
+        self,
+        rec: FunctionRecord,
+        code: types.CodeType,
+        index: int,
+        ce: Any,
+        metrics: dict[str, Any],
+        failed_by_entry: dict[str, list[str]],
+    ) -> dict[str, Any]:
+        cid = str(getattr(ce, "compile_id", None) or "") or None
+        safe = safe_name(rec.name)
+        parts = adapter.guard_code_parts(ce)
+        failed = failed_by_entry.get(cid or "", [])
+        ce_code = getattr(ce, "code", None)
+        transformed = None
+        if ce_code is not None and id(ce_code) in self._code_file_by_id:
+            transformed = self._code_file_by_id[id(ce_code)][1]
+        executed = transformed is not None
+        if transformed is None and ce_code is not None:
+            transformed = self._dump_for_reading(rec, ce_code, cid)
+        title = (
+            f"Guard of cache entry {index} (compile id {cid}) of {rec.name} "
+            f"({rec.filename}:{rec.firstlineno}).\n"
+            f"When it returns True, Dynamo runs {transformed or 'its own bytecode'}.\n"
+            "L: the frame's locals, G: its globals. Terms Dynamo does not describe as Python are comments."
+        )
+
+        def render(n: int) -> str:
+            return guards.guard_function_source(
+                f"__guard_{n}_for_{safe}", parts, title=title, failed=failed
+            )
+
+        path, n, _ = self.dump.write_unique(f"__guard_{{n}}_for_{safe}.py", render)
+        gfile = self._file(path, "guard", function=rec.name, compile_id=cid)
+        terms = [guards.translate_part(p) for p in parts]
+        m = metrics.get(cid or "")
+        return {
+            "index": index,
+            "compile_id": cid,
+            "guard_file": gfile,
+            "guard_function": f"__guard_{n}_for_{safe}",
+            "guards": [
+                {
+                    "code": t.code,
+                    "comment": t.comment or None,
+                    "python": t.is_python,
+                    "text": t.original,
+                }
+                for t in terms
+            ],
+            "failed_guards": failed,
+            "recompile_reason": getattr(m, "recompile_reason", None),
+            "transformed_code_file": transformed,
+            "executed_from_file": executed,
+            "graphs": sorted(
+                recompile.UUID_NAME.sub(r"\1", nm)
+                for nm in (ce_code.co_names if ce_code is not None else ())
+                if nm.startswith("__compiled_fn_")
+            ),
+            "resume_functions": sorted(
+                nm
+                for nm in (ce_code.co_names if ce_code is not None else ())
+                if nm.startswith("__resume_at_")
+            ),
+        }
+
+    def _dump_for_reading(
+        self, rec: FunctionRecord, code: types.CodeType, cid: str | None
+    ) -> str | None:
+        """Decompile a cache entry's code that is not running from a file (pre-existing or fallback)."""
+        try:
+            from pellucid.decompiler import decompile
+
+            src = decompile(code)
+        except Exception as e:  # noqa: BLE001
+            if rec.compiled_before:
+                self._fail(
+                    "decompile",
+                    rec.key,
+                    f"{type(e).__name__}: {e}",
+                    compile_id=cid,
+                    function=rec.name,
+                )
+            return None
+        safe = safe_name(rec.name)
+        header = (
+            f"# Decompiled by pellucid for reading only: Dynamo runs its own bytecode for this entry of\n"
+            f"# {rec.name} ({rec.filename}:{rec.firstlineno}), compile id {cid}.\n"
+        )
+        path, _, _ = self.dump.write_unique(
+            f"__transformed_code_{{n}}_for_{safe}.readonly.py", lambda n: header + src
+        )
+        return self._file(path, "transformed_code_readonly", function=rec.name, compile_id=cid)
+
+    def _write_full_code(
+        self, rec: FunctionRecord, code: types.CodeType, rows: list[dict[str, Any]]
+    ) -> str:
+        safe = safe_name(rec.name)
+        out: list[str] = [
+            f"# The whole story of {rec.name} ({rec.filename}:{rec.firstlineno}) under torch.compile,",
+            "# written by pellucid: original source, then each cache entry in dispatch order",
+            "# (guard, transformed code, compiled graphs, resume functions).",
+            "",
+        ]
+        try:
+            original = textwrap.dedent(inspect.getsource(code))
+            compile(original, "<original>", "exec", dont_inherit=True)
+            out += ["# ---- original source ----", original.rstrip(), ""]
+        except Exception:  # noqa: BLE001
+            out += ["# ---- original source: not available ----", ""]
+        for row in rows:
+            out.append(f"# ==== cache entry {row['index']} (compile id {row['compile_id']}) ====")
+            out.append(f"# guard: {row['guard_file']}")
+            out.append(self._read(row["guard_file"]) or "")
+            tf = row["transformed_code_file"]
+            if tf:
+                out.append(
+                    f"# transformed code: {tf}"
+                    + ("" if row["executed_from_file"] else " (for reading)")
+                )
+                out.append(self._read(tf) or "")
+            else:
+                out.append("# transformed code: not decompiled (Dynamo's own bytecode runs)")
+            for g in row["graphs"]:
+                stages = self.graphs.get(g, {}).get("stages", {})
+                out.append(
+                    f"# compiled graph {g}: " + ", ".join(f"{k}={v}" for k, v in stages.items())
+                )
+                out.append(f"def {g}(*args, **kwargs):")
+                out.append(
+                    f"    pass  # runs the graph in {stages.get('captured_graph', 'the backend')}"
+                )
+                out.append("")
+            for r in row["resume_functions"]:
+                out.append(f"# resume function {r}: see full_code_for_torch_dynamo_resume_in_*.py")
+                out.append(f"def {r}(*args, **kwargs):")
+                out.append("    pass")
+                out.append("")
+        out.append("")
+        content = "\n".join(out)
+        try:
+            compile(content, "<full_code>", "exec", dont_inherit=True)
+        except SyntaxError as e:
+            content = "\n".join("# " + ln for ln in content.splitlines()) + "\n"
+            self._fail("full_code", rec.key, f"full code did not compile: {e}")
+        path, _ = self.dump.write_named(f"full_code_for_{safe}.py", content)
+        return self._file(path, "full_code", function=rec.name)
+
+
+def _times(m: Any, hook_time: float) -> dict[str, Any]:
+    if m is None:
+        return {"pellucid_hook": round(hook_time, 6)}
+    return {
+        "entire_frame": getattr(m, "entire_frame_compile_time_s", None),
+        "backend": getattr(m, "backend_compile_time_s", None),
+        "inductor": getattr(m, "inductor_compile_time_s", None),
+        "code_gen": getattr(m, "code_gen_time_s", None),
+        "dynamo_before_restart": getattr(m, "dynamo_time_before_restart_s", None),
+        "pellucid_hook": round(hook_time, 6),
+    }
+
+
+def _pellucid_version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("pellucid")
+    except Exception:  # noqa: BLE001
+        return "unknown"
+
+
+# ---------------------------------------------------------------------------------------------
+# Module-level entry points the patches call (they look up the current session each time).
+
+
+def _bytecode_hook(code: types.CodeType, new_code: types.CodeType) -> types.CodeType | None:
+    s = _current
+    if s is None:
+        return None
+    with _lock:
+        return s.on_bytecode(code, new_code)
+
+
+def on_lazy_format_graph_code(name: Any, gm: Any, maybe_id: Any, kwargs: dict[str, Any]) -> Any:
+    s = _current
+    if s is not None:
+        try:
+            with _lock:
+                s.on_graph(name, gm, maybe_id)
+        except Exception as e:  # noqa: BLE001 - never break compilation
+            s._fail("graph", str(name), f"{type(e).__name__}: {e}")
+        orig = s._orig_lazy
+    else:
+        orig = None
+    if orig is None:
+        from pellucid.dynamo import adapter as _a
+
+        orig = _a.lazy_format_graph_code()
+    return orig(name, gm, maybe_id, **kwargs)
+
+
+def _exec_with_source(src: str, globals: dict[str, Any], co_fields: Any = None) -> None:  # noqa: A002
+    s = _current
+    if s is not None:
+        try:
+            with _lock:
+                if s.on_exec_with_source(src, globals, co_fields):
+                    return
+        except Exception as e:  # noqa: BLE001
+            s._fail("fx_exec", "_exec_with_source", f"{type(e).__name__}: {e}")
+        return s._orig_exec_with_source(src, globals, co_fields)
+    mod, attr = adapter.exec_with_source_owner()
+    return getattr(mod, attr)(src, globals, co_fields)
+
+
+def _load_by_key_path(
+    cls: Any, key: str, path: str, linemap: Any = None, attrs: Any = None, **kw: Any
+) -> Any:
+    s = _current
+    orig = s._orig_load_by_key_path if s is not None else cls.load_by_key_path.__func__
+    if s is not None:
+        try:
+            with _lock:
+                path = s.on_output_code(key, path)
+        except Exception as e:  # noqa: BLE001
+            s._fail("inductor_output_code", path, f"{type(e).__name__}: {e}")
+    return orig(cls, key, path, linemap, attrs, **kw)
+
+
+def _log_graph_break(self: Any, code_options: Any, reason: str, exc: Any) -> Any:
+    s = _current
+    if s is not None:
+        try:
+            s.on_graph_break(self, code_options, reason, exc)
+        except Exception as e:  # noqa: BLE001
+            s._fail("graph_break", "log_graph_break", f"{type(e).__name__}: {e}")
+        return s._orig_log_graph_break(self, code_options, reason, exc)
+    return adapter.instruction_translator_class().log_graph_break(self, code_options, reason, exc)
+
+
+@contextlib.contextmanager
+def prepare_debug(
+    dump_src_dir: str, clean_wild_fx_code: bool = True, log_bytecode: bool = False
+) -> Iterator[DumpSession]:
+    """Dump and run from files everything ``torch.compile`` produces inside the block.
+
+    Code compiled inside the ``with`` block runs from the dumped files (transformed code, graph
+    ``forward``\\ s, Inductor output code), so debuggers stop at breakpoints set in them; results
+    do not change.  On exit the guards, ``full_code_for_<fn>.py`` files and ``index.json`` are
+    written and every torch patch is undone.  Decompilation failures are warned about once per
+    frame and recorded; the affected frame keeps Dynamo's bytecode.
+    """
+    global _current, _last_dump_dir
+    if not isinstance(dump_src_dir, (str, os.PathLike)):
+        raise TypeError(
+            "prepare_debug(dump_src_dir) takes the directory to dump into, e.g. "
+            "prepare_debug('./dump')"
+        )
+    adapter.check_supported()
+    if _current is not None:
+        raise RuntimeError("pellucid.prepare_debug is already active; it does not nest")
+    session = DumpSession(os.fspath(dump_src_dir), clean_wild_fx_code, log_bytecode)
+    session.start()
+    _current = session
+    try:
+        yield session
+    finally:
+        _current = None
+        try:
+            session.stop()
+        finally:
+            _last_dump_dir = session.dump.path
+            try:
+                session.finish()
+            except Exception as e:  # noqa: BLE001 - the user's program must go on
+                warnings.warn(
+                    f"pellucid: could not finish the dump index: {type(e).__name__}: {e}",
+                    PellucidWarning,
+                    stacklevel=3,
+                )
