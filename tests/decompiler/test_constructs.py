@@ -92,7 +92,8 @@ def test_signature(sample):
     if code.co_freevars or not sample.spec.check_signature:
         return  # a closure cannot be executed on its own: the shape check above is all
     decompiled, _, _ = rebuild_decompiled(fn, src, vars(sample.module))
-    assert inspect.signature(decompiled) == inspect.signature(fn), src
+    # compared as text: type parameters (3.12+) are new TypeVar objects on every definition
+    assert str(inspect.signature(decompiled)) == str(inspect.signature(fn)), src
     assert repr(decompiled.__defaults__) == repr(fn.__defaults__), src
     assert repr(decompiled.__kwdefaults__) == repr(fn.__kwdefaults__), src
     assert repr(decompiled.__annotations__) == repr(fn.__annotations__), src

@@ -1,2 +1,167 @@
-"""placeholder"""
-CONSTRUCT = "async_samples"
+"""async def, await, async for (with else), async with, async comprehensions and generators.
+
+Coroutines are driven by hand (the harness sends None at every suspension and records what
+was yielded), so no event loop is needed; one sample runs under asyncio.run.
+"""
+
+from . import cases
+from ._helpers import ACM, AIter, Pause, pause
+
+CONSTRUCT = "async"
+
+
+async def add_later(a, b):
+    await pause("add")
+    return a + b
+
+
+async def fail_later(msg):
+    await pause("fail")
+    raise ValueError(msg)
+
+
+@cases((1, 2),)
+async def async_await_simple(a, b):
+    x = await add_later(a, b)
+    y = await Pause(x)
+    return x, y
+
+
+@cases((1,), (0,))
+async def async_await_in_expressions(n):
+    r = [await add_later(n, 1), (await add_later(n, 2)) * 2]
+    if await add_later(n, 0):
+        r.append("truthy")
+    return r
+
+
+@cases((1,), (0,))
+async def async_await_try(n):
+    try:
+        if n:
+            await fail_later("bad")
+        return "ok"
+    except ValueError as e:
+        return "caught", str(e)
+
+
+@cases(([1, 2, 3],), ([],))
+async def async_for(items):
+    out = []
+    async for x in AIter(items):
+        out.append(x)
+    return out
+
+
+@cases(([1, 2, 3],), ([1, 5],), ([],))
+async def async_for_else_break(items):
+    out = []
+    async for x in AIter(items):
+        if x == 5:
+            break
+        if x == 2:
+            continue
+        out.append(x)
+    else:
+        out.append("else")
+    return out
+
+
+@cases((0,), (1,))
+async def async_with(k):
+    log = []
+    async with ACM(log, "a") as name:
+        log.append(("body", name))
+        if k:
+            raise KeyError("in body")
+    return log
+
+
+@cases((0,), (1,))
+async def async_with_swallow_and_nested(k):
+    log = []
+    async with ACM(log, "outer", swallow=True):
+        async with ACM(log, "inner") as inner, ACM(log, "second"):
+            log.append(inner)
+            if k:
+                raise ValueError("swallowed by outer")
+    return log
+
+
+@cases(([1, 2, 3],),)
+async def async_comprehensions(items):
+    a = [x async for x in AIter(items)]
+    b = [await add_later(x, 1) for x in items]
+    c = {x: y async for x, y in AIter(zip(items, items))}
+    d = [x async for x in AIter(items) if await add_later(x, 0) > 1]
+    return a, b, c, d
+
+
+@cases((3,),)
+async def async_generator(n):
+    for i in range(n):
+        await pause(i)
+        yield i
+    yield "last"
+
+
+@cases((3,),)
+async def async_generator_async_for_inside(n):
+    async for x in AIter(range(n)):
+        yield x * 10
+
+
+@cases((3,),)
+async def async_consume_async_generator(n):
+    async def agen():
+        for i in range(n):
+            yield i
+
+    return [x async for x in agen()]
+
+
+@cases((2,),)
+async def async_genexp_inside(n):
+    g = (x async for x in AIter(range(n)))
+    return [v async for v in g]
+
+
+@cases((2,),)
+async def async_await_lambda_result(n):
+    f = lambda: add_later(n, n)  # noqa: E731
+    return await f()
+
+
+@cases((2,),)
+def async_run_with_asyncio(n):
+    import asyncio
+
+    async def main():
+        await asyncio.sleep(0)
+        return n * 2
+
+    return asyncio.run(main())
+
+
+@cases((3,),)
+async def async_closure_nonlocal(n):
+    total = 0
+
+    async def add(k):
+        nonlocal total
+        await pause(k)
+        total += k
+
+    for i in range(n):
+        await add(i)
+    return total
+
+
+@cases((2,),)
+async def async_return_await_in_finally(n):
+    log = []
+    try:
+        return await add_later(n, 1)
+    finally:
+        log.append(await add_later(n, 2))
+        print(log)

@@ -1,2 +1,412 @@
-"""placeholder"""
+"""try/except/else/finally in all combinations, nested; raise, raise from, bare re-raise."""
+
+from . import cases
+from ._helpers import Err, OtherErr
+
 CONSTRUCT = "exceptions"
+
+
+def risky(k):
+    """0: fine, 1: ValueError, 2: KeyError, 3: Err, 4: ZeroDivisionError, 5: OtherErr."""
+    if k == 1:
+        raise ValueError("v", k)
+    if k == 2:
+        raise KeyError("missing")
+    if k == 3:
+        raise Err("custom")
+    if k == 4:
+        return 1 // 0
+    if k == 5:
+        raise OtherErr("other")
+    return k * 10
+
+
+KINDS = tuple((k,) for k in range(6))
+
+
+@cases(*KINDS)
+def exc_try_except_bare(k):
+    try:
+        r = risky(k)
+    except:  # noqa: E722
+        r = "caught"
+    return r
+
+
+@cases(*KINDS)
+def exc_try_except_typed(k):
+    try:
+        r = risky(k)
+    except ValueError:
+        r = "value"
+    return r
+
+
+@cases(*KINDS)
+def exc_try_several_handlers(k):
+    try:
+        r = risky(k)
+    except ValueError:
+        r = "value"
+    except KeyError as e:
+        r = ("key", e.args)
+    except (Err, ZeroDivisionError) as e:
+        r = ("tuple", type(e).__name__)
+    return r
+
+
+@cases(*KINDS)
+def exc_named_handler_del(k):
+    e = "before"
+    try:
+        risky(k)
+    except Exception as e:  # noqa: F841
+        pass
+    return "e" in locals()
+
+
+@cases(*KINDS)
+def exc_named_handler_unbound_after(k):
+    try:
+        risky(k)
+    except Exception as e:
+        msg = str(e)
+    else:
+        msg = "none"
+    return msg, e if k == 0 else "unbound"  # noqa: F821
+
+
+@cases(*KINDS)
+def exc_try_except_else(k):
+    log = []
+    try:
+        r = risky(k)
+    except (ValueError, KeyError):
+        log.append("except")
+        r = None
+    else:
+        log.append("else")
+        r = r + 1
+    return r, log
+
+
+@cases(*KINDS)
+def exc_try_finally(k):
+    log = []
+    try:
+        r = risky(k)
+        log.append("body")
+    finally:
+        log.append("finally")
+        print("finally ran", log)
+    return r, log
+
+
+@cases(*KINDS)
+def exc_try_except_else_finally(k):
+    log = []
+    try:
+        log.append("try")
+        r = risky(k)
+    except ValueError as e:
+        log.append(("value", e.args))
+        r = -1
+    except Err:
+        log.append("err")
+        raise
+    else:
+        log.append("else")
+    finally:
+        log.append("finally")
+        print(log)
+    return r, log
+
+
+@cases(*KINDS)
+def exc_try_except_finally(k):
+    log = []
+    try:
+        risky(k)
+    except KeyError:
+        log.append("key")
+    finally:
+        log.append("fin")
+    return log
+
+
+@cases(*KINDS)
+def exc_reraise_bare(k):
+    try:
+        return risky(k)
+    except ValueError:
+        print("re-raising")
+        raise
+
+
+@cases(*KINDS)
+def exc_raise_from(k):
+    try:
+        return risky(k)
+    except (ValueError, KeyError) as e:
+        raise RuntimeError("wrapped") from e
+    except Err:
+        raise RuntimeError("suppressed") from None
+
+
+@cases(*KINDS)
+def exc_raise_new_in_handler(k):
+    try:
+        risky(k)
+    except ValueError:
+        raise TypeError("implicit context")
+    return "ok"
+
+
+@cases(*KINDS)
+def exc_return_in_try(k):
+    try:
+        return risky(k)
+    except ValueError:
+        return "value"
+    except KeyError:
+        pass
+    return "after"
+
+
+@cases(*KINDS)
+def exc_return_in_finally_overrides(k):
+    try:
+        return risky(k)
+    finally:
+        if k in (1, 2):
+            return "finally wins"  # noqa: B012
+
+
+@cases(*KINDS)
+def exc_finally_after_return(k):
+    log = []
+    try:
+        if k == 0:
+            return "early", log
+        risky(k)
+    except Exception:
+        log.append("handled")
+        return "handled", log
+    finally:
+        log.append("finally")
+    return "end", log
+
+
+@cases(*KINDS)
+def exc_return_in_else(k):
+    try:
+        r = risky(k)
+    except Exception:
+        r = "exc"
+    else:
+        return ("else", r)
+    return r
+
+
+@cases(*KINDS)
+def exc_nested_try(k):
+    log = []
+    try:
+        try:
+            risky(k)
+        except ValueError:
+            log.append("inner value")
+            raise KeyError("from inner")
+        finally:
+            log.append("inner finally")
+    except KeyError as e:
+        log.append(("outer key", e.args))
+    finally:
+        log.append("outer finally")
+    return log
+
+
+@cases(*KINDS)
+def exc_try_in_handler(k):
+    try:
+        risky(k)
+    except Exception as e:
+        try:
+            risky(len(e.args) % 6)
+        except ValueError:
+            return "handler's try caught"
+        return "handler ok"
+    return "body ok"
+
+
+@cases(*KINDS)
+def exc_try_in_finally(k):
+    log = []
+    try:
+        risky(k)
+    finally:
+        try:
+            log.append("in finally")
+            risky(1)
+        except ValueError:
+            log.append("finally's handler")
+    return log
+
+
+@cases(*KINDS)
+def exc_try_in_else(k):
+    try:
+        r = risky(k)
+    except ZeroDivisionError:
+        r = "zero"
+    else:
+        try:
+            r = risky(r % 6)
+        except ValueError:
+            r = "else caught"
+    return r
+
+
+@cases((0,), (1,), (2,))
+def exc_handler_type_from_expression(k):
+    kinds = (ValueError, KeyError)
+    try:
+        risky(k)
+    except kinds[0]:
+        return "first"
+    except kinds:
+        return "second"
+    return "none"
+
+
+@cases(*KINDS)
+def exc_exception_attributes(k):
+    try:
+        risky(k)
+    except Exception as exc:
+        return type(exc).__name__, exc.args, exc.__context__ is None
+    return None
+
+
+@cases(*KINDS)
+def exc_raise_instance_or_class(k):
+    if k == 1:
+        raise ValueError
+    if k == 2:
+        raise ValueError()
+    if k == 3:
+        err = Err("prepared")
+        raise err
+    return "none"
+
+
+@cases((0,), (1,))
+def exc_reraise_saved(k):
+    saved = None
+    try:
+        risky(k)
+    except ValueError as e:
+        saved = e
+    if saved is not None:
+        raise saved
+    return "clean"
+
+
+@cases(*KINDS)
+def exc_sys_exc_info(k):
+    import sys
+
+    try:
+        risky(k)
+    except Exception:
+        return sys.exc_info()[0].__name__
+    return sys.exc_info()
+
+
+@cases(*KINDS)
+def exc_handler_falls_through_to_code(k):
+    r = []
+    try:
+        r.append(risky(k))
+    except ValueError:
+        r.append("v")
+    except Exception:
+        r.append("other")
+    r.append("after")
+    return r
+
+
+@cases(*KINDS)
+def exc_try_only_pass(k):
+    try:
+        pass
+    except Exception:
+        return "impossible"
+    try:
+        risky(k)
+    except Exception:
+        pass
+    return "done"
+
+
+@cases(*KINDS)
+def exc_finally_reraises(k):
+    log = []
+    try:
+        try:
+            risky(k)
+        finally:
+            log.append("inner finally")
+    except Exception as e:
+        log.append(type(e).__name__)
+    return log
+
+
+@cases(*KINDS)
+def exc_exception_in_else_not_caught(k):
+    try:
+        r = risky(0)
+    except ValueError:
+        return "never"
+    else:
+        if k:
+            raise ValueError("from else")
+    return r
+
+
+@cases((1,), (2,))
+def exc_assert_caught(k):
+    try:
+        assert k == 1, "k must be 1"
+    except AssertionError as e:
+        return "assertion", str(e)
+    return "passed"
+
+
+@cases((0,), (1,), (3,))
+def exc_base_exception_types(k):
+    try:
+        if k == 1:
+            raise SystemExit(3)
+        if k == 3:
+            raise GeneratorExit
+    except SystemExit as e:
+        return "exit", e.code
+    except BaseException as e:
+        return "base", type(e).__name__
+    return "none"
+
+
+@cases(*KINDS)
+def exc_conditional_in_handler(k):
+    try:
+        risky(k)
+    except Exception as e:
+        if isinstance(e, ValueError):
+            return "v"
+        elif isinstance(e, KeyError):
+            raise
+        r = "other"
+    else:
+        r = "fine"
+    return r

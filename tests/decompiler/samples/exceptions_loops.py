@@ -1,2 +1,194 @@
-"""placeholder"""
-CONSTRUCT = "exceptions_loops"
+"""try/except/else/finally inside loops: break, continue and return in every part."""
+
+from . import cases
+from ._helpers import Err
+from .exceptions import risky
+
+CONSTRUCT = "exceptions"
+
+SEQS = (([0, 1, 2, 3],), ([1, 1],), ([0, 4, 5, 0],), ([],), ([2, 0, 3],))
+
+
+@cases(*SEQS)
+def exl_break_in_try(ks):
+    log = []
+    for k in ks:
+        try:
+            if k == 2:
+                break
+            log.append(risky(k))
+        except ValueError:
+            log.append("v")
+    return log
+
+
+@cases(*SEQS)
+def exl_continue_in_try(ks):
+    log = []
+    for k in ks:
+        try:
+            if k == 0:
+                continue
+            log.append(risky(k))
+        except Exception as e:
+            log.append(type(e).__name__)
+    return log
+
+
+@cases(*SEQS)
+def exl_break_in_except(ks):
+    log = []
+    for k in ks:
+        try:
+            log.append(risky(k))
+        except KeyError:
+            log.append("break")
+            break
+        except Exception:
+            log.append("continue")
+            continue
+        log.append("end of body")
+    else:
+        log.append("loop else")
+    return log
+
+
+@cases(*SEQS)
+def exl_break_in_finally(ks):
+    log = []
+    for k in ks:
+        try:
+            log.append(risky(k))
+        finally:
+            log.append("finally")
+            if k == 3:
+                break  # noqa: B012 - swallows the exception
+    return log
+
+
+@cases(*SEQS)
+def exl_continue_in_finally(ks):
+    log = []
+    for k in ks:
+        try:
+            log.append(risky(k))
+        except ValueError:
+            log.append("v")
+        finally:
+            if k:
+                continue  # noqa: B012
+            log.append("fin k=0")
+    return log
+
+
+@cases(*SEQS)
+def exl_break_continue_in_else(ks):
+    log = []
+    for k in ks:
+        try:
+            r = risky(k)
+        except Exception:
+            log.append("exc")
+        else:
+            if r == 0:
+                continue
+            if r > 20:
+                break
+            log.append(r)
+    return log
+
+
+@cases(*SEQS)
+def exl_return_in_loop_try(ks):
+    for k in ks:
+        try:
+            if risky(k) > 15:
+                return "big", k
+        except (ValueError, Err):
+            return "error", k
+        except Exception:
+            continue
+        finally:
+            print("finally", k)
+    return "done"
+
+
+@cases(*SEQS)
+def exl_while_try(ks):
+    i = 0
+    out = []
+    while i < len(ks):
+        try:
+            out.append(risky(ks[i]))
+        except ZeroDivisionError:
+            break
+        except Exception:
+            pass
+        finally:
+            i += 1
+    else:
+        out.append("while else")
+    return out, i
+
+
+@cases(*SEQS)
+def exl_try_around_loop(ks):
+    out = []
+    try:
+        for k in ks:
+            out.append(risky(k))
+    except Exception as e:
+        out.append(("stopped", type(e).__name__))
+    else:
+        out.append("all ok")
+    finally:
+        out.append("end")
+    return out
+
+
+@cases(*SEQS)
+def exl_nested_loops_with_try(ks):
+    out = []
+    for k in ks:
+        for j in range(2):
+            try:
+                if j == 1 and k == 0:
+                    break
+                out.append(risky((k + j) % 6))
+            except ValueError:
+                continue
+            except Exception:
+                break
+            finally:
+                out.append("f")
+    return out
+
+
+@cases(*SEQS)
+def exl_retry_loop(ks):
+    attempts = list(ks)
+    tries = 0
+    while True:
+        tries += 1
+        try:
+            k = attempts.pop(0)
+            value = risky(k)
+        except IndexError:
+            return "exhausted", tries
+        except Exception:
+            continue
+        else:
+            return value, tries
+
+
+@cases(*SEQS)
+def exl_finally_with_return_in_loop(ks):
+    log = []
+    for k in ks:
+        try:
+            if k == 3:
+                return log
+        finally:
+            log.append(k)
+    return log
+

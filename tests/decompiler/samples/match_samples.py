@@ -1,2 +1,232 @@
-"""placeholder"""
-CONSTRUCT = "match_samples"
+"""Structural pattern matching (3.10+): every pattern kind, guards, nesting."""
+
+from . import cases
+from ._helpers import Color, Point
+
+CONSTRUCT = "match"
+
+SUBJECTS = (
+    (0,),
+    (1,),
+    (2.5,),
+    ("hello",),
+    (b"raw",),
+    (None,),
+    (True,),
+    (False,),
+    ([],),
+    ([1],),
+    ([1, 2],),
+    ([1, 2, 3, 4],),
+    ((1, "x"),),
+    ({"k": 1},),
+    ({"k": 1, "extra": 2},),
+    ({"type": "point", "x": 1, "y": 2},),
+    (Point(1, 2),),
+    (Point(0, 0),),
+    (Point(5, [1, 2]),),
+    (Color.RED,),
+    (3,),
+    (-1,),
+    (1 + 2j,),
+    ("",),
+)
+
+
+@cases(*SUBJECTS)
+def match_literals(x):
+    match x:
+        case 0:
+            return "zero"
+        case 1:
+            return "one"
+        case "hello":
+            return "greeting"
+        case b"raw":
+            return "bytes"
+        case -1:
+            return "minus one"
+        case 1 + 2j:
+            return "complex"
+        case 2.5:
+            return "float"
+    return "no match"
+
+
+@cases(*SUBJECTS)
+def match_singletons(x):
+    match x:
+        case None:
+            return "none"
+        case True:
+            return "true"
+        case False:
+            return "false"
+        case _:
+            return "other"
+
+
+@cases(*SUBJECTS)
+def match_capture_and_wildcard(x):
+    match x:
+        case 0:
+            r = "zero"
+        case other:
+            r = ("captured", other)
+    return r
+
+
+@cases(*SUBJECTS)
+def match_value_patterns(x):
+    match x:
+        case Color.RED:
+            return "red"
+        case Color.GREEN | Color.BLUE:
+            return "green or blue"
+        case _:
+            return None
+
+
+@cases(*SUBJECTS)
+def match_sequences(x):
+    match x:
+        case []:
+            return "empty"
+        case [a]:
+            return ("one", a)
+        case [a, b]:
+            return ("two", a, b)
+        case (first, "x"):
+            return ("tuple ending in x", first)
+        case [first, *rest]:
+            return ("star", first, rest)
+        case _:
+            return "not a sequence"
+
+
+@cases(*SUBJECTS)
+def match_star_positions(x):
+    match x:
+        case [*init, 4]:
+            return ("ends with 4", init)
+        case [1, *_, 3]:
+            return "1..3"
+        case [*_]:
+            return "any sequence"
+    return "nope"
+
+
+@cases(*SUBJECTS)
+def match_mappings(x):
+    match x:
+        case {"type": "point", "x": px, "y": py}:
+            return ("point", px, py)
+        case {"k": v, **rest} if rest:
+            return ("k with rest", v, rest)
+        case {"k": v}:
+            return ("k", v)
+        case {}:
+            return "empty-or-other mapping"
+    return "not mapping"
+
+
+@cases(*SUBJECTS)
+def match_class_patterns(x):
+    match x:
+        case Point(0, 0):
+            return "origin"
+        case Point(x=0, y=yy):
+            return ("on y axis", yy)
+        case Point(px, [a, *_]):
+            return ("list y", px, a)
+        case Point(px, y=py):
+            return ("point", px, py)
+        case int(n) if n > 2:
+            return ("big int", n)
+        case int() | float():
+            return "number"
+        case str(s):
+            return ("str", s)
+    return "other"
+
+
+@cases(*SUBJECTS)
+def match_or_and_as(x):
+    match x:
+        case 0 | 1 | 2 as small:
+            return ("small", small)
+        case [1, 2] | (1, "x") as pair:
+            return ("pair", pair)
+        case (str() | bytes()) as text:
+            return ("text", text)
+        case {"k": (1 | 2) as k}:
+            return ("k", k)
+    return "none"
+
+
+@cases(*SUBJECTS)
+def match_guards(x):
+    match x:
+        case int(n) if n < 0:
+            return "negative"
+        case int(n) if n % 2 == 0 and n:
+            return "even"
+        case [a, *_] if a == 1 or not a:
+            return "seq starting 1"
+        case str(s) if not s:
+            return "empty string"
+        case _ if x is None:
+            return "none via guard"
+    return "fallthrough"
+
+
+@cases(*SUBJECTS)
+def match_nested(x):
+    match x:
+        case {"type": "point", "x": 1 | 2 as px, **kw}:
+            return ("nested mapping", px, sorted(kw))
+        case Point(x=[*_] | 5, y=[1, b]):
+            return ("nested class", b)
+        case [[*inner], *_]:
+            return ("nested seq", inner)
+        case [1, 2, *more] if more != [9]:
+            return ("star guard", more)
+        case [1, 2, *_] | (1, str()):
+            return "nested or"
+    return "no"
+
+
+@cases(*SUBJECTS)
+def match_in_loop_with_break(x):
+    out = []
+    for item in (x, x):
+        match item:
+            case 0:
+                out.append("zero")
+                continue
+            case [*_]:
+                out.append("seq")
+                break
+            case _:
+                out.append("other")
+    return out
+
+
+@cases(*SUBJECTS)
+def match_no_default_falls_through(x):
+    r = "start"
+    match x:
+        case 1:
+            r = "one"
+        case "hello":
+            pass
+    return r
+
+
+@cases(((1, 2),), ([3, 4],), ("ab",), ({"k": 1},))
+def match_tuple_subject(x):
+    match x, len(x):
+        case (a, b), 2:
+            return ("pair of len 2", a, b)
+        case _, n:
+            return ("len", n)

@@ -1,2 +1,34 @@
-"""placeholder"""
+"""PEP 695 type parameters and `type` aliases (3.12+): imported only on 3.12+."""
+
+from . import cases
+
 CONSTRUCT = "type_params"
+
+
+@cases((1,), ("s",))
+def tp_generic_function[T](x: T) -> T:
+    return x
+
+
+@cases((1, 2),)
+def tp_bounded_and_constrained[T: int, S: (str, bytes), *Ts, **P](a, b):
+    return a, b
+
+
+@cases((1,),)
+def tp_generic_class_inside(x):
+    class Box[T]:
+        def __init__(self, v: T):
+            self.v = v
+
+        def get(self) -> T:
+            return self.v
+
+    return Box(x).get(), [p.__name__ for p in Box.__type_params__]
+
+
+@cases((1,),)
+def tp_type_alias_inside(x):
+    type Pair[K] = tuple[K, K]
+    type Simple = list[int]
+    return Pair.__name__, Simple.__value__, Pair[int].__args__

@@ -1,2 +1,185 @@
-"""placeholder"""
-CONSTRUCT = "with_statements"
+"""with statements: one or several items, `as` targets incl. tuples, nested, in loops."""
+
+from . import cases, lazy
+from ._helpers import CM, Obj
+from .exceptions import risky
+
+CONSTRUCT = "with"
+
+KINDS = tuple((k,) for k in range(3))
+
+
+@cases(*KINDS)
+def with_simple(k):
+    log = []
+    with CM(log):
+        log.append(risky(k))
+    return log
+
+
+@cases(*KINDS)
+def with_as(k):
+    log = []
+    with CM(log, value=k) as v:
+        log.append(("body", v))
+        risky(k)
+    return log, v
+
+
+@cases(*KINDS)
+def with_as_tuple_target(k):
+    log = []
+    with CM(log, value=(k, k + 1)) as (a, b):
+        log.append(a + b)
+    return log, a, b
+
+
+@cases(lazy(lambda: (Obj(), [0])))
+def with_as_attr_and_subscript(o, lst):
+    log = []
+    with CM(log, value="x") as o.attr, CM(log, value="y") as lst[0]:
+        pass
+    return log, o, lst
+
+
+@cases(*KINDS)
+def with_several_items(k):
+    log = []
+    with CM(log, "a") as a, CM(log, "b") as b, CM(log, "c"):
+        log.append((a, b))
+        risky(k)
+    return log
+
+
+@cases(*KINDS)
+def with_nested(k):
+    log = []
+    with CM(log, "outer"):
+        with CM(log, "inner") as inner:
+            log.append(inner)
+            risky(k)
+        log.append("between")
+    return log
+
+
+@cases(*KINDS)
+def with_swallowing(k):
+    log = []
+    with CM(log, swallow=True):
+        risky(k)
+        log.append("not reached on error")
+    log.append("after")
+    return log
+
+
+@cases(*KINDS)
+def with_return_inside(k):
+    log = []
+    with CM(log):
+        if k == 0:
+            return "returned", log
+        risky(k)
+    return "end", log
+
+
+@cases(([0, 1, 0, 2],), ([],))
+def with_in_loop_break_continue(ks):
+    log = []
+    for k in ks:
+        with CM(log, str(k), swallow=True):
+            if k == 2:
+                break
+            if k == 0:
+                continue
+            risky(k)
+        log.append("tail")
+    return log
+
+
+@cases(([0, 0, 2],), ([1],))
+def with_loop_inside_with(ks):
+    log = []
+    with CM(log):
+        for k in ks:
+            if k == 2:
+                break
+            log.append(risky(k))
+        else:
+            log.append("for else")
+    return log
+
+
+@cases(*KINDS)
+def with_and_try(k):
+    log = []
+    try:
+        with CM(log):
+            risky(k)
+    except ValueError:
+        log.append("caught outside")
+    finally:
+        log.append("finally")
+    return log
+
+
+@cases(*KINDS)
+def with_try_inside(k):
+    log = []
+    with CM(log) as v:
+        try:
+            risky(k)
+        except Exception as e:
+            log.append(type(e).__name__)
+            return v, log
+    return "normal", log
+
+
+@cases((0,), (1,))
+def with_open_file(k):
+    import io
+
+    buf = io.StringIO("line1\nline2\n")
+    with buf as fh:
+        lines = fh.readlines()
+    return lines, buf.closed
+
+
+@cases(*KINDS)
+def with_return_value_of_with(k):
+    log = []
+    with CM(log, value=[k]) as v:
+        v.append("mutated")
+    return v
+
+
+@cases(*KINDS)
+def with_in_while_with_return(k):
+    log = []
+    n = 0
+    while n < 3:
+        n += 1
+        with CM(log, str(n)):
+            if n == 2 and k == 1:
+                return "ret", log
+            if n == 2:
+                continue
+            log.append(n)
+    return "end", log
+
+
+@cases(*KINDS)
+def with_multiple_nested_swallow(k):
+    log = []
+    with CM(log, "outer", swallow=True):
+        with CM(log, "inner"):
+            risky(k)
+    return log
+
+
+@cases(*KINDS)
+def with_no_as_expression_target(k):
+    log = []
+    managers = [CM(log, "x")]
+    with managers[0]:
+        log.append(k)
+    return log
