@@ -120,6 +120,8 @@ class DumpSession:
         self.messages: list[str] = []
         self.files: dict[str, dict[str, Any]] = {}
         self.failed_codes: list[tuple[str, types.CodeType, str]] = []
+        # transformed-code file (relative) -> the Dynamo code object it was decompiled from
+        self.dynamo_codes: dict[str, types.CodeType] = {}
         self._warned: set[str] = set()
         self._fx_sources: dict[str, tuple[str, str]] = {}  # fx src -> (path, file content)
         self._code_files: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
@@ -293,6 +295,7 @@ class DumpSession:
             for long, short in usable.items():
                 g.setdefault(short, g[long])
         fc.transformed_file = self._file(path, "transformed_code", function=code.co_name)
+        self.dynamo_codes[fc.transformed_file] = new_code
         fc.transformed_function = fname(n)
         fc.executed_from_file = True
         self._code_file_by_id[id(result)] = (result, fc.transformed_file)

@@ -1,0 +1,256 @@
+"""Workloads for pellucid's torch.compile tests, benchmark and failure collection.
+
+Each workload builds fresh inputs and a function to compile, and says how to run it: ``run(fn)``
+returns the outputs (and gradients, for training workloads) to compare with eager.  Shapes are
+small: the tests run on two CPU cores.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import torch
+
+
+@dataclass
+class Workload:
+    name: str
+    make: Callable[[], tuple[Callable[..., Any], Callable[[Callable[..., Any]], Any]]]
+    compile_kwargs: dict[str, Any]
+    heavy: bool = False  # transformers models: slower to compile
+
+
+def _seed() -> None:
+    torch.manual_seed(0)
+
+
+def toy_example(a, b):
+    x = a / (torch.abs(a) + 1)
+    if b.sum() < 0:
+        b = b * -1
+    return x * b
+
+
+def make_readme():
+    _seed()
+    inputs = [(torch.randn(10), torch.randn(10)) for _ in range(4)]
+
+    def run(fn):
+        return [fn(a, b) for a, b in inputs]
+
+    return toy_example, run
+
+
+class MLP(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc1 = torch.nn.Linear(8, 16)
+        self.fc2 = torch.nn.Linear(16, 4)
+
+    def forward(self, x):
+        return self.fc2(torch.relu(self.fc1(x)))
+
+
+def make_mlp_backward():
+    _seed()
+    model = MLP()
+    x = torch.randn(5, 8)
+    target = torch.randn(5, 4)
+
+    def run(fn):
+        model.zero_grad()
+        out = fn(x)
+        loss = torch.nn.functional.mse_loss(out, target)
+        loss.backward()
+        return [out.detach(), loss.detach()] + [p.grad.clone() for p in model.parameters()]
+
+    return model, run
+
+
+def dynamic_fn(x, y):
+    return (x * 2 + y).sin().sum(dim=0)
+
+
+def make_dynamic():
+    _seed()
+    inputs = [(torch.randn(n, 3), torch.randn(n, 3)) for n in (2, 3, 5, 7)]
+
+    def run(fn):
+        return [fn(a, b) for a, b in inputs]
+
+    return dynamic_fn, run
+
+
+def graph_breaks(x):
+    y = x.cos()
+    print("pellucid graph break:", y.shape)
+    n = int(y.sum().item() > 0)
+    if y.mean() > 0:
+        y = y + n
+    else:
+        y = y - n
+    return y * 2
+
+
+def make_graph_breaks():
+    _seed()
+    inputs = [torch.randn(6), torch.randn(6) - 3]
+
+    def run(fn):
+        return [fn(x) for x in inputs]
+
+    return graph_breaks, run
+
+
+def make_closure():
+    _seed()
+    scale = torch.tensor(1.5)
+    offset = 0.25
+
+    def outer(x):
+        counter = [0]
+
+        def inner(y):
+            counter[0] += 1
+            return y * scale + offset
+
+        z = inner(x) + inner(x.sin())
+        return z, counter[0]
+
+    inputs = [torch.randn(4) for _ in range(2)]
+
+    def run(fn):
+        return [fn(x) for x in inputs]
+
+    return outer, run
+
+
+class Scaler(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.w = torch.nn.Parameter(torch.randn(4))
+
+    def scaled(self, x, k: float = 2.0):
+        return (x * self.w).relu() * k
+
+
+def make_method():
+    _seed()
+    m = Scaler()
+    inputs = [torch.randn(3, 4) for _ in range(2)]
+
+    def run(fn):
+        return [fn(x) for x in inputs]
+
+    return m.scaled, run
+
+
+def _tiny_bert():
+    from transformers import BertConfig, BertModel
+
+    cfg = BertConfig(
+        vocab_size=100,
+        hidden_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=128,
+        max_position_embeddings=32,
+    )
+    return BertModel(cfg).eval()
+
+
+def _tiny_gpt2():
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    cfg = GPT2Config(vocab_size=100, n_embd=64, n_layer=2, n_head=2, n_positions=32)
+    return GPT2LMHeadModel(cfg).eval()
+
+
+def make_bert():
+    _seed()
+    model = _tiny_bert()
+    ids = torch.randint(0, 100, (2, 8))
+
+    def run(fn):
+        model.zero_grad()
+        out = fn(input_ids=ids).last_hidden_state
+        out.sum().backward()
+        grads = [p.grad.clone() for p in model.parameters() if p.grad is not None]
+        return [out.detach()] + grads[:4]
+
+    return model, run
+
+
+def make_gpt2():
+    _seed()
+    model = _tiny_gpt2()
+    ids = torch.randint(0, 100, (2, 8))
+
+    def run(fn):
+        model.zero_grad()
+        out = fn(input_ids=ids, labels=ids)
+        out.loss.backward()
+        grads = [p.grad.clone() for p in model.parameters() if p.grad is not None]
+        return [out.logits.detach(), out.loss.detach()] + grads[:4]
+
+    return model, run
+
+
+WORKLOADS: dict[str, Workload] = {
+    w.name: w
+    for w in [
+        Workload("readme", make_readme, {}),
+        Workload("mlp_backward", make_mlp_backward, {}),
+        Workload("dynamic_true", make_dynamic, {"dynamic": True}),
+        Workload("dynamic_auto", make_dynamic, {}),
+        Workload("graph_breaks", make_graph_breaks, {}),
+        Workload("closure", make_closure, {}),
+        Workload("method", make_method, {}),
+        Workload("bert", make_bert, {}, heavy=True),
+        Workload("gpt2", make_gpt2, {}, heavy=True),
+    ]
+}
+
+
+def flatten(x: Any) -> list[Any]:
+    if isinstance(x, (list, tuple)):
+        out: list[Any] = []
+        for v in x:
+            out.extend(flatten(v))
+        return out
+    return [x]
+
+
+def assert_same(actual: Any, expected: Any, atol: float = 1e-5) -> None:
+    a, e = flatten(actual), flatten(expected)
+    assert len(a) == len(e), (len(a), len(e))
+    for u, v in zip(a, e):
+        if isinstance(v, torch.Tensor):
+            assert isinstance(u, torch.Tensor)
+            assert u.shape == v.shape, (u.shape, v.shape)
+            torch.testing.assert_close(u, v, atol=atol, rtol=1e-4)
+        else:
+            assert u == v, (u, v)
+
+
+def run_workload(
+    name: str, backend: str, dump_dir: str | None, reset: bool = True
+) -> tuple[Any, Any]:
+    """(compiled outputs, eager outputs) of one workload, compiled under prepare_debug(dump_dir)."""
+    import torch._dynamo
+
+    import pellucid
+
+    w = WORKLOADS[name]
+    if reset:
+        torch._dynamo.reset()
+    fn, run = w.make()
+    expected = run(fn)
+    compiled = torch.compile(fn, backend=backend, **w.compile_kwargs)
+    if dump_dir is None:
+        got = run(compiled)
+    else:
+        with pellucid.prepare_debug(dump_dir):
+            got = run(compiled)
+    return got, expected
