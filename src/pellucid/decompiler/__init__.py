@@ -1,0 +1,8 @@
+"""Decompile live CPython code objects (3.9-3.13) back to Python source."""
+
+from __future__ import annotations
+
+from pellucid.decompiler.errors import DecompilationError
+from pellucid.decompiler.api import decompile
+
+__all__ = ["DecompilationError", "decompile"]

@@ -1,0 +1,80 @@
+"""``decompile()``: accept what users hand us and find the code object inside."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from types import CodeType, FunctionType, MethodType
+from typing import Any
+
+from pellucid.decompiler.errors import DecompilationError
+
+
+def _unwrap(obj: Any) -> tuple[CodeType, FunctionType | None]:
+    """Return (code, function-or-None) for anything that wraps Python code."""
+    seen = set()
+    while id(obj) not in seen:
+        seen.add(id(obj))
+        if isinstance(obj, CodeType):
+            return obj, None
+        if isinstance(obj, FunctionType):
+            return obj.__code__, obj
+        if isinstance(obj, MethodType):
+            obj = obj.__func__
+            continue
+        if isinstance(obj, (staticmethod, classmethod)):
+            obj = obj.__func__
+            continue
+        if isinstance(obj, functools.partial):
+            obj = obj.func
+            continue
+        if isinstance(obj, property) and obj.fget is not None:
+            obj = obj.fget
+            continue
+        wrapped = getattr(obj, "__wrapped__", None)
+        if wrapped is not None:
+            obj = wrapped
+            continue
+        if not isinstance(obj, type) and not inspect.isbuiltin(obj):
+            call = getattr(type(obj), "__call__", None)
+            if isinstance(call, FunctionType):
+                obj = call
+                continue
+        break
+    raise TypeError(
+        f"pellucid.decompile() needs a function, method, code object or callable "
+        f"implemented in Python, not {type(obj).__name__!s}: {obj!r:.80}"
+    )
+
+
+def decompile(obj: Any, verify: bool = False) -> str:
+    """Return Python source equivalent to ``obj``'s bytecode.
+
+    ``obj`` may be a function, bound method, code object, ``functools.partial``,
+    a ``functools.wraps``/``lru_cache`` wrapper or a callable instance.  For a
+    function the result is a complete ``def`` statement (a module code object
+    gives a module's source).  With ``verify=True`` the source is compiled again
+    and its normalized bytecode compared with the original; any difference
+    raises :class:`DecompilationError` instead of returning suspicious source.
+    """
+    from pellucid.decompiler.emit import source_for
+
+    code, fn = _unwrap(obj)
+    source = source_for(code, fn)
+    if verify:
+        from pellucid.decompiler import verify as _verify
+
+        try:
+            recompiled = _verify.recompile(source, code)
+        except SyntaxError as e:
+            raise DecompilationError(
+                f"decompiled source does not compile ({e.msg}, line {e.lineno})",
+                code_name=code.co_qualname if hasattr(code, "co_qualname") else code.co_name,
+            ) from None
+        diffs = _verify.compare_code(code, recompiled)
+        if diffs:
+            raise DecompilationError(
+                "recompiled bytecode differs from the original: " + "; ".join(diffs[:3]),
+                code_name=getattr(code, "co_qualname", code.co_name),
+            )
+    return source

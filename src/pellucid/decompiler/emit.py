@@ -1,0 +1,388 @@
+"""Assemble decompiled bodies into ``def``/``lambda``/comprehension/module ast, then unparse."""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import sys
+from types import CodeType, FunctionType
+from typing import Any
+
+from pellucid.decompiler import values as V
+from pellucid.decompiler.errors import DecompilationError
+from pellucid.decompiler.evaluate import const, name
+from pellucid.decompiler.instructions import Instr
+from pellucid.decompiler.structure import Walker
+
+CO_VARARGS = 0x04
+CO_VARKEYWORDS = 0x08
+COMPREHENSIONS = {"<listcomp>": "list", "<setcomp>": "set", "<dictcomp>": "dict", "<genexpr>": "gen"}
+
+
+class CompAppend(ast.stmt):
+    """LIST_APPEND/SET_ADD/MAP_ADD/yield inside a comprehension body."""
+
+    _fields = ("kind", "elt", "value")
+
+    def __init__(self, kind: str, elt: ast.expr, value: ast.expr | None = None) -> None:
+        super().__init__()
+        self.kind = kind
+        self.elt = elt
+        self.value = value
+
+
+class SentValue(V.Marker):
+    """What a genexpr's YIELD_VALUE pushes back; always discarded."""
+
+
+class CodeWalker(Walker):
+    """A walker that knows how to turn nested code objects into source."""
+
+    def __init__(self, code: CodeType, mode: str = "function") -> None:
+        super().__init__(code)
+        self.mode = mode
+
+    def check_supported(self) -> None:
+        if self.mode == "genexpr":
+            saved = self.code.co_flags
+            # a generator expression is a generator by construction; we only
+            # accept the single shape it compiles to (checked when converting)
+            for i in self.ins:
+                if i.op in ("YIELD_FROM", "GET_AWAITABLE", "SEND"):
+                    raise self.fail("async generator expression is not supported yet", i)
+            del saved
+            return
+        super().check_supported()
+
+    def _only_comprehension_handlers(self) -> bool:
+        if self.mode == "genexpr":
+            return True
+        return super()._only_comprehension_handlers()
+
+    # ---- nested code
+    def next_is_comprehension(self, ins: Instr) -> bool:
+        i = ins.index
+        if i + 2 >= self.n:
+            return False
+        a, b = self.ins[i + 1], self.ins[i + 2]
+        if a.op == "SWAP" and a.argval == 2 and b.op == "FOR_ITER":
+            return True
+        return a.op == "LOAD_FAST" and a.argval == ".0" and b.op == "FOR_ITER"
+
+    def op_LOAD_FAST_AND_CLEAR(self, ins: Instr, stack: list) -> None:
+        stack.append(V.SavedLocal(ins.argval))
+
+    def op_LIST_APPEND(self, ins: Instr, stack: list) -> None:
+        v = self.pop_expr(stack, ins)
+        self._check_acc(stack, ins, "list")
+        self.emit(CompAppend("list", v))
+
+    def op_SET_ADD(self, ins: Instr, stack: list) -> None:
+        v = self.pop_expr(stack, ins)
+        self._check_acc(stack, ins, "set")
+        self.emit(CompAppend("set", v))
+
+    def op_MAP_ADD(self, ins: Instr, stack: list) -> None:
+        v = self.pop_expr(stack, ins)
+        k = self.pop_expr(stack, ins)
+        self._check_acc(stack, ins, "dict")
+        self.emit(CompAppend("dict", k, v))
+
+    def _check_acc(self, stack: list, ins: Instr, kind: str) -> None:
+        n = ins.arg
+        if len(stack) < n or not isinstance(stack[-n], V.Accumulator) or stack[-n].kind != kind:
+            raise self.fail(f"{ins.op} without a {kind} being built", ins)
+
+    def op_YIELD_VALUE(self, ins: Instr, stack: list) -> None:
+        if self.mode != "genexpr":
+            raise self.fail("generators are not supported yet", ins)
+        v = self.pop_expr(stack, ins)
+        self.emit(CompAppend("gen", v))
+        stack.append(SentValue())
+
+    def op_RETURN_GENERATOR(self, ins: Instr, stack: list) -> None:
+        if self.mode != "genexpr":
+            raise self.fail("generators are not supported yet", ins)
+        stack.append(SentValue())
+
+    def op_POP_TOP(self, ins: Instr, stack: list) -> None:
+        if stack and isinstance(stack[-1], SentValue):
+            stack.pop()
+            return
+        super().op_POP_TOP(ins, stack)
+
+    def _closure_tuple(self, ins: Instr) -> bool:
+        j = ins.index + 1
+        return j < self.n and self.ins[j].op == "LOAD_CONST" and hasattr(self.ins[j].argval, "co_code")
+
+    def function_expr(self, fv: V.FunctionValue, ins: Instr | None) -> ast.expr:
+        if fv.code.co_name != "<lambda>":
+            raise self.fail(f"function {fv.code.co_name} used as a value", ins)
+        if fv.decorators:
+            raise self.fail("decorated lambda", ins)
+        w = CodeWalker(fv.code)
+        body = w.body()
+        if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
+            raise self.fail("lambda body is not a single expression", ins)
+        return ast.Lambda(args=arguments(fv.code, fv.defaults, fv.kwdefaults, {}), body=body[0].value)
+
+    def _store_function(self, fv: V.FunctionValue, target: ast.expr, ins: Instr) -> bool:
+        if not isinstance(target, ast.Name) or fv.code.co_name != target.id:
+            return False
+        self.emit(function_def(fv.code, fv.defaults, fv.kwdefaults, fv.annotations, fv.decorators))
+        return True
+
+    def comprehension_expr(self, fv: V.FunctionValue, iterable: ast.expr, ins: Instr) -> ast.expr:
+        kind = COMPREHENSIONS[fv.code.co_name]
+        w = CodeWalker(fv.code, "genexpr" if kind == "gen" else "comprehension")
+        body = w.body()
+        if kind == "gen":
+            if not body or not isinstance(body[0], ast.For):
+                raise self.fail("unrecognized generator expression", ins)
+            rest = body[1:]
+            if rest and not (
+                len(rest) == 1 and isinstance(rest[0], ast.Return) and _is_none(rest[0].value)
+            ):
+                raise self.fail("generator expression with trailing code", ins)
+            expr = w.comprehension_from_for("gen", body[0], ins)
+        else:
+            if len(body) != 1 or not isinstance(body[0], ast.Return):
+                raise self.fail("unrecognized comprehension", ins)
+            expr = body[0].value
+        gens = expr.generators
+        if not (isinstance(gens[0].iter, ast.Name) and gens[0].iter.id == ".0"):
+            raise self.fail("comprehension does not iterate its argument", ins)
+        gens[0].iter = iterable
+        return expr
+
+    def build_comprehension(self, acc: V.Accumulator, node: ast.For, ins: Instr) -> ast.expr:
+        return self.comprehension_from_for(acc.kind, node, ins)
+
+    def comprehension_from_for(self, kind: str, node: ast.For, ins: Instr) -> ast.expr:
+        gens: list[ast.comprehension] = []
+        while True:
+            if node.orelse:
+                raise self.fail("comprehension loop with else", ins)
+            gen = ast.comprehension(target=node.target, iter=node.iter, ifs=[], is_async=0)
+            gens.append(gen)
+            body = [s for s in node.body if not isinstance(s, ast.Pass)]
+            while True:
+                if len(body) == 1 and isinstance(body[0], ast.If) and not body[0].orelse:
+                    gen.ifs.append(body[0].test)
+                    body = body[0].body
+                    continue
+                if (
+                    len(body) >= 2
+                    and isinstance(body[0], ast.If)
+                    and not body[0].orelse
+                    and len(body[0].body) == 1
+                    and isinstance(body[0].body[0], ast.Continue)
+                ):
+                    gen.ifs.append(_negate(body[0].test))
+                    body = body[1:]
+                    continue
+                break
+            if len(body) == 1 and isinstance(body[0], ast.For):
+                node = body[0]
+                continue
+            if len(body) == 1 and isinstance(body[0], CompAppend) and body[0].kind == kind:
+                app = body[0]
+                break
+            raise self.fail("comprehension body is not a single append", ins)
+        if kind == "list":
+            return ast.ListComp(elt=app.elt, generators=gens)
+        if kind == "set":
+            return ast.SetComp(elt=app.elt, generators=gens)
+        if kind == "dict":
+            return ast.DictComp(key=app.elt, value=app.value, generators=gens)
+        return ast.GeneratorExp(elt=app.elt, generators=gens)
+
+    def as_expr(self, v: Any, ins: Instr | None) -> ast.expr:
+        targets = self.assign_chains.pop(id(v), None)
+        e = super().as_expr(v, ins)
+        if targets:
+            if len(targets) != 1 or not isinstance(targets[0], ast.Name):
+                raise self.fail("assignment expression with several targets", ins)
+            t = targets[0]
+            t.ctx = ast.Store()
+            return ast.NamedExpr(target=t, value=e)
+        return e
+
+
+def _negate(e: ast.expr) -> ast.expr:
+    if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not):
+        return e.operand
+    return ast.UnaryOp(op=ast.Not(), operand=e)
+
+
+def _is_none(e: Any) -> bool:
+    return isinstance(e, ast.Constant) and e.value is None
+
+
+# ---------------------------------------------------------------- signatures
+def arguments(
+    code: CodeType,
+    defaults: list[ast.expr],
+    kwdefaults: list[tuple[str, ast.expr]],
+    annotations: dict[str, ast.expr],
+) -> ast.arguments:
+    names = code.co_varnames
+    npos = code.co_argcount
+    nposonly = code.co_posonlyargcount
+    nkw = code.co_kwonlyargcount
+
+    def arg(n: str) -> ast.arg:
+        return ast.arg(arg=n, annotation=annotations.get(n))
+
+    i = npos + nkw
+    vararg = kwarg = None
+    if code.co_flags & CO_VARARGS:
+        vararg = arg(names[i])
+        i += 1
+    if code.co_flags & CO_VARKEYWORDS:
+        kwarg = arg(names[i])
+    kwd = dict(kwdefaults)
+    return ast.arguments(
+        posonlyargs=[arg(n) for n in names[:nposonly]],
+        args=[arg(n) for n in names[nposonly:npos]],
+        vararg=vararg,
+        kwonlyargs=[arg(n) for n in names[npos : npos + nkw]],
+        kw_defaults=[kwd.get(n) for n in names[npos : npos + nkw]],
+        kwarg=kwarg,
+        defaults=list(defaults),
+    )
+
+
+def declarations(code: CodeType, walker_ins: list[Instr]) -> list[ast.stmt]:
+    """`global`/`nonlocal` statements a function body needs to compile the same."""
+    glob: list[str] = []
+    nonloc: list[str] = []
+    for i in walker_ins:
+        if i.op in ("STORE_GLOBAL", "DELETE_GLOBAL") and i.argval not in glob:
+            glob.append(i.argval)
+        if (
+            i.op in ("STORE_DEREF", "DELETE_DEREF")
+            and i.argval in code.co_freevars
+            and i.argval not in nonloc
+        ):
+            nonloc.append(i.argval)
+    out: list[ast.stmt] = []
+    if glob:
+        out.append(ast.Global(names=glob))
+    if nonloc:
+        out.append(ast.Nonlocal(names=nonloc))
+    return out
+
+
+def docstring(code: CodeType, ins: list[Instr]) -> str | None:
+    if not code.co_consts or not isinstance(code.co_consts[0], str):
+        return None
+    if code.co_name in ("<lambda>",) or code.co_name.startswith("<"):
+        return None
+    doc = code.co_consts[0]
+    if any(i.op == "LOAD_CONST" and i.argval is doc for i in ins):
+        return None
+    if sys.version_info < (3, 11) and any(i.op == "LOAD_CONST" and i.argval == doc for i in ins):
+        return None
+    return doc
+
+
+def function_body(code: CodeType) -> list[ast.stmt]:
+    w = CodeWalker(code)
+    body = w.body()
+    if body and isinstance(body[-1], ast.Return) and _is_none(body[-1].value):
+        body = body[:-1]
+    pre = declarations(code, w.ins)
+    doc = docstring(code, w.ins)
+    if doc is not None:
+        pre.insert(0, ast.Expr(value=ast.Constant(value=doc)))
+    body = pre + body
+    return body or [ast.Pass()]
+
+
+def function_def(
+    code: CodeType,
+    defaults: list[ast.expr],
+    kwdefaults: list[tuple[str, ast.expr]],
+    annotations: dict[str, ast.expr],
+    decorators: list[ast.expr],
+) -> ast.FunctionDef:
+    if code.co_flags & 0x80 or code.co_flags & 0x200:
+        raise DecompilationError(
+            "coroutines are not supported yet", code_name=getattr(code, "co_qualname", code.co_name)
+        )
+    node = ast.FunctionDef(
+        name=code.co_name,
+        args=arguments(code, defaults, kwdefaults, annotations),
+        body=function_body(code),
+        decorator_list=list(decorators),
+        returns=annotations.get("return"),
+        type_comment=None,
+        lineno=0,
+    )
+    if sys.version_info >= (3, 12):
+        node.type_params = []
+    return node
+
+
+# ---------------------------------------------------------------- live objects
+def _value_ast(v: Any) -> ast.expr:
+    """A source expression for a live default/annotation value."""
+    try:
+        if ast.literal_eval(repr(v)) == v and type(ast.literal_eval(repr(v))) is type(v):
+            return ast.parse(repr(v), mode="eval").body
+    except Exception:
+        pass
+    if isinstance(v, str):
+        return const(v)
+    if isinstance(v, type) or callable(v):
+        mod = getattr(v, "__module__", None)
+        qual = getattr(v, "__qualname__", None)
+        if qual and "<" not in qual:
+            if mod in ("builtins", None) and getattr(builtins, qual, None) is v:
+                return name(qual)
+            if mod:
+                try:
+                    return ast.parse(f"{mod}.{qual}", mode="eval").body
+                except SyntaxError:
+                    pass
+    try:
+        return ast.parse(repr(v), mode="eval").body
+    except SyntaxError:
+        return name(f"__default_{type(v).__name__}")
+
+
+def _annotation_ast(v: Any) -> ast.expr:
+    if isinstance(v, str):
+        try:
+            return ast.parse(v, mode="eval").body
+        except SyntaxError:
+            return const(v)
+    return _value_ast(v)
+
+
+def source_for(code: CodeType, fn: FunctionType | None) -> str:
+    """Source for a code object (a def statement, or a module body)."""
+    if code.co_name == "<module>":
+        w = CodeWalker(code, "module")
+        body = w.body()
+        if body and isinstance(body[-1], ast.Return) and _is_none(body[-1].value):
+            body = body[:-1]
+        mod = ast.Module(body=body or [ast.Pass()], type_ignores=[])
+        return ast.unparse(ast.fix_missing_locations(mod)) + "\n"
+    if code.co_name == "<lambda>" and fn is not None:
+        pass
+    defaults: list[ast.expr] = []
+    kwdefaults: list[tuple[str, ast.expr]] = []
+    annotations: dict[str, ast.expr] = {}
+    if fn is not None:
+        defaults = [_value_ast(v) for v in (fn.__defaults__ or ())]
+        kwdefaults = [(k, _value_ast(v)) for k, v in (fn.__kwdefaults__ or {}).items()]
+        try:
+            annotations = {k: _annotation_ast(v) for k, v in fn.__annotations__.items()}
+        except Exception:
+            annotations = {}
+    node = function_def(code, defaults, kwdefaults, annotations, [])
+    if not node.name.isidentifier():
+        node.name = "_" + "".join(c if c.isalnum() else "_" for c in node.name)
+    return ast.unparse(ast.fix_missing_locations(node)) + "\n"

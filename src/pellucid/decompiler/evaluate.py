@@ -1,0 +1,771 @@
+"""Symbolic stack evaluation: one handler per (normalized) opcode.
+
+Handlers pop ``ast`` expressions (or :mod:`values` markers) from the stack,
+push new expressions and emit statements through ``self.emit``.  They never
+look at control flow; :mod:`structure` owns jumps and calls these per
+instruction.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from typing import Any
+
+from pellucid.decompiler import values as V
+from pellucid.decompiler.errors import DecompilationError
+from pellucid.decompiler.instructions import Instr
+
+PY = sys.version_info[:2]
+
+BINOPS = {
+    "+": ast.Add,
+    "-": ast.Sub,
+    "*": ast.Mult,
+    "@": ast.MatMult,
+    "/": ast.Div,
+    "//": ast.FloorDiv,
+    "%": ast.Mod,
+    "**": ast.Pow,
+    "<<": ast.LShift,
+    ">>": ast.RShift,
+    "&": ast.BitAnd,
+    "|": ast.BitOr,
+    "^": ast.BitXor,
+}
+CMPOPS = {
+    "<": ast.Lt,
+    "<=": ast.LtE,
+    "==": ast.Eq,
+    "!=": ast.NotEq,
+    ">": ast.Gt,
+    ">=": ast.GtE,
+}
+UNARY = {
+    "UNARY_NEGATIVE": ast.USub,
+    "UNARY_POSITIVE": ast.UAdd,
+    "UNARY_INVERT": ast.Invert,
+    "UNARY_NOT": ast.Not,
+}
+INTRINSIC_1 = {
+    "INTRINSIC_UNARY_POSITIVE": "unary_positive",
+    "INTRINSIC_LIST_TO_TUPLE": "list_to_tuple",
+    "INTRINSIC_IMPORT_STAR": "import_star",
+}
+
+
+def name(id_: str, ctx: ast.expr_context | None = None) -> ast.Name:
+    return ast.Name(id=id_, ctx=ctx or ast.Load())
+
+
+def const(value: Any) -> ast.expr:
+    """An ast for a constant, keeping tuples/frozensets literal."""
+    if isinstance(value, tuple):
+        return ast.Tuple(elts=[const(v) for v in value], ctx=ast.Load())
+    if isinstance(value, frozenset):
+        return ast.Constant(value=value)  # marked; only valid inside `in`/`for`
+    return ast.Constant(value=value)
+
+
+def store_ctx(target: ast.expr) -> ast.expr:
+    """Turn an expression into an assignment/deletion target (recursively)."""
+    if isinstance(target, (ast.Tuple, ast.List)):
+        for e in target.elts:
+            store_ctx(e)
+    if isinstance(target, ast.Starred):
+        store_ctx(target.value)
+    if hasattr(target, "ctx"):
+        target.ctx = ast.Store()
+    return target
+
+
+class Evaluator:
+    """Opcode handlers.  Subclasses provide ``emit``, ``fail`` and the code."""
+
+    code: Any
+    loop_items: dict
+
+    # ----------------------------------------------------------- helpers
+    def fail(self, reason: str, ins: Instr | None = None) -> DecompilationError:
+        raise NotImplementedError
+
+    def emit(self, stmt: ast.stmt) -> None:
+        raise NotImplementedError
+
+    def pop_expr(self, stack: list, ins: Instr) -> ast.expr:
+        if not stack:
+            raise self.fail("stack underflow", ins)
+        v = stack.pop()
+        return self.as_expr(v, ins)
+
+    def as_expr(self, v: Any, ins: Instr | None) -> ast.expr:
+        if isinstance(v, ast.FormattedValue):
+            return ast.JoinedStr(values=[v])
+        if isinstance(v, ast.expr):
+            return v
+        if isinstance(v, V.FunctionValue):
+            return self.function_expr(v, ins)
+        raise self.fail(f"cannot use {type(v).__name__} as an expression", ins)
+
+    def pop_n(self, stack: list, n: int, ins: Instr) -> list[ast.expr]:
+        if n == 0:
+            return []
+        if len(stack) < n:
+            raise self.fail("stack underflow", ins)
+        items = stack[-n:]
+        del stack[-n:]
+        return [self.as_expr(v, ins) for v in items]
+
+    def function_expr(self, fv: V.FunctionValue, ins: Instr | None) -> ast.expr:
+        raise NotImplementedError
+
+    # ----------------------------------------------------------- loads
+    def op_LOAD_CONST(self, ins: Instr, stack: list) -> None:
+        v = ins.argval
+        if hasattr(v, "co_code"):
+            stack.append(V.FunctionValue(code=v))  # completed by MAKE_FUNCTION
+            stack[-1].raw_code_const = True
+            return
+        stack.append(const(v))
+
+    def op_LOAD_FAST(self, ins: Instr, stack: list) -> None:
+        if ins.argval == ".0":  # a comprehension's iterator argument (3.9-3.11)
+            stack.append(V.Iterator(name(".0")))
+            return
+        stack.append(name(ins.argval))
+
+    op_LOAD_NAME = op_LOAD_GLOBAL = op_LOAD_DEREF = op_LOAD_CLASSDEREF = op_LOAD_FAST
+
+    def op_LOAD_CLOSURE(self, ins: Instr, stack: list) -> None:
+        stack.append(name(ins.argval))
+
+    def op_LOAD_FROM_DICT_OR_DEREF(self, ins: Instr, stack: list) -> None:
+        stack.pop()  # the class namespace mapping
+        stack.append(name(ins.argval))
+
+    def op_LOAD_LOCALS(self, ins: Instr, stack: list) -> None:
+        stack.append(V.Marker())
+
+    def op_LOAD_ATTR(self, ins: Instr, stack: list) -> None:
+        obj = self.pop_expr(stack, ins)
+        stack.append(ast.Attribute(value=obj, attr=ins.argval, ctx=ast.Load()))
+
+    def op_LOAD_METHOD(self, ins: Instr, stack: list) -> None:
+        obj = self.pop_expr(stack, ins)
+        stack.append(ast.Attribute(value=obj, attr=ins.argval, ctx=ast.Load()))
+        stack.append(V.NULL)
+
+    def op_LOAD_SUPER_ATTR(self, ins: Instr, stack: list) -> None:
+        self_arg = self.pop_expr(stack, ins)
+        cls = self.pop_expr(stack, ins)
+        sup = self.pop_expr(stack, ins)
+        if ins.extra.get("two_arg"):
+            call = ast.Call(func=sup, args=[cls, self_arg], keywords=[])
+        else:
+            call = ast.Call(func=sup, args=[], keywords=[])
+        stack.append(ast.Attribute(value=call, attr=ins.argval, ctx=ast.Load()))
+        if ins.extra.get("extra_method"):
+            stack.append(V.NULL)
+
+    def op_LOAD_ASSERTION_ERROR(self, ins: Instr, stack: list) -> None:
+        n = name("AssertionError")
+        n.is_assertion_error = True
+        stack.append(n)
+
+    def op_LOAD_BUILD_CLASS(self, ins: Instr, stack: list) -> None:
+        stack.append(name("__build_class__"))
+
+    def op_PUSH_NULL(self, ins: Instr, stack: list) -> None:
+        stack.append(V.NULL)
+
+    # ----------------------------------------------------------- stack ops
+    def op_POP_TOP(self, ins: Instr, stack: list) -> None:
+        if not stack:
+            raise self.fail("stack underflow", ins)
+        v = stack.pop()
+        if isinstance(v, (V.Iterator, V.Null)):
+            return  # loop clean-up before return/break
+        if isinstance(v, V.ImportedModule):
+            if stack and isinstance(stack[-1], V.ImportedName) and stack[-1].module is v:
+                return  # 3.9/3.10 `import a.b.c as d` drops the module under the name
+            self.finish_from_import(v, ins)
+            return
+        if isinstance(v, V.ImportedName) and getattr(v.module, "done", False):
+            return
+        if isinstance(v, ast.expr):
+            if any(v is s for s in stack):
+                return  # a duplicate left over from a chain; nothing to say
+            self.emit(ast.Expr(value=v))
+            return
+        if isinstance(v, V.FunctionValue):
+            self.emit(ast.Expr(value=self.function_expr(v, ins)))
+            return
+        raise self.fail(f"POP_TOP of {type(v).__name__}", ins)
+
+    def op_COPY(self, ins: Instr, stack: list) -> None:
+        n = ins.argval
+        if len(stack) < n:
+            raise self.fail("stack underflow", ins)
+        stack.append(stack[-n])
+
+    def op_SWAP(self, ins: Instr, stack: list) -> None:
+        n = ins.argval
+        if len(stack) < n:
+            raise self.fail("stack underflow", ins)
+        stack[-1], stack[-n] = stack[-n], stack[-1]
+
+    def op_ROT_THREE(self, ins: Instr, stack: list) -> None:
+        if len(stack) < 3:
+            raise self.fail("stack underflow", ins)
+        stack.insert(-2, stack.pop())
+
+    def op_ROT_FOUR(self, ins: Instr, stack: list) -> None:
+        if len(stack) < 4:
+            raise self.fail("stack underflow", ins)
+        stack.insert(-3, stack.pop())
+
+    def op_DUP_TOP_TWO(self, ins: Instr, stack: list) -> None:
+        if len(stack) < 2:
+            raise self.fail("stack underflow", ins)
+        stack.extend(stack[-2:])
+
+    # ----------------------------------------------------------- operators
+    def op_BINARY_OP(self, ins: Instr, stack: list) -> None:
+        right = self.pop_expr(stack, ins)
+        left = self.pop_expr(stack, ins)
+        sym = ins.argval
+        if sym.endswith("=") and sym not in ("==", "<=", ">=", "!="):
+            stack.append(InPlace(left, BINOPS[sym[:-1]](), right))
+            return
+        stack.append(ast.BinOp(left=left, op=BINOPS[sym](), right=right))
+
+    def op_UNARY_NEGATIVE(self, ins: Instr, stack: list) -> None:
+        operand = self.pop_expr(stack, ins)
+        stack.append(ast.UnaryOp(op=UNARY[ins.op](), operand=operand))
+
+    op_UNARY_POSITIVE = op_UNARY_INVERT = op_UNARY_NOT = op_UNARY_NEGATIVE
+
+    def op_COMPARE_OP(self, ins: Instr, stack: list) -> None:
+        right = self.pop_expr(stack, ins)
+        left = self.pop_expr(stack, ins)
+        op = CMPOPS.get(ins.argval)
+        if op is None:
+            raise self.fail(f"unknown comparison {ins.argval!r}", ins)
+        stack.append(ast.Compare(left=left, ops=[op()], comparators=[right]))
+
+    def op_IS_OP(self, ins: Instr, stack: list) -> None:
+        right = self.pop_expr(stack, ins)
+        left = self.pop_expr(stack, ins)
+        op = ast.IsNot() if ins.arg else ast.Is()
+        stack.append(ast.Compare(left=left, ops=[op], comparators=[right]))
+
+    def op_CONTAINS_OP(self, ins: Instr, stack: list) -> None:
+        right = self.pop_expr(stack, ins)
+        left = self.pop_expr(stack, ins)
+        op = ast.NotIn() if ins.arg else ast.In()
+        stack.append(ast.Compare(left=left, ops=[op], comparators=[right]))
+
+    def op_CALL_INTRINSIC_1(self, ins: Instr, stack: list) -> None:
+        kind = ins.argrepr if hasattr(ins, "argrepr") else None
+        kind = str(ins.argval)
+        if "UNARY_POSITIVE" in kind:
+            operand = self.pop_expr(stack, ins)
+            stack.append(ast.UnaryOp(op=ast.UAdd(), operand=operand))
+        elif "LIST_TO_TUPLE" in kind:
+            v = self.pop_expr(stack, ins)
+            if not isinstance(v, ast.List):
+                raise self.fail("LIST_TO_TUPLE of a non-list", ins)
+            stack.append(ast.Tuple(elts=v.elts, ctx=ast.Load()))
+        elif "IMPORT_STAR" in kind:
+            mod = stack.pop()
+            if not isinstance(mod, V.ImportedModule):
+                raise self.fail("import * of a non-module", ins)
+            self.emit(
+                ast.ImportFrom(
+                    module=mod.name or None, names=[ast.alias(name="*")], level=mod.level
+                )
+            )
+            stack.append(const(None))  # popped by the following POP_TOP
+        else:
+            raise self.fail(f"unsupported intrinsic {kind}", ins)
+
+    def op_IMPORT_STAR(self, ins: Instr, stack: list) -> None:
+        mod = stack.pop()
+        if not isinstance(mod, V.ImportedModule):
+            raise self.fail("import * of a non-module", ins)
+        self.emit(
+            ast.ImportFrom(module=mod.name or None, names=[ast.alias(name="*")], level=mod.level)
+        )
+
+    # ----------------------------------------------------------- subscripts
+    def op_BINARY_SUBSCR(self, ins: Instr, stack: list) -> None:
+        index = self.pop_expr(stack, ins)
+        obj = self.pop_expr(stack, ins)
+        stack.append(ast.Subscript(value=obj, slice=index, ctx=ast.Load()))
+
+    def op_BUILD_SLICE(self, ins: Instr, stack: list) -> None:
+        parts = self.pop_n(stack, ins.arg, ins)
+        parts = [None if _is_none(p) else p for p in parts]
+        if ins.arg == 2:
+            stack.append(ast.Slice(lower=parts[0], upper=parts[1], step=None))
+        else:
+            stack.append(ast.Slice(lower=parts[0], upper=parts[1], step=parts[2]))
+
+    def op_BINARY_SLICE(self, ins: Instr, stack: list) -> None:
+        end = self.pop_expr(stack, ins)
+        start = self.pop_expr(stack, ins)
+        obj = self.pop_expr(stack, ins)
+        sl = ast.Slice(
+            lower=None if _is_none(start) else start, upper=None if _is_none(end) else end
+        )
+        stack.append(ast.Subscript(value=obj, slice=sl, ctx=ast.Load()))
+
+    def op_STORE_SLICE(self, ins: Instr, stack: list) -> None:
+        end = self.pop_expr(stack, ins)
+        start = self.pop_expr(stack, ins)
+        obj = self.pop_expr(stack, ins)
+        sl = ast.Slice(
+            lower=None if _is_none(start) else start, upper=None if _is_none(end) else end
+        )
+        self.store(ast.Subscript(value=obj, slice=sl, ctx=ast.Store()), stack, ins)
+
+    def op_STORE_SUBSCR(self, ins: Instr, stack: list) -> None:
+        index = self.pop_expr(stack, ins)
+        obj = self.pop_expr(stack, ins)
+        self.store(ast.Subscript(value=obj, slice=index, ctx=ast.Store()), stack, ins)
+
+    def op_DELETE_SUBSCR(self, ins: Instr, stack: list) -> None:
+        index = self.pop_expr(stack, ins)
+        obj = self.pop_expr(stack, ins)
+        self.emit(ast.Delete(targets=[ast.Subscript(value=obj, slice=index, ctx=ast.Del())]))
+
+    # ----------------------------------------------------------- stores
+    def op_STORE_FAST(self, ins: Instr, stack: list) -> None:
+        self.store(name(ins.argval, ast.Store()), stack, ins)
+
+    op_STORE_NAME = op_STORE_GLOBAL = op_STORE_DEREF = op_STORE_FAST
+
+    def op_STORE_ATTR(self, ins: Instr, stack: list) -> None:
+        obj = self.pop_expr(stack, ins)
+        self.store(ast.Attribute(value=obj, attr=ins.argval, ctx=ast.Store()), stack, ins)
+
+    def op_DELETE_FAST(self, ins: Instr, stack: list) -> None:
+        self.emit(ast.Delete(targets=[name(ins.argval, ast.Del())]))
+
+    op_DELETE_NAME = op_DELETE_GLOBAL = op_DELETE_DEREF = op_DELETE_FAST
+
+    def op_DELETE_ATTR(self, ins: Instr, stack: list) -> None:
+        obj = self.pop_expr(stack, ins)
+        self.emit(ast.Delete(targets=[ast.Attribute(value=obj, attr=ins.argval, ctx=ast.Del())]))
+
+    def store(self, target: ast.expr, stack: list, ins: Instr) -> None:
+        raise NotImplementedError
+
+    def op_UNPACK_SEQUENCE(self, ins: Instr, stack: list) -> None:
+        src = stack.pop()
+        group = V.UnpackGroup(src, ins.arg, None, [None] * ins.arg)
+        if isinstance(src, V.UnpackSlot):
+            group.parent = src
+        for i in reversed(range(ins.arg)):
+            stack.append(V.UnpackSlot(group, i))
+
+    def op_UNPACK_EX(self, ins: Instr, stack: list) -> None:
+        src = stack.pop()
+        before, after = ins.arg & 0xFF, ins.arg >> 8
+        size = before + 1 + after
+        group = V.UnpackGroup(src, size, before, [None] * size)
+        if isinstance(src, V.UnpackSlot):
+            group.parent = src
+        for i in reversed(range(size)):
+            stack.append(V.UnpackSlot(group, i))
+
+    # ----------------------------------------------------------- builders
+    def op_BUILD_TUPLE(self, ins: Instr, stack: list) -> None:
+        items = stack[len(stack) - ins.arg :] if ins.arg else []
+        if items and all(isinstance(v, ast.Name) for v in items) and self._closure_tuple(ins):
+            del stack[len(stack) - ins.arg :]
+            stack.append(ClosureTuple([v.id for v in items]))
+            return
+        elts = self.pop_n(stack, ins.arg, ins)
+        stack.append(ast.Tuple(elts=elts, ctx=ast.Load()))
+
+    def _closure_tuple(self, ins: Instr) -> bool:
+        return False
+
+    def op_BUILD_LIST(self, ins: Instr, stack: list) -> None:
+        if ins.arg == 0 and self.next_is_comprehension(ins):
+            stack.append(V.Accumulator("list"))
+            return
+        stack.append(ast.List(elts=self.pop_n(stack, ins.arg, ins), ctx=ast.Load()))
+
+    def op_BUILD_SET(self, ins: Instr, stack: list) -> None:
+        if ins.arg == 0 and self.next_is_comprehension(ins):
+            stack.append(V.Accumulator("set"))
+            return
+        elts = self.pop_n(stack, ins.arg, ins)
+        if not elts:
+            stack.append(ast.Call(func=name("set"), args=[], keywords=[]))
+            return
+        stack.append(ast.Set(elts=elts))
+
+    def op_BUILD_MAP(self, ins: Instr, stack: list) -> None:
+        if ins.arg == 0 and self.next_is_comprehension(ins):
+            stack.append(V.Accumulator("dict"))
+            return
+        items = self.pop_n(stack, 2 * ins.arg, ins)
+        stack.append(ast.Dict(keys=items[0::2], values=items[1::2]))
+
+    def next_is_comprehension(self, ins: Instr) -> bool:
+        return False
+
+    def op_BUILD_CONST_KEY_MAP(self, ins: Instr, stack: list) -> None:
+        keys = self.pop_expr(stack, ins)
+        vals = self.pop_n(stack, ins.arg, ins)
+        if not isinstance(keys, ast.Tuple):
+            raise self.fail("BUILD_CONST_KEY_MAP without constant keys", ins)
+        stack.append(ast.Dict(keys=list(keys.elts), values=vals))
+
+    def op_BUILD_STRING(self, ins: Instr, stack: list) -> None:
+        parts = self.pop_n(stack, ins.arg, ins)
+        values: list[ast.expr] = []
+        for p in parts:
+            if isinstance(p, ast.JoinedStr):
+                values.extend(p.values)
+            elif isinstance(p, ast.Constant) and isinstance(p.value, str):
+                values.append(p)
+            elif isinstance(p, ast.FormattedValue):
+                values.append(p)
+            else:
+                raise self.fail("BUILD_STRING of a non-string part", ins)
+        stack.append(ast.JoinedStr(values=values))
+
+    def op_FORMAT_VALUE(self, ins: Instr, stack: list) -> None:
+        flags = ins.arg
+        spec = None
+        if flags & 0x04:
+            spec = self.pop_expr(stack, ins)
+        value = self.pop_expr(stack, ins)
+        conv = {0: -1, 1: ord("s"), 2: ord("r"), 3: ord("a")}[flags & 0x03]
+        stack.append(_formatted(value, conv, spec))
+
+    def op_CONVERT_VALUE(self, ins: Instr, stack: list) -> None:
+        value = self.pop_expr(stack, ins)
+        conv = {1: ord("s"), 2: ord("r"), 3: ord("a")}[ins.arg]
+        stack.append(Converted(value, conv))
+
+    def op_FORMAT_SIMPLE(self, ins: Instr, stack: list) -> None:
+        v = stack.pop()
+        if isinstance(v, Converted):
+            stack.append(_formatted(v.value, v.conversion, None))
+        else:
+            stack.append(_formatted(self.as_expr(v, ins), -1, None))
+
+    def op_FORMAT_WITH_SPEC(self, ins: Instr, stack: list) -> None:
+        spec = self.pop_expr(stack, ins)
+        v = stack.pop()
+        if isinstance(v, Converted):
+            stack.append(_formatted(v.value, v.conversion, spec))
+        else:
+            stack.append(_formatted(self.as_expr(v, ins), -1, spec))
+
+    def op_LIST_EXTEND(self, ins: Instr, stack: list) -> None:
+        it = self.pop_expr(stack, ins)
+        target = stack[-ins.arg]
+        if not isinstance(target, ast.List):
+            raise self.fail("LIST_EXTEND on a non-list", ins)
+        if isinstance(it, (ast.Tuple, ast.List)) and not target.elts and _all_const(it):
+            target.elts.extend(it.elts)  # a constant list/tuple folded by the compiler
+            target.folded = True
+        else:
+            target.elts.append(ast.Starred(value=it, ctx=ast.Load()))
+
+    def op_SET_UPDATE(self, ins: Instr, stack: list) -> None:
+        it = self.pop_expr(stack, ins)
+        target = stack[-ins.arg]
+        if isinstance(target, ast.Call) and not target.args:  # set() placeholder
+            target = ast.Set(elts=[])
+            stack[-ins.arg] = target
+        if not isinstance(target, ast.Set):
+            raise self.fail("SET_UPDATE on a non-set", ins)
+        if isinstance(it, ast.Constant) and isinstance(it.value, frozenset) and not target.elts:
+            target.elts.extend(const(v) for v in it.value)
+        else:
+            target.elts.append(ast.Starred(value=it, ctx=ast.Load()))
+
+    def op_LIST_TO_TUPLE(self, ins: Instr, stack: list) -> None:
+        v = self.pop_expr(stack, ins)
+        if not isinstance(v, ast.List):
+            raise self.fail("LIST_TO_TUPLE of a non-list", ins)
+        stack.append(ast.Tuple(elts=v.elts, ctx=ast.Load()))
+
+    def op_DICT_UPDATE(self, ins: Instr, stack: list) -> None:
+        it = self.pop_expr(stack, ins)
+        target = stack[-ins.arg]
+        if not isinstance(target, ast.Dict):
+            raise self.fail("DICT_UPDATE on a non-dict", ins)
+        target.keys.append(None)
+        target.values.append(it)
+
+    def op_DICT_MERGE(self, ins: Instr, stack: list) -> None:
+        it = self.pop_expr(stack, ins)
+        target = stack[-ins.arg]
+        if not isinstance(target, ast.Dict):
+            raise self.fail("DICT_MERGE on a non-dict", ins)
+        target.keys.append(None)
+        target.values.append(it)
+        target.is_kwargs = True
+
+    def op_GET_ITER(self, ins: Instr, stack: list) -> None:
+        stack.append(V.Iterator(self.pop_expr(stack, ins)))
+
+    # ----------------------------------------------------------- calls
+    def _finish_call(self, func: Any, args: list, kwnames: tuple, stack: list, ins: Instr) -> None:
+        npos = len(args) - len(kwnames)
+        keywords = [
+            ast.keyword(arg=k, value=v) for k, v in zip(kwnames, args[npos:])
+        ]
+        call_args = args[:npos]
+        fexpr = func
+        if isinstance(func, V.FunctionValue):
+            if (
+                len(call_args) == 1
+                and isinstance(call_args[0], V.Iterator)
+                and func.code.co_name in ("<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>")
+            ):
+                stack.append(self.comprehension_expr(func, call_args[0].iterable, ins))
+                return
+            fexpr = self.function_expr(func, ins)
+        if call_args and isinstance(call_args[0], V.FunctionValue) and len(args) == 1:
+            fv = call_args[0]
+            if fv.code.co_name != "<lambda>":
+                # decorator application: keep the function pending
+                fv.decorators.insert(0, self.as_expr(func, ins))
+                stack.append(fv)
+                return
+        stack.append(
+            ast.Call(
+                func=self.as_expr(fexpr, ins),
+                args=[self.as_expr(a, ins) for a in call_args],
+                keywords=keywords,
+            )
+        )
+
+    def _pop_callable(self, stack: list, ins: Instr, args: list | None = None) -> Any:
+        """Pop the two callable slots; a non-NULL second slot is a first argument."""
+        a = stack.pop()
+        b = stack.pop()
+        if a is V.NULL:
+            return b
+        if b is V.NULL:
+            return a
+        if args is None:
+            raise self.fail("call without NULL marker", ins)
+        args.insert(0, a)
+        return b
+
+    def op_CALL(self, ins: Instr, stack: list) -> None:
+        kwnames = self.pending_kwnames or ()
+        self.pending_kwnames = None
+        args = self._pop_args(stack, ins.arg, ins)
+        func = self._pop_callable(stack, ins, args)
+        self._finish_call(func, args, kwnames, stack, ins)
+
+    def op_CALL_KW(self, ins: Instr, stack: list) -> None:
+        names = self.pop_expr(stack, ins)
+        args = self._pop_args(stack, ins.arg, ins)
+        func = self._pop_callable(stack, ins, args)
+        self._finish_call(func, args, tuple(e.value for e in names.elts), stack, ins)
+
+    def op_KW_NAMES(self, ins: Instr, stack: list) -> None:
+        self.pending_kwnames = ins.argval
+
+    def _pop_args(self, stack: list, n: int, ins: Instr) -> list:
+        if len(stack) < n:
+            raise self.fail("stack underflow", ins)
+        args = stack[len(stack) - n :] if n else []
+        if n:
+            del stack[-n:]
+        return args
+
+    def op_CALL_FUNCTION(self, ins: Instr, stack: list) -> None:
+        args = self._pop_args(stack, ins.arg, ins)
+        func = stack.pop()
+        self._finish_call(func, args, (), stack, ins)
+
+    def op_CALL_FUNCTION_KW(self, ins: Instr, stack: list) -> None:
+        names = self.pop_expr(stack, ins)
+        args = self._pop_args(stack, ins.arg, ins)
+        func = stack.pop()
+        self._finish_call(func, args, tuple(e.value for e in names.elts), stack, ins)
+
+    def op_CALL_METHOD(self, ins: Instr, stack: list) -> None:
+        args = self._pop_args(stack, ins.arg, ins)
+        func = self._pop_callable(stack, ins, args)
+        self._finish_call(func, args, (), stack, ins)
+
+    def op_CALL_FUNCTION_EX(self, ins: Instr, stack: list) -> None:
+        kwargs = None
+        if ins.arg & 1:
+            kwargs = self.pop_expr(stack, ins)
+        posargs = self.pop_expr(stack, ins)
+        if PY >= (3, 11):
+            func = self._pop_callable(stack, ins)
+        else:
+            func = stack.pop()
+        args: list[ast.expr] = []
+        if isinstance(posargs, (ast.Tuple, ast.List)):
+            args = list(posargs.elts)
+            if isinstance(posargs, ast.List) and getattr(posargs, "folded", False):
+                args = [ast.Starred(value=ast.Tuple(elts=args, ctx=ast.Load()), ctx=ast.Load())]
+        else:
+            args = [ast.Starred(value=posargs, ctx=ast.Load())]
+        keywords: list[ast.keyword] = []
+        if kwargs is not None:
+            if isinstance(kwargs, ast.Dict) and (getattr(kwargs, "is_kwargs", False) or True):
+                for k, v in zip(kwargs.keys, kwargs.values):
+                    if k is None:
+                        keywords.append(ast.keyword(arg=None, value=v))
+                    elif isinstance(k, ast.Constant) and isinstance(k.value, str):
+                        keywords.append(ast.keyword(arg=k.value, value=v))
+                    else:
+                        raise self.fail("non-string keyword", ins)
+            else:
+                keywords.append(ast.keyword(arg=None, value=kwargs))
+        stack.append(ast.Call(func=self.as_expr(func, ins), args=args, keywords=keywords))
+
+    # ----------------------------------------------------------- functions
+    def op_MAKE_FUNCTION(self, ins: Instr, stack: list) -> None:
+        if PY <= (3, 10):
+            self.pop_expr(stack, ins)  # qualified name
+        fv = stack.pop()
+        if not isinstance(fv, V.FunctionValue):
+            raise self.fail("MAKE_FUNCTION without a code object", ins)
+        fv = V.FunctionValue(code=fv.code)
+        flags = ins.arg if PY < (3, 13) else 0
+        if flags & 0x08:
+            fv.closure = self._closure_names(stack.pop(), ins)
+        if flags & 0x04:
+            fv.annotations = self._annotations(self.pop_expr(stack, ins), ins)
+        if flags & 0x02:
+            kw = self.pop_expr(stack, ins)
+            fv.kwdefaults = [(k.value, v) for k, v in zip(kw.keys, kw.values)]
+        if flags & 0x01:
+            d = self.pop_expr(stack, ins)
+            fv.defaults = list(d.elts)
+        stack.append(fv)
+
+    def op_SET_FUNCTION_ATTRIBUTE(self, ins: Instr, stack: list) -> None:
+        fv = stack.pop()
+        value = stack.pop()
+        flag = ins.arg
+        if flag == 0x08:
+            fv.closure = self._closure_names(value, ins)
+        elif flag == 0x04:
+            fv.annotations = self._annotations(self.as_expr(value, ins), ins)
+        elif flag == 0x02:
+            fv.kwdefaults = [(k.value, v) for k, v in zip(value.keys, value.values)]
+        elif flag == 0x01:
+            fv.defaults = list(value.elts)
+        else:
+            raise self.fail(f"unsupported function attribute {flag}", ins)
+        stack.append(fv)
+
+    def _closure_names(self, value: Any, ins: Instr) -> list[str]:
+        if isinstance(value, ClosureTuple):
+            return value.names
+        if isinstance(value, ast.Tuple) and all(isinstance(e, ast.Name) for e in value.elts):
+            return [e.id for e in value.elts]
+        raise self.fail("closure is not a tuple of cells", ins)
+
+    def _annotations(self, value: ast.expr, ins: Instr) -> dict[str, ast.expr]:
+        if isinstance(value, ast.Dict):
+            return {k.value: v for k, v in zip(value.keys, value.values)}
+        if isinstance(value, ast.Tuple):
+            e = value.elts
+            return {e[i].value: e[i + 1] for i in range(0, len(e), 2)}
+        raise self.fail("unrecognized annotations", ins)
+
+    # ----------------------------------------------------------- simple statements
+    def op_RETURN_VALUE(self, ins: Instr, stack: list) -> None:
+        v = self.pop_expr(stack, ins)
+        self.emit(ast.Return(value=v))
+
+    def op_RAISE_VARARGS(self, ins: Instr, stack: list) -> None:
+        cause = exc = None
+        if ins.arg == 2:
+            cause = self.pop_expr(stack, ins)
+        if ins.arg >= 1:
+            exc = self.pop_expr(stack, ins)
+        self.emit(ast.Raise(exc=exc, cause=cause))
+
+    def op_IMPORT_NAME(self, ins: Instr, stack: list) -> None:
+        fromlist = self.pop_expr(stack, ins)
+        level = self.pop_expr(stack, ins)
+        stack.append(
+            V.ImportedModule(
+                name=ins.argval, fromlist=fromlist.value if isinstance(fromlist, ast.Constant)
+                else tuple(e.value for e in fromlist.elts),
+                level=level.value,
+            )
+        )
+
+    def op_IMPORT_FROM(self, ins: Instr, stack: list) -> None:
+        mod = stack[-1]
+        if isinstance(mod, V.ImportedName):  # import a.b.c as d walks attributes
+            stack.append(V.ImportedName(mod.module, mod.name + "." + ins.argval))
+            return
+        if not isinstance(mod, V.ImportedModule):
+            raise self.fail("IMPORT_FROM without a module", ins)
+        stack.append(V.ImportedName(mod, ins.argval))
+
+    def finish_from_import(self, mod: V.ImportedModule, ins: Instr) -> None:
+        if getattr(mod, "done", False):
+            return
+        if not mod.names:
+            raise self.fail("from-import with no names", ins)
+        self.emit(ast.ImportFrom(module=mod.name or None, names=mod.names, level=mod.level))
+
+    def op_SETUP_ANNOTATIONS(self, ins: Instr, stack: list) -> None:
+        self.setup_annotations = True
+
+
+class InPlace(ast.expr):
+    """``left op= right`` before its store turns it into an AugAssign."""
+
+    _fields = ("target", "op", "value")
+
+    def __init__(self, target: ast.expr, op: ast.operator, value: ast.expr) -> None:
+        super().__init__()
+        self.target = target
+        self.op = op
+        self.value = value
+
+
+class Converted(ast.expr):
+    """3.13 CONVERT_VALUE result, consumed by FORMAT_SIMPLE/FORMAT_WITH_SPEC."""
+
+    _fields = ("value", "conversion")
+
+    def __init__(self, value: ast.expr, conversion: int) -> None:
+        super().__init__()
+        self.value = value
+        self.conversion = conversion
+
+
+class ClosureTuple(V.Marker):
+    def __init__(self, names: list[str]) -> None:
+        self.names = names
+
+
+def _formatted(value: ast.expr, conversion: int, spec: ast.expr | None) -> ast.FormattedValue:
+    if spec is not None and not isinstance(spec, ast.JoinedStr):
+        spec = ast.JoinedStr(values=[spec])
+    return ast.FormattedValue(value=value, conversion=conversion, format_spec=spec)
+
+
+def _is_none(e: ast.expr) -> bool:
+    return isinstance(e, ast.Constant) and e.value is None
+
+
+def _all_const(e: ast.expr) -> bool:
+    return all(isinstance(x, ast.Constant) or (isinstance(x, ast.Tuple) and _all_const(x)) for x in e.elts)

@@ -1,0 +1,285 @@
+"""One normalized instruction model for CPython 3.9-3.13.
+
+Version differences end here.  Later layers see a single opcode vocabulary with
+3.9-3.11 semantics where versions disagree:
+
+* jump direction variants are unified (``JUMP``, ``POP_JUMP_IF_FALSE`` ...) and
+  every jump carries ``target``, the index of the instruction it reaches;
+* ``FOR_ITER`` pops the iterator itself on exhaustion (``END_FOR`` is dropped);
+* ``RETURN_CONST`` becomes ``LOAD_CONST`` + ``RETURN_VALUE``;
+* 3.13 super-instructions are split into their halves;
+* the NULL bit of ``LOAD_GLOBAL``/``LOAD_ATTR`` becomes explicit ``PUSH_NULL`` /
+  ``LOAD_METHOD``;
+* binary operators are ``BINARY_OP`` with the operator symbol as ``argval``;
+* instructions with no source-level meaning (NOP, CACHE, RESUME, PRECALL,
+  TO_BOOL ...) disappear.
+"""
+
+from __future__ import annotations
+
+import dis
+import sys
+from dataclasses import dataclass, field
+from types import CodeType
+from typing import Any
+
+PY = sys.version_info[:2]
+
+DROPPED = frozenset(
+    {
+        "NOP",
+        "CACHE",
+        "EXTENDED_ARG",
+        "RESUME",
+        "PRECALL",
+        "TO_BOOL",
+        "COPY_FREE_VARS",
+        "MAKE_CELL",
+        "NOT_TAKEN",
+        "GEN_START",
+    }
+)
+
+JUMP_ALIASES = {
+    "JUMP_FORWARD": "JUMP",
+    "JUMP_BACKWARD": "JUMP",
+    "JUMP_ABSOLUTE": "JUMP",
+    "JUMP_BACKWARD_NO_INTERRUPT": "JUMP",
+    "POP_JUMP_FORWARD_IF_FALSE": "POP_JUMP_IF_FALSE",
+    "POP_JUMP_BACKWARD_IF_FALSE": "POP_JUMP_IF_FALSE",
+    "POP_JUMP_FORWARD_IF_TRUE": "POP_JUMP_IF_TRUE",
+    "POP_JUMP_BACKWARD_IF_TRUE": "POP_JUMP_IF_TRUE",
+    "POP_JUMP_FORWARD_IF_NONE": "POP_JUMP_IF_NONE",
+    "POP_JUMP_BACKWARD_IF_NONE": "POP_JUMP_IF_NONE",
+    "POP_JUMP_FORWARD_IF_NOT_NONE": "POP_JUMP_IF_NOT_NONE",
+    "POP_JUMP_BACKWARD_IF_NOT_NONE": "POP_JUMP_IF_NOT_NONE",
+}
+
+CONDITIONAL_JUMPS = frozenset(
+    {"POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE"}
+)
+VALUE_JUMPS = frozenset({"JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP"})
+
+# Pre-3.11 spellings of binary operators.
+_BINARY_NAMES = {
+    "POWER": "**",
+    "MULTIPLY": "*",
+    "MATRIX_MULTIPLY": "@",
+    "FLOOR_DIVIDE": "//",
+    "TRUE_DIVIDE": "/",
+    "MODULO": "%",
+    "ADD": "+",
+    "SUBTRACT": "-",
+    "LSHIFT": "<<",
+    "RSHIFT": ">>",
+    "AND": "&",
+    "XOR": "^",
+    "OR": "|",
+}
+_LEGACY_BINARY = {f"BINARY_{k}": v for k, v in _BINARY_NAMES.items()}
+_LEGACY_BINARY.update({f"INPLACE_{k}": v + "=" for k, v in _BINARY_NAMES.items()})
+
+
+@dataclass
+class Instr:
+    """A normalized instruction; ``target`` is an index into the same list."""
+
+    op: str
+    arg: Any
+    argval: Any
+    offset: int
+    line: int | None = None
+    target: int | None = None
+    index: int = -1
+    raw: str = ""
+    extra: dict = field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        t = f" ->{self.target}" if self.target is not None else ""
+        return f"<{self.index}:{self.op} {self.argval!r}{t}>"
+
+
+def _raw_instructions(code: CodeType) -> list[dis.Instruction]:
+    if PY >= (3, 11):
+        return list(dis.get_instructions(code, show_caches=False))
+    return list(dis.get_instructions(code))
+
+
+def _jump_target_offset(ins: dis.Instruction) -> int | None:
+    if ins.opcode in dis.hasjrel or ins.opcode in dis.hasjabs:
+        return ins.argval if isinstance(ins.argval, int) else None
+    return None
+
+
+def normalize(code: CodeType) -> list[Instr]:
+    """Return the normalized instruction list of ``code`` (not of nested code)."""
+    raw = _raw_instructions(code)
+    out: list[Instr] = []
+    # offset of raw instruction -> index of first normalized instruction at or after it
+    first_at: dict[int, int] = {}
+    pending_targets: list[tuple[Instr, int]] = []
+    skip_pop_after_end_for = False
+    line = None
+    for ins in raw:
+        first_at[ins.offset] = len(out)
+        name = ins.opname
+        if PY >= (3, 13):
+            ln = ins.line_number
+        else:
+            ln = ins.starts_line if isinstance(ins.starts_line, int) and ins.starts_line is not True else None
+        if ln is not None:
+            line = ln
+        if skip_pop_after_end_for:
+            skip_pop_after_end_for = False
+            if name == "POP_TOP":
+                continue
+        if name in DROPPED:
+            continue
+        if name == "END_FOR":
+            # 3.12: END_FOR pops twice; 3.13: END_FOR + POP_TOP.  Both are the
+            # exhaustion path of FOR_ITER, which our model already popped.
+            if PY >= (3, 13):
+                skip_pop_after_end_for = True
+            continue
+
+        def add(op: str, arg: Any = ins.arg, argval: Any = ins.argval, **extra: Any) -> Instr:
+            i = Instr(op, arg, argval, ins.offset, line, raw=name, extra=extra)
+            i.index = len(out)
+            out.append(i)
+            return i
+
+        target_offset = _jump_target_offset(ins)
+        start_len = len(out)
+        if name in JUMP_ALIASES:
+            name = JUMP_ALIASES[name]
+        if name in _LEGACY_BINARY:
+            add("BINARY_OP", argval=_LEGACY_BINARY[name])
+        elif name == "BINARY_OP":
+            add("BINARY_OP", argval=ins.argrepr)
+        elif name == "RETURN_CONST":
+            add("LOAD_CONST", argval=ins.argval)
+            add("RETURN_VALUE", None, None)
+        elif name == "LOAD_GLOBAL" and PY >= (3, 11):
+            if ins.arg & 1:
+                if PY >= (3, 13):
+                    add("LOAD_GLOBAL")
+                    add("PUSH_NULL", None, None)
+                else:
+                    add("PUSH_NULL", None, None)
+                    add("LOAD_GLOBAL")
+            else:
+                add("LOAD_GLOBAL")
+        elif name == "LOAD_ATTR" and PY >= (3, 12):
+            add("LOAD_METHOD" if ins.arg & 1 else "LOAD_ATTR")
+        elif name == "LOAD_SUPER_ATTR":
+            add("LOAD_SUPER_ATTR", extra_method=bool(ins.arg & 1), two_arg=bool(ins.arg & 2))
+        elif name in ("LOAD_FAST_LOAD_FAST", "STORE_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST"):
+            first, second = ins.argval
+            op1, op2 = name.split("_FAST_")
+            add(op1 + "_FAST", argval=first)
+            add(op2 + "_FAST" if not op2.endswith("FAST") else op2, argval=second)
+        elif name == "COMPARE_OP":
+            op = ins.argrepr
+            if op.startswith("bool(") and op.endswith(")"):
+                op = op[5:-1]
+            add("COMPARE_OP", argval=op)
+        elif name == "LOAD_FAST_CHECK":
+            add("LOAD_FAST")
+        elif name == "LOAD_CLOSURE":
+            add("LOAD_CLOSURE")
+        elif name == "ROT_TWO":
+            add("SWAP", 2, 2)
+        elif name == "DUP_TOP":
+            add("COPY", 1, 1)
+        elif name == "KW_NAMES":
+            add("KW_NAMES", argval=code.co_consts[ins.arg] if PY < (3, 12) else ins.argval)
+        else:
+            add(name)
+        if target_offset is not None and len(out) > start_len:
+            pending_targets.append((out[start_len], target_offset))
+    end = len(out)
+    for i, off in pending_targets:
+        if off is None:
+            continue
+        # FOR_ITER on 3.12+ targets END_FOR, which was dropped: the resolved
+        # index is the first instruction after the loop, as in 3.9-3.11.
+        i.target = _resolve(first_at, off, end)
+    return _fold_backward_conditionals(out)
+
+
+_INVERSE = {
+    "POP_JUMP_IF_FALSE": "POP_JUMP_IF_TRUE",
+    "POP_JUMP_IF_TRUE": "POP_JUMP_IF_FALSE",
+    "POP_JUMP_IF_NONE": "POP_JUMP_IF_NOT_NONE",
+    "POP_JUMP_IF_NOT_NONE": "POP_JUMP_IF_NONE",
+}
+
+
+def _fold_backward_conditionals(out: list[Instr]) -> list[Instr]:
+    """3.12+ has forward-only conditional jumps: ``POP_JUMP_IF_X +1; JUMP_BACKWARD t``
+    is how it spells a backward conditional jump.  Fold it back into one
+    ``POP_JUMP_IF_notX t`` so loops look alike on every version."""
+    if PY < (3, 12):
+        return out
+    targeted = {i.target for i in out if i.target is not None}
+    remove: set[int] = set()
+    for i in out:
+        if (
+            i.op in _INVERSE
+            and i.target == i.index + 2
+            and i.index + 1 < len(out)
+            and out[i.index + 1].op == "JUMP"
+            and out[i.index + 1].target is not None
+            and out[i.index + 1].target <= i.index
+            and (i.index + 1) not in targeted
+        ):
+            i.op = _INVERSE[i.op]
+            i.target = out[i.index + 1].target
+            remove.add(i.index + 1)
+    if not remove:
+        return out
+    return remove_instructions(out, remove)
+
+
+def remove_instructions(out: list[Instr], remove: set[int]) -> list[Instr]:
+    """Drop instructions by index, remapping jump targets to the next kept one."""
+    new_index: list[int] = []
+    kept: list[Instr] = []
+    for i in out:
+        new_index.append(len(kept))
+        if i.index not in remove:
+            kept.append(i)
+    new_index.append(len(kept))
+    for i in kept:
+        if i.target is not None:
+            i.target = new_index[i.target]
+    for n, i in enumerate(kept):
+        i.index = n
+    return kept
+
+
+def _resolve(first_at: dict[int, int], offset: int, end: int) -> int:
+    if offset in first_at:
+        return first_at[offset]
+    later = [o for o in first_at if o > offset]
+    return first_at[min(later)] if later else end
+
+
+def exception_entries(code: CodeType, instrs: list[Instr]) -> list[tuple[int, int, int, int, bool]]:
+    """Exception-table entries as (start, end, target, depth, lasti) instruction indices."""
+    if PY < (3, 11):
+        return []
+    first_at: dict[int, int] = {}
+    for i in instrs:
+        first_at.setdefault(i.offset, i.index)
+    raw_offsets = sorted({ins.offset for ins in _raw_instructions(code)})
+    full: dict[int, int] = {}
+    for off in raw_offsets:
+        full[off] = _resolve(first_at, off, len(instrs))
+    entries = []
+    for e in dis._parse_exception_table(code):  # type: ignore[attr-defined]
+        start = _resolve(full, e.start, len(instrs))
+        end = _resolve(full, e.end, len(instrs))
+        target = _resolve(full, e.target, len(instrs))
+        entries.append((start, end, target, e.depth, e.lasti))
+    return entries

@@ -1,0 +1,925 @@
+"""Control-flow structuring: jumps become if/while/for/break/continue, and/or, ternaries.
+
+The walker processes an instruction range with a symbolic stack.  Every jump
+it meets must fit a source construct whose extent is derived from jump
+targets (the loop header of a back edge, the false exit of a condition, the
+else-jump ending a then-branch); anything else raises DecompilationError.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from types import CodeType
+from typing import Any
+
+from pellucid.decompiler import values as V
+from pellucid.decompiler.errors import DecompilationError
+from pellucid.decompiler.evaluate import Evaluator, InPlace, const, name, store_ctx
+from pellucid.decompiler.instructions import (
+    CONDITIONAL_JUMPS,
+    PY,
+    VALUE_JUMPS,
+    Instr,
+    exception_entries,
+    normalize,
+)
+
+TERMINAL = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
+
+
+@dataclass(eq=False)
+class Loop:
+    header: int
+    follow: int
+    continue_targets: set[int]
+    break_targets: set[int]
+    item: V.ForItem | None = None
+    target: ast.expr | None = None
+
+
+@dataclass(eq=False)
+class Block:
+    """One block of a condition chain: evaluate ``expr``, jump if it is ``when``."""
+
+    expr: ast.expr
+    when: bool
+    target: int
+    start: int
+    jump: int
+
+
+@dataclass
+class Region:
+    """Where a walk ends, and which jump targets mean 'fall off the end'."""
+
+    stop: int
+    exits: frozenset = field(default_factory=frozenset)
+
+
+class Walker(Evaluator):
+    def __init__(self, code: CodeType) -> None:
+        self.code = code
+        self.ins = normalize(code)
+        self.n = len(self.ins)
+        self.block: list[ast.stmt] = []
+        self.loops: list[Loop] = []
+        self.pending_kwnames: tuple | None = None
+        self.assign_chains: dict[int, list[ast.expr]] = {}
+        self.parallel: list[tuple[Any, ast.expr]] | None = None
+        self.globals_declared: set[str] = set()
+        self.exc_entries = exception_entries(code, self.ins)
+        self.latch: dict[int, int] = {}
+        for i in self.ins:
+            if i.target is not None and i.target <= i.index and i.op != "FOR_ITER":
+                self.latch[i.target] = max(self.latch.get(i.target, -1), i.index)
+        self.reachable = self._reachability()
+        self.loop_counter = 0
+        self.seq = 0
+        self.cur_base = 0
+
+    # ------------------------------------------------------------ plumbing
+    def fail(self, reason: str, ins: Instr | None = None) -> DecompilationError:
+        return DecompilationError(
+            reason,
+            code_name=getattr(self.code, "co_qualname", self.code.co_name),
+            opname=ins.raw or ins.op if ins is not None else None,
+            offset=ins.offset if ins is not None else None,
+        )
+
+    def emit(self, stmt: ast.stmt) -> None:
+        self.block.append(stmt)
+
+    def _reachability(self) -> list[bool]:
+        seen = [False] * (self.n + 1)
+        work = [0]
+        handlers = self._handler_starts()
+        work.extend(handlers)
+        while work:
+            i = work.pop()
+            if i >= self.n or seen[i]:
+                continue
+            seen[i] = True
+            ins = self.ins[i]
+            if ins.target is not None:
+                work.append(ins.target)
+            if ins.op not in TERMINAL and ins.op != "JUMP":
+                work.append(i + 1)
+        return seen
+
+    def _handler_starts(self) -> list[int]:
+        return []
+
+    # ------------------------------------------------------------ entry
+    def body(self) -> list[ast.stmt]:
+        self.check_supported()
+        stmts, stack = self.walk(0, self.n, [], frozenset())
+        if stack:
+            raise self.fail(f"{len(stack)} values left on the stack at the end")
+        return stmts
+
+    def check_supported(self) -> None:
+        flags = self.code.co_flags
+        if flags & 0x20 or flags & 0x80 or flags & 0x100 or flags & 0x200:
+            raise self.fail("generators and coroutines are not supported yet")
+        for i in self.ins:
+            if i.op in _UNSUPPORTED:
+                raise self.fail(_UNSUPPORTED[i.op], i)
+        if self.exc_entries and not self._only_comprehension_handlers():
+            raise self.fail("exception handling (try/with) is not supported yet")
+
+    def _only_comprehension_handlers(self) -> bool:
+        # 3.12+ inlined comprehensions restore their shadowed locals in a handler:
+        # SWAP 2; POP_TOP; SWAP 2*; STORE_FAST*; RERAISE.  Nothing source-level.
+        for _, _, target, _, _ in self.exc_entries:
+            j = target
+            ops = []
+            while j < self.n and self.ins[j].op != "RERAISE":
+                ops.append(self.ins[j].op)
+                j += 1
+            if not ops or ops[0] != "SWAP" or ops[1:2] != ["POP_TOP"]:
+                return False
+            if any(o not in ("SWAP", "STORE_FAST", "POP_TOP") for o in ops):
+                return False
+        return True
+
+    # ------------------------------------------------------------ the walk
+    def walk(
+        self,
+        start: int,
+        stop: int,
+        stack: list,
+        exits: frozenset,
+        until_cond: bool = False,
+        base_stack: list | None = None,
+    ) -> tuple[list[ast.stmt], list]:
+        saved = self.block
+        self.block = []
+        base = len(stack)
+        saved_base, self.cur_base = self.cur_base, base
+        # after return/raise/break/continue the stack is dead; structured code
+        # that follows (reached by another jump) starts from the block's base
+        snapshot = list(stack) if base_stack is None else base_stack
+        i = start
+        self.stmt_start = start
+        try:
+            while i < stop:
+                if not self.reachable[i]:
+                    i += 1
+                    continue
+                if len(stack) == base:
+                    self.stmt_start = i
+                ins = self.ins[i]
+                if i in self.latch and not self._in_loop(i):
+                    if until_cond:
+                        if i != start:
+                            raise self.fail("loop inside a condition", ins)
+                    else:
+                        i = self.do_loop(i, stack, stop, exits)
+                        continue
+                op = ins.op
+                if op in CONDITIONAL_JUMPS:
+                    if until_cond and len(stack) == base + 1:
+                        return self.block, stack + [i]
+                    i = self.do_condition(i, stack, stop, exits)
+                    continue
+                if op in VALUE_JUMPS:
+                    i = self.do_value_jump(i, stack)
+                    continue
+                if op == "JUMP":
+                    i = self.do_jump(i, stack, stop, exits)
+                    if self.block and isinstance(self.block[-1], (ast.Break, ast.Continue)):
+                        stack[:] = snapshot
+                    continue
+                if op == "FOR_ITER":
+                    raise self.fail("FOR_ITER outside a loop", ins)
+                if op == "COPY" and self._is_value_boolop(i, stack):
+                    i = self.do_copy_boolop(i, stack)
+                    continue
+                handler = getattr(self, "op_" + op, None)
+                if handler is None:
+                    raise self.fail("unsupported opcode", ins)
+                handler(ins, stack)
+                if stack and isinstance(stack[-1], ast.AST) and not hasattr(stack[-1], "_seq"):
+                    self.seq += 1
+                    stack[-1]._seq = self.seq
+                i += 1
+                if op in TERMINAL:
+                    stack[:] = snapshot
+                    # code after a return is either another region's target or dead
+                    if i < stop and self._only_dead_or_exit_until(i, stop):
+                        i = stop
+            if until_cond:
+                raise self.fail("condition does not end in a jump", self.ins[min(i, self.n - 1)])
+            return self.block, stack
+        finally:
+            self.block = saved
+            self.cur_base = saved_base
+
+    def _only_dead_or_exit_until(self, i: int, stop: int) -> bool:
+        return all(not self.reachable[j] for j in range(i, stop))
+
+    def _in_loop(self, header: int) -> bool:
+        return any(header == lp.header or header in lp.continue_targets for lp in self.loops)
+
+    # ------------------------------------------------------------ jumps
+    def do_jump(self, i: int, stack: list, stop: int, exits: frozenset) -> int:
+        ins = self.ins[i]
+        t = ins.target
+        loop = self.loops[-1] if self.loops else None
+        if loop is not None and t in loop.continue_targets:
+            if t in exits and (i + 1 == stop or self._only_dead_or_exit_until(i + 1, stop)):
+                return stop  # the loop's own back edge: implicit
+            self.emit(ast.Continue())
+            return i + 1
+        if loop is not None and t in loop.break_targets:
+            self.emit(ast.Break())
+            return i + 1
+        if t == stop or t in exits:
+            if i + 1 == stop or self._only_dead_or_exit_until(i + 1, stop):
+                return stop
+            raise self.fail("jump to the end of a block from its middle", ins)
+        raise self.fail(f"unstructured jump to instruction {t}", ins)
+
+    # ------------------------------------------------------------ loops
+    def do_loop(self, h: int, stack: list, stop: int, exits: frozenset) -> int:
+        ins = self.ins[h]
+        latch = self.latch[h]
+        if ins.op == "FOR_ITER":
+            return self.do_for(h, stack, stop, exits)
+        inverted = self.try_inverted_while(h, stack, stop, exits)
+        if inverted is not None:
+            return inverted
+        body_end = latch + 1
+        breaks = self._jumps_out(h, body_end)
+        follow = max(breaks) if breaks else body_end
+        loop = Loop(h, follow, {h}, set(breaks) | {follow})
+        # a leading condition whose false exit leaves the loop is the while test
+        test = None
+        body_start = h
+        cond = self.try_condition_at(h, stack)
+        orelse: list[ast.stmt] = []
+        if cond is not None:
+            expr, T, F = cond
+            if F >= body_end and T <= latch:
+                test = expr
+                body_start = T
+                if not breaks:
+                    follow = F
+                    loop.follow = F
+                    loop.break_targets = {F}
+                if F < follow and F not in exits:
+                    orelse, st = self.walk(F, follow, list(stack), exits)
+                    if len(st) != len(stack):
+                        raise self.fail("while-else leaves values on the stack", ins)
+                elif F > follow:
+                    raise self.fail("while condition exits past the loop", ins)
+        self.loops.append(loop)
+        try:
+            body, st = self.walk(body_start, body_end, list(stack), frozenset({h}))
+        finally:
+            self.loops.pop()
+        if len(st) != len(stack):
+            raise self.fail("loop body changes the stack", ins)
+        self.emit(
+            ast.While(test=test if test is not None else const(True), body=_trim_continue(body), orelse=orelse)
+        )
+        if follow > stop and follow not in exits:
+            raise self.fail("loop exits past its enclosing block", ins)
+        return min(follow, stop) if follow in exits or follow == stop else follow
+
+    def _jumps_out(self, lo: int, hi: int) -> list[int]:
+        """Forward targets >= hi of unconditional jumps in [lo, hi): the break targets."""
+        out = []
+        for j in range(lo, hi):
+            t = self.ins[j].target
+            if self.ins[j].op == "JUMP" and t is not None and t >= hi and self.reachable[j]:
+                out.append(t)
+        return out
+
+    def do_for(self, h: int, stack: list, stop: int, exits: frozenset) -> int:
+        ins = self.ins[h]
+        if not stack or not isinstance(stack[-1], V.Iterator):
+            raise self.fail("for loop without an iterator", ins)
+        iterator = stack[-1]
+        exit_ = ins.target
+        body_end = exit_
+        breaks = [t for t in self._jumps_out(h + 1, body_end) if t != exit_]
+        follow = max(breaks) if breaks else exit_
+        if breaks and any(b != follow for b in breaks):
+            allowed = {follow} | set(exits)
+            if not set(breaks) <= allowed:
+                raise self.fail("for loop with several break targets", ins)
+        self.loop_counter += 1
+        item = V.ForItem(self.loop_counter)
+        loop = Loop(h, follow, {h}, set(breaks) | {follow}, item=item)
+        accumulator = stack[-2] if len(stack) >= 2 and isinstance(stack[-2], V.Accumulator) else None
+        self.loops.append(loop)
+        try:
+            body, st = self.walk(
+                h + 1, body_end, list(stack) + [item], frozenset({h}), base_stack=list(stack)
+            )
+        finally:
+            self.loops.pop()
+        if len(st) != len(stack) or st[-1] is not iterator:
+            raise self.fail("for body changes the stack", ins)
+        if loop.target is None:
+            raise self.fail("for loop target not found", ins)
+        stack.pop()
+        orelse: list[ast.stmt] = []
+        nxt = exit_
+        if follow != exit_ and follow not in exits:
+            if follow < exit_:
+                raise self.fail("break jumps backwards", ins)
+            orelse, st2 = self.walk(exit_, follow, list(stack), exits)
+            if len(st2) != len(stack):
+                raise self.fail("for-else changes the stack", ins)
+            nxt = follow
+        node = ast.For(
+            target=loop.target,
+            iter=iterator.iterable,
+            body=_trim_continue(body),
+            orelse=orelse,
+            type_comment=None,
+        )
+        if accumulator is not None:
+            stack[-1] = self.build_comprehension(accumulator, node, ins)
+            return nxt
+        self.emit(node)
+        return nxt
+
+    def try_inverted_while(self, h: int, stack: list, stop: int, exits: frozenset) -> int | None:
+        """3.10+ test-at-both-ends loops: ``test; jump exit; body: ...; test; jump body``."""
+        cond = self.try_condition_at(h, stack)
+        if cond is None:
+            return None
+        expr, T, F = cond
+        if T not in self.latch or self._in_loop(T) or T == h:
+            return None
+        return self._inverted_while(h, T, F, expr, stack, stop, exits, extra_continue={h})
+
+    def _inverted_while(
+        self, cs: int, T: int, F: int, expr: ast.expr, stack: list, stop: int, exits: frozenset,
+        extra_continue: set[int],
+    ) -> int | None:
+        latch = self.latch[T]
+        lj = self.ins[latch]
+        if lj.op not in CONDITIONAL_JUMPS or lj.target != T:
+            return None
+        # the test at the bottom is a copy of the test at the top
+        pre = self.ins[cs:T]
+        n = len(pre)
+        post = self.ins[latch - n + 1 : latch + 1]
+        if len(post) != n or any(
+            (a.op not in CONDITIONAL_JUMPS or b.op not in CONDITIONAL_JUMPS)
+            and (a.op, _key(a.argval)) != (b.op, _key(b.argval))
+            for a, b in zip(pre, post)
+        ):
+            return None
+        body_end = latch - n + 1
+        exit_ = latch + 1
+        breaks = [t for t in self._jumps_out(T, body_end) if t >= exit_]
+        follow = max(breaks) if breaks else F
+        loop = Loop(T, follow, {T, cs} | extra_continue, set(breaks) | {follow})
+        self.loops.append(loop)
+        try:
+            body, st = self.walk(T, body_end, list(stack), frozenset({T}))
+        finally:
+            self.loops.pop()
+        if len(st) != len(stack):
+            raise self.fail("loop body changes the stack", self.ins[T])
+        orelse: list[ast.stmt] = []
+        if follow != F and follow not in exits:
+            if F != exit_ and F > exit_:
+                return None
+            orelse, st2 = self.walk(exit_, follow, list(stack), exits)
+            if len(st2) != len(stack):
+                raise self.fail("while-else changes the stack", self.ins[T])
+        self.emit(ast.While(test=expr, body=_trim_continue(body), orelse=orelse))
+        if follow in exits:
+            return stop
+        return follow
+
+    # ------------------------------------------------------------ conditions
+    def try_condition_at(self, start: int, stack: list) -> tuple[ast.expr, int, int] | None:
+        """Parse a condition chain beginning at ``start``; None if there is none."""
+        try:
+            stmts, st = self.walk(start, self.n, list(stack), frozenset(), until_cond=True)
+        except DecompilationError:
+            return None
+        if stmts:
+            return None
+        j = st.pop()
+        first = st.pop()
+        if len(st) != len(stack):
+            return None
+        return self.condition_chain(j, first, stack, start)
+
+    def condition_chain(
+        self, j: int, first: ast.expr, stack: list, start: int
+    ) -> tuple[ast.expr, int, int] | None:
+        """Collect the and/or chain whose first test is ``first`` jumping at ``j``.
+
+        Returns (expression, T, F): the whole test is true exactly when control
+        reaches T (the fallthrough after the chain) and false when it reaches F.
+        """
+        blocks = [self._block(first, j, start)]
+        k = j + 1
+        while k < self.n and self.reachable[k]:
+            try:
+                stmts, st = self.walk(k, self.n, list(stack), frozenset(), until_cond=True)
+            except DecompilationError:
+                break
+            if stmts:
+                break
+            jj = st.pop()
+            e = st.pop()
+            if len(st) != len(stack) or any(a is not b for a, b in zip(st, stack)):
+                break
+            blocks.append(self._block(e, jj, k))
+            k = jj + 1
+        for size in range(len(blocks), 0, -1):
+            chain = blocks[:size]
+            T = chain[-1].jump + 1
+            starts = [b.start for b in chain]
+            outside = {b.target for b in chain if b.target not in starts[1:] and b.target != T}
+            if len(outside) != 1:
+                if size == 1 and not outside:
+                    # `if x: pass`
+                    continue
+                continue
+            (F,) = outside
+            expr = _build(chain, 0, size, T, F, starts + [T])
+            if expr is not None:
+                return expr, T, F
+        return None
+
+    def _block(self, expr: ast.expr, j: int, start: int) -> Block:
+        ins = self.ins[j]
+        op = ins.op
+        if op == "POP_JUMP_IF_NONE":
+            expr, when = ast.Compare(left=expr, ops=[ast.Is()], comparators=[const(None)]), True
+        elif op == "POP_JUMP_IF_NOT_NONE":
+            expr, when = ast.Compare(left=expr, ops=[ast.Is()], comparators=[const(None)]), False
+        else:
+            when = op == "POP_JUMP_IF_TRUE"
+        return Block(expr, when, ins.target, start, j)
+
+    def do_condition(self, j: int, stack: list, stop: int, exits: frozenset) -> int:
+        ins = self.ins[j]
+        first = stack.pop()
+        first = self.as_expr(first, ins)
+        start = self.stmt_start if self.stmt_start <= j else j
+        res = self.condition_chain(j, first, stack, start)
+        if res is None:
+            raise self.fail("unrecognized conditional jump", ins)
+        expr, T, F = res
+        loop = self.loops[-1] if self.loops else None
+        if loop is not None and F in loop.break_targets and F not in loop.continue_targets:
+            self.emit(ast.If(test=_negate(expr), body=[ast.Break()], orelse=[]))
+            return T
+        if loop is not None and F in loop.continue_targets:
+            if F in exits and T < stop:
+                # the rest of this block ends the loop body: `if test: <rest>`
+                body, st = self.walk(T, stop, list(stack), exits)
+                self.emit(ast.If(test=expr, body=body or [ast.Pass()], orelse=[]))
+                return stop
+            self.emit(ast.If(test=_negate(expr), body=[ast.Continue()], orelse=[]))
+            return T
+        if F < T:
+            raise self.fail("condition jumps backwards", ins)
+        if T in self.latch and not self._in_loop(T):
+            r = self._inverted_while(start, T, F, expr, stack, stop, exits, extra_continue=set())
+            if r is not None:
+                return r
+        return self.do_if(j, expr, T, F, stack, stop, exits)
+
+    def do_if(
+        self, j: int, expr: ast.expr, T: int, F: int, stack: list, stop: int, exits: frozenset
+    ) -> int:
+        ins = self.ins[j]
+        if F > stop and F not in exits:
+            raise self.fail("condition jumps past its block", ins)
+        then_stop = min(F, stop)
+        else_range = None
+        last = self.ins[then_stop - 1] if then_stop - 1 >= T else None
+        loop = self.loops[-1] if self.loops else None
+        if (
+            last is not None
+            and last.op == "JUMP"
+            and last.target is not None
+            and last.target > then_stop
+            and F <= stop
+            and not (loop is not None and (last.target in loop.break_targets or last.target in loop.continue_targets))
+        ):
+            E = last.target
+            if E <= stop:
+                else_range = (F, E)
+            elif E in exits:
+                else_range = (F, stop)
+            if else_range is not None:
+                then_stop = then_stop - 1
+        # what falling off the end of each branch means: reaching the if's follow
+        follow = else_range[1] if else_range else then_stop
+        if else_range:
+            follow_targets = {else_range[1], self.ins[then_stop].target}
+        else:
+            follow_targets = {F, then_stop}
+        inherited = exits if (follow == stop or follow_targets & exits) else frozenset()
+        branch_exits = frozenset(follow_targets) | inherited
+        last_in_then = self.ins[F - 1] if T <= F - 1 < self.n else None
+        if last_in_then is not None and last_in_then.op in VALUE_JUMPS and last_in_then.target > F:
+            return self._mixed_boolop(expr, T, F, last_in_then, stack)
+        then_body, st1 = self.walk(T, then_stop, list(stack), branch_exits)
+        if (
+            else_range is None
+            and len(then_body) == 1
+            and isinstance(then_body[0], ast.Raise)
+            and _assertion(then_body[0])
+        ):
+            exc = then_body[0].exc
+            msg = exc.args[0] if isinstance(exc, ast.Call) else None
+            self.emit(ast.Assert(test=_negate(expr), msg=msg))
+            return then_stop if F > stop else F
+        if else_range is not None:
+            else_body, st2 = self.walk(else_range[0], else_range[1], list(stack), branch_exits)
+            # a conditional expression leaves one value and says nothing
+            if (
+                not then_body
+                and not else_body
+                and len(st1) == len(stack) + 1
+                and len(st2) == len(stack) + 1
+            ):
+                stack.append(
+                    ast.IfExp(test=expr, body=self.as_expr(st1[-1], ins), orelse=self.as_expr(st2[-1], ins))
+                )
+                return else_range[1]
+            if len(st1) != len(stack) or len(st2) != len(stack):
+                raise self.fail("if/else branches leave different stacks", ins)
+            self.emit(ast.If(test=expr, body=then_body or [ast.Pass()], orelse=else_body))
+            return else_range[1]
+        if len(st1) != len(stack):
+            raise self.fail("if branch changes the stack", ins)
+        self.emit(ast.If(test=expr, body=then_body or [ast.Pass()], orelse=[]))
+        return then_stop if F > stop else F
+
+    def _mixed_boolop(self, cond: ast.expr, T: int, F: int, vj: Instr, stack: list) -> int:
+        """``(a and b) or c`` / ``(a or b) and c`` on 3.9-3.11: a pop-jump into the last operand."""
+        stmts, st = self.walk(T, F - 1, list(stack), frozenset())
+        if stmts or len(st) != len(stack) + 1:
+            raise self.fail("and/or operand is not an expression", vj)
+        middle = self.as_expr(st[-1], vj)
+        M = vj.target
+        stmts, st = self.walk(F, M, list(stack), frozenset({M}))
+        if stmts or len(st) != len(stack) + 1:
+            raise self.fail("and/or operand is not an expression", vj)
+        last = self.as_expr(st[-1], vj)
+        if vj.op == "JUMP_IF_TRUE_OR_POP":
+            inner = _boolop(ast.And(), cond, middle)
+            stack.append(_boolop(ast.Or(), inner, last))
+        else:
+            inner = _boolop(ast.Or(), _negate(cond), middle)
+            stack.append(_boolop(ast.And(), inner, last))
+        return M
+
+    # ------------------------------------------------------------ value-level and/or
+    def do_value_jump(self, j: int, stack: list) -> int:
+        """3.9-3.11 JUMP_IF_FALSE_OR_POP / JUMP_IF_TRUE_OR_POP: ``a and b`` / ``a or b``."""
+        ins = self.ins[j]
+        left = self.as_expr(stack.pop(), ins)
+        L = ins.target
+        if L <= j:
+            raise self.fail("backward and/or jump", ins)
+        if _is_chain_link(left, stack) and ins.op == "JUMP_IF_FALSE_OR_POP":
+            return self.do_chain(left, stack, j + 1, L, ins)
+        stmts, st = self.walk(j + 1, L, list(stack), frozenset({L}))
+        if stmts or len(st) != len(stack) + 1:
+            raise self.fail("and/or operand is not an expression", ins)
+        right = self.as_expr(st[-1], ins)
+        op = ast.And() if ins.op == "JUMP_IF_FALSE_OR_POP" else ast.Or()
+        chain = _chained_compare(left, right, stack)
+        if chain is not None:
+            stack.pop()  # the shared middle operand
+            stack.append(chain)
+            return self._after_chain_cleanup(L, stack, ins)
+        stack.append(_boolop(op, left, right))
+        return L
+
+    def _is_value_boolop(self, i: int, stack: list) -> bool:
+        # 3.12+: COPY 1; POP_JUMP_IF_X L; POP_TOP; <right>; L:
+        ins = self.ins[i]
+        if ins.argval != 1 or i + 2 >= self.n:
+            return False
+        nxt = self.ins[i + 1]
+        return (
+            nxt.op in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE")
+            and nxt.target is not None
+            and nxt.target > i + 2
+            and self.ins[i + 2].op == "POP_TOP"
+        )
+
+    def do_copy_boolop(self, i: int, stack: list) -> int:
+        jump = self.ins[i + 1]
+        left = self.as_expr(stack.pop(), jump)
+        L = jump.target
+        if _is_chain_link(left, stack) and jump.op == "POP_JUMP_IF_FALSE":
+            return self.do_chain(left, stack, i + 3, L, jump)
+        stmts, st = self.walk(i + 3, L, list(stack), frozenset({L}))
+        op = ast.And() if jump.op == "POP_JUMP_IF_FALSE" else ast.Or()
+        chain = _chained_compare(left, None, stack) if op.__class__ is ast.And else None
+        if chain is not None and not stmts and len(st) == len(stack) and isinstance(st[-1], ast.expr):
+            pass
+        if stmts or len(st) != len(stack) + 1:
+            # chained comparison whose true branch ends in a duplicated tail
+            r = self._chain_with_tail(i, left, stack, L)
+            if r is not None:
+                return r
+            raise self.fail("and/or operand is not an expression", jump)
+        right = self.as_expr(st[-1], jump)
+        chain = _chained_compare(left, right, stack)
+        if chain is not None:
+            stack.pop()
+            stack.append(chain)
+            return self._after_chain_cleanup(L, stack, jump)
+        stack.append(_boolop(op, left, right))
+        return L
+
+    def do_chain(self, left: ast.Compare, stack: list, resume: int, L: int, ins: Instr) -> int:
+        """One link of ``a < b < c``: evaluate until the shared middle operand is consumed."""
+        if not (L + 1 < self.n and self.ins[L].op == "SWAP" and self.ins[L + 1].op == "POP_TOP"):
+            raise self.fail("chained comparison without clean-up", ins)
+        shared = stack[-1]
+        st = list(stack)
+        saved, self.block = self.block, []
+        i = resume
+        try:
+            while any(x is shared for x in st):
+                if i >= L:
+                    raise self.fail("chained comparison operand not found", ins)
+                cur = self.ins[i]
+                if cur.target is not None:
+                    raise self.fail("jump inside a chained comparison operand", cur)
+                handler = getattr(self, "op_" + cur.op, None)
+                if handler is None:
+                    raise self.fail("unsupported opcode", cur)
+                handler(cur, st)
+                i += 1
+            if self.block:
+                raise self.fail("statement inside a chained comparison", ins)
+        finally:
+            self.block = saved
+        right = st.pop()
+        if not (isinstance(right, ast.Compare) and right.left is shared):
+            raise self.fail("chained comparison operand is not a comparison", ins)
+        stack[:] = st
+        stack.append(
+            ast.Compare(
+                left=left.left,
+                ops=left.ops + right.ops,
+                comparators=left.comparators + right.comparators,
+            )
+        )
+        nxt = self.ins[i]
+        if nxt.op == "JUMP" and nxt.target == L + 2:
+            return L + 2
+        if nxt.op in VALUE_JUMPS and nxt.target == L:
+            return i
+        if nxt.op == "COPY" and i + 1 < self.n and self.ins[i + 1].target == L:
+            return i
+        if i == L:
+            return L + 2
+        # the tail after the comparison was duplicated into both paths
+        a, b = i, L + 2
+        while a < L and b < self.n:
+            x, y = self.ins[a], self.ins[b]
+            if (x.op, _key(x.argval), x.target) != (y.op, _key(y.argval), y.target):
+                raise self.fail("chained comparison with different tails", ins)
+            if x.op in TERMINAL or x.op == "JUMP":
+                for k in range(L, b + 1):
+                    self.reachable[k] = False
+                return i
+            a += 1
+            b += 1
+        raise self.fail("chained comparison with different tails", ins)
+
+    def _after_chain_cleanup(self, L: int, stack: list, ins: Instr) -> int:
+        # the false path of a chained comparison lands on SWAP 2; POP_TOP
+        if L + 1 < self.n and self.ins[L].op == "SWAP" and self.ins[L + 1].op == "POP_TOP":
+            return L + 2
+        raise self.fail("chained comparison without clean-up", ins)
+
+    def _chain_with_tail(self, i: int, left: ast.expr, stack: list, L: int) -> int | None:
+        return None
+
+    # ------------------------------------------------------------ stores
+    def store(self, target: ast.expr, stack: list, ins: Instr) -> None:
+        if not stack:
+            raise self.fail("store with an empty stack", ins)
+        value = stack.pop()
+        if isinstance(value, V.UnpackSlot):
+            self._store_slot(value, target, stack, ins)
+            return
+        if isinstance(value, V.ForItem):
+            for lp in reversed(self.loops):
+                if lp.item is value:
+                    lp.target = target
+                    return
+            raise self.fail("loop item stored outside its loop", ins)
+        if isinstance(value, V.SavedLocal):
+            return  # 3.12+ comprehension restoring a shadowed local
+        if isinstance(value, V.ImportedModule):
+            self._store_import(value, target, ins)
+            return
+        if isinstance(value, V.ImportedName):
+            mod = value.module
+            if mod.fromlist in (None, ()) or "." in value.name:
+                # import a.b.c as d
+                if mod.level or not isinstance(target, ast.Name):
+                    raise self.fail("unrecognized import", ins)
+                self.emit(ast.Import(names=[ast.alias(name=mod.name, asname=target.id)]))
+                mod.done = True
+                return
+            value.module.names.append(
+                ast.alias(name=value.name, asname=None if target.id == value.name else target.id)
+            )
+            return
+        if isinstance(value, V.FunctionValue):
+            if self._store_function(value, target, ins):
+                return
+        if isinstance(value, InPlace):
+            self.emit(ast.AugAssign(target=store_ctx(target), op=value.op, value=value.value))
+            return
+        # `a = b = value`: the same object is still on the stack
+        if any(value is s for s in stack):
+            self.assign_chains.setdefault(id(value), []).append(target)
+            return
+        targets = self.assign_chains.pop(id(value), []) + [target]
+        if len(targets) == 1 and (self.parallel or self._more_values_pending(stack)):
+            # `a, b = b, a`: several values pushed, then stored one by one
+            self.parallel = (self.parallel or []) + [(value, target)]
+            if self._more_values_pending(stack):
+                return
+            pairs = sorted(self.parallel, key=lambda p: getattr(p[0], "_seq", 0))
+            self.parallel = None
+            self.emit(
+                ast.Assign(
+                    targets=[ast.Tuple(elts=[store_ctx(t) for _, t in pairs], ctx=ast.Store())],
+                    value=ast.Tuple(elts=[self.as_expr(v, ins) for v, _ in pairs], ctx=ast.Load()),
+                    lineno=0,
+                )
+            )
+            return
+        self.emit(ast.Assign(targets=targets, value=self.as_expr(value, ins), lineno=0))
+
+    def _more_values_pending(self, stack: list) -> bool:
+        return len(stack) > self.cur_base and isinstance(stack[-1], ast.expr)
+
+    def _store_import(self, mod: V.ImportedModule, target: ast.expr, ins: Instr) -> None:
+        if mod.fromlist not in (None, ()):
+            raise self.fail("store of a from-import module", ins)
+        top = mod.name.split(".")[0]
+        if not isinstance(target, ast.Name):
+            raise self.fail("import stored to a non-name", ins)
+        if target.id == top and mod.level == 0:
+            self.emit(ast.Import(names=[ast.alias(name=mod.name, asname=None)]))
+        elif "." not in mod.name or PY >= (3, 0):
+            if "." in mod.name and target.id != mod.name.split(".")[-1] and mod.level == 0 and False:
+                pass
+            if mod.level:
+                raise self.fail("relative plain import", ins)
+            self.emit(ast.Import(names=[ast.alias(name=mod.name, asname=target.id)]))
+
+    def _store_slot(self, slot: V.UnpackSlot, target: ast.expr, stack: list, ins: Instr) -> None:
+        group = slot.group
+        if group.star_index == slot.index:
+            target = ast.Starred(value=target, ctx=ast.Store())
+        group.targets[slot.index] = target
+        if not group.complete():
+            return
+        tup = ast.Tuple(elts=[store_ctx(t) for t in group.targets], ctx=ast.Store())
+        if group.parent is not None:
+            self._store_slot(group.parent, tup, stack, ins)
+            return
+        src = group.source
+        if isinstance(src, V.ForItem):
+            stack.append(src)
+            self.store(tup, stack, ins)
+            return
+        stack.append(src)
+        self.store(tup, stack, ins)
+
+    def _store_function(self, fv: V.FunctionValue, target: ast.expr, ins: Instr) -> bool:
+        raise NotImplementedError
+
+    def build_comprehension(self, acc: V.Accumulator, node: ast.For, ins: Instr) -> ast.expr:
+        raise NotImplementedError
+
+
+def _key(v: Any) -> Any:
+    return (type(v).__name__, repr(v))
+
+
+_UNSUPPORTED = {
+    "SETUP_FINALLY": "exception handling (try) is not supported yet",
+    "SETUP_WITH": "with statements are not supported yet",
+    "SETUP_ASYNC_WITH": "async with is not supported yet",
+    "BEFORE_WITH": "with statements are not supported yet",
+    "BEFORE_ASYNC_WITH": "async with is not supported yet",
+    "YIELD_VALUE": "generators are not supported yet",
+    "YIELD_FROM": "generators are not supported yet",
+    "GET_AWAITABLE": "coroutines are not supported yet",
+    "MATCH_CLASS": "match statements are not supported yet",
+    "MATCH_MAPPING": "match statements are not supported yet",
+    "MATCH_SEQUENCE": "match statements are not supported yet",
+    "MATCH_KEYS": "match statements are not supported yet",
+    "GET_LEN": "match statements are not supported yet",
+    "LOAD_BUILD_CLASS": "class definitions are not supported yet",
+    "SETUP_ANNOTATIONS": "annotated module/class bodies are not supported yet",
+}
+
+
+def _is_chain_link(left: ast.expr, stack: list) -> bool:
+    return isinstance(left, ast.Compare) and bool(stack) and left.comparators[-1] is stack[-1]
+
+
+def _assertion(r: ast.Raise) -> bool:
+    exc = r.exc
+    if isinstance(exc, ast.Call) and len(exc.args) == 1 and not exc.keywords:
+        exc = exc.func
+    return getattr(exc, "is_assertion_error", False) and r.cause is None
+
+
+def _negate(e: ast.expr) -> ast.expr:
+    if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not):
+        return e.operand
+    return ast.UnaryOp(op=ast.Not(), operand=e)
+
+
+def _boolop(op: ast.boolop, left: ast.expr, right: ast.expr) -> ast.BoolOp:
+    values = []
+    for v in (left, right):
+        if isinstance(v, ast.BoolOp) and type(v.op) is type(op) and v is right:
+            values.extend(v.values)
+        else:
+            values.append(v)
+    return ast.BoolOp(op=op, values=values)
+
+
+def _chained_compare(left: ast.expr, right: ast.expr | None, stack: list) -> ast.Compare | None:
+    """``a < b < c``: left is Compare(a, b) whose last operand is also on the stack."""
+    if not (isinstance(left, ast.Compare) and stack):
+        return None
+    shared = stack[-1]
+    if left.comparators[-1] is not shared:
+        return None
+    if right is None or not isinstance(right, ast.Compare) or right.left is not shared:
+        return None
+    return ast.Compare(
+        left=left.left, ops=left.ops + right.ops, comparators=left.comparators + right.comparators
+    )
+
+
+def _build(chain: list[Block], lo: int, hi: int, t_true: int, t_false: int, starts: list[int]):
+    """Rebuild the boolean expression of chain[lo:hi] whose exits are t_true/t_false."""
+    if hi - lo == 1:
+        b = chain[lo]
+        fall = starts[hi]
+        if b.when:
+            exits = (b.target, fall)
+        else:
+            exits = (fall, b.target)
+        if exits == (t_true, t_false):
+            return b.expr
+        if exits == (t_false, t_true):
+            return _negate(b.expr)
+        return None
+    for k in range(lo + 1, hi):
+        inner = set(starts[lo + 1 : k])
+        sk = starts[k]
+        outs = {chain[m].target for m in range(lo, k) if chain[m].target not in inner and chain[m].target != sk}
+        if len(outs) != 1:
+            continue
+        (x,) = outs
+        if x == t_false:
+            left = _build(chain, lo, k, sk, t_false, starts)
+            if left is None:
+                continue
+            right = _build(chain, k, hi, t_true, t_false, starts)
+            if right is None:
+                continue
+            return _boolop(ast.And(), left, right)
+        if x == t_true:
+            left = _build(chain, lo, k, t_true, sk, starts)
+            if left is None:
+                continue
+            right = _build(chain, k, hi, t_true, t_false, starts)
+            if right is None:
+                continue
+            return _boolop(ast.Or(), left, right)
+    return None
+
+
+def _trim_continue(body: list[ast.stmt]) -> list[ast.stmt]:
+    if body and isinstance(body[-1], ast.Continue):
+        body = body[:-1]
+    return body or [ast.Pass()]
