@@ -84,6 +84,8 @@ def _selftest_decompile(obj, verify=False):
     import inspect
     import textwrap
 
+    if isinstance(obj, types.CodeType) and obj.co_name == "<module>":
+        return Path(obj.co_filename).read_text(encoding="utf-8")
     fn = getattr(obj, "__func__", obj)
     tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
     for node in ast.walk(tree):
