@@ -187,12 +187,21 @@ def module_source(name: str) -> tuple[str, str] | None:
         return spec.origin, f.read()
 
 
+# Code objects that are not functions of their own in the source: they are
+# decompiled (and verified) as part of the function or module containing them.
+_EMBEDDED = {"<lambda>", "<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>"}
+
+
 def walk_code(code: types.CodeType, prefix: str = ""):
-    """Yield (qualname, code) for every code object nested in ``code``, depth first."""
+    """Yield (qualname, code) for every function (def) nested in ``code``, depth first.
+
+    Class bodies are covered by the whole-module row; lambdas and comprehensions
+    by the function that contains them."""
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
             qualname = getattr(const, "co_qualname", None) or prefix + const.co_name
-            yield qualname, const
+            if const.co_name not in _EMBEDDED and const.co_flags & 0x3 == 0x3:
+                yield qualname, const
             sep = ".<locals>." if const.co_flags & 1 else "."
             yield from walk_code(const, prefix + const.co_name + sep)
 
