@@ -646,9 +646,36 @@ def recompile(source: str, original_code: CodeType, filename: str = "<pellucid>"
     """
     tree = ast.parse(source, filename, "exec")
     tree = wrap_source_tree(tree, original_code)
+    imported = sorted(_import_originated_globals(original_code))
+    if imported:
+        # 3.11+ does not use LOAD_METHOD on names the *module* imports; the
+        # function alone cannot say so, so the recompiling module must.
+        tree.body[:0] = [ast.Import(names=[ast.alias(name=n)]) for n in imported]
+        ast.fix_missing_locations(tree)
     flags = original_code.co_flags & _FUTURE_FLAGS
     module_code = compile(tree, filename, "exec", flags=flags, dont_inherit=True)
     return find_code(module_code, original_code)
+
+
+def _import_originated_globals(code: CodeType) -> set[str]:
+    """Globals called as ``name.attr(...)`` without the method-call form (3.11+)."""
+    if PY < (3, 11):
+        return set()
+    found: set[str] = set()
+    stack = [code]
+    while stack:
+        c = stack.pop()
+        stack.extend(k for k in c.co_consts if isinstance(k, CodeType))
+        ins = [i for i in dis.get_instructions(c) if i.opname not in ("CACHE", "EXTENDED_ARG")]
+        for a, b in zip(ins, ins[1:]):
+            if (
+                a.opname == "LOAD_GLOBAL"
+                and a.arg & 1
+                and b.opname == "LOAD_ATTR"
+                and not (PY >= (3, 12) and b.arg & 1)
+            ):
+                found.add(a.argval)
+    return found
 
 
 def verify_source(source: str, original_code: CodeType) -> list[str]:
