@@ -271,9 +271,25 @@ def is_fx_graph_module(obj: Any) -> bool:
         return False
 
 
-def graph_module_source(gm: Any) -> tuple[str, dict[str, Any]]:
+def recompiling_graph_module() -> Any:
+    """The GraphModule whose ``recompile()`` is on the call stack (FX codegen -> exec), if any."""
+    import sys
+
+    frame = sys._getframe(1)
+    for _ in range(12):
+        if frame is None:
+            break
+        if frame.f_code.co_name in ("recompile", "real_recompile"):
+            obj = frame.f_locals.get("self")
+            if is_fx_graph_module(obj):
+                return obj
+        frame = frame.f_back
+    return None
+
+
+def graph_module_source(gm: Any, recompile: bool = True) -> tuple[str, dict[str, Any]]:
     """(verbose forward source with shape/dtype annotations, its exec globals) of a GraphModule."""
-    if hasattr(gm, "real_recompile"):
+    if recompile and hasattr(gm, "real_recompile"):
         # LazyGraphModule: make ``forward`` real before we replace it.
         try:
             gm.real_recompile()

@@ -128,6 +128,8 @@ class DumpSession:
         self._code_file_by_id: dict[int, tuple[types.CodeType, str]] = {}
         self._current_graph = threading.local()
         self._graph_bodies: dict[str, dict[str, str]] = {}
+        self._gm_stage: dict[int, tuple[Any, str, str, str]] = {}
+        self._created: set[str] = set()
         self.preexisting: list[types.CodeType] = []
         self._orig_lazy: types.FunctionType | None = None
         self._orig_exec_with_source: Any = None
@@ -352,8 +354,7 @@ class DumpSession:
                 self.aot_owner.setdefault(maybe_id, owner)
         src, fx_globals = adapter.graph_module_source(gm)
         plain_src = gm.code if hasattr(gm, "code") else src
-        header = f"# {stage} of {owner} (compile id {cid}), dumped by pellucid; this file is what runs.\n"
-        content = header + src
+        content = self._graph_header(owner, stage) + src
         graph = self.graphs.setdefault(
             owner, {"name": owner, "compile_id": cid, "stages": {}, "aot_id": None}
         )
@@ -365,15 +366,42 @@ class DumpSession:
             if other_stage != stage and bodies.get(other_stage) == src:
                 graph["stages"][stage] = rel
                 bodies[stage] = src
-                self._run_from_file(
-                    gm, os.path.join(self.dump.path, rel), content, fx_globals, plain_src
-                )
+                path = os.path.join(self.dump.path, rel)
+                self._run_from_file(gm, path, self._read(rel) or content, fx_globals, plain_src)
+                self._remember_gm(gm, owner, stage, path)
                 return
-        path, _ = self.dump.write_named(f"{owner}.{stage}.py", content)
+        path, written = self.dump.write_named(f"{owner}.{stage}.py", content)
+        if written:
+            self._created.add(path)
         rel = self._file(path, "graph", graph=owner, stage=stage, compile_id=cid)
         graph["stages"][stage] = rel
         bodies[stage] = src
         self._run_from_file(gm, path, content, fx_globals, plain_src)
+        self._remember_gm(gm, owner, stage, path)
+
+    def _match_copy(self, gm: Any) -> tuple[Any, str, str, str] | None:
+        """A dumped stage whose graph equals ``gm``'s, up to the calling convention (copies)."""
+        try:
+            body = _graph_body(adapter.graph_module_source(gm, recompile=False)[0])
+        except Exception:  # noqa: BLE001
+            return None
+        for owner, stages in self._graph_bodies.items():
+            for stage, src in stages.items():
+                if _graph_body(src) == body:
+                    rel = self.graphs.get(owner, {}).get("stages", {}).get(stage)
+                    if rel:
+                        return (weakref.ref(gm), owner, stage, os.path.join(self.dump.path, rel))
+        return None
+
+    @staticmethod
+    def _graph_header(owner: str, stage: str) -> str:
+        return f"# {stage} of {owner}, dumped by pellucid; this file is what runs.\n"
+
+    def _remember_gm(self, gm: Any, owner: str, stage: str, path: str) -> None:
+        try:
+            self._gm_stage[id(gm)] = (weakref.ref(gm), owner, stage, path)
+        except TypeError:
+            pass
 
     def _read(self, rel: str) -> str | None:
         try:
@@ -395,6 +423,32 @@ class DumpSession:
     def on_exec_with_source(self, src: str, globals_: dict[str, Any], co_fields: Any) -> bool:
         """Compile a known graph's source from its dumped file; False means not handled."""
         hit = self._fx_sources.get(src)
+        if hit is None:
+            gm = adapter.recompiling_graph_module()
+            known = self._gm_stage.get(id(gm)) if gm is not None else None
+            if known is not None and known[0]() is not gm:
+                known = None
+            if known is None and gm is not None:
+                known = self._match_copy(gm)
+            if known is not None:
+                # A dumped graph recompiled with new codegen (e.g. aot_eager's boxed calling
+                # convention): the stage's file follows what runs.
+                _, owner, stage, path = known
+                new_src, _ = adapter.graph_module_source(gm, recompile=False)
+                content = self._graph_header(owner, stage) + new_src
+                if path in self._created:
+                    with self.dump.locked():
+                        self.dump._atomic_write(path, content)
+                else:
+                    path, written = self.dump.write_named(f"{owner}.{stage}.py", content)
+                    if written:
+                        self._created.add(path)
+                    self._file(path, "graph", graph=owner, stage=stage)
+                    self.graphs[owner]["stages"][stage] = self.dump.relpath(path)
+                self._gm_stage[id(gm)] = (known[0], owner, stage, path)
+                self._graph_bodies.setdefault(owner, {})[stage] = new_src
+                hit = (path, content)
+                self._fx_sources[src] = hit
         if hit is None:
             if self.clean_wild_fx_code:
                 return False
@@ -420,7 +474,10 @@ class DumpSession:
             owner = self.graphs_by_compile[cid][-1]
         owner = owner or "__unowned_graph"
         bw = adapter.inductor_graph_is_backward()
-        stage = "inductor_backward" if bw else "inductor_forward" if bw is not None else "inductor"
+        if bw is None:
+            # A cache hit loads without lowering: the first module of a graph is its forward.
+            bw = "inductor_forward" in self.graphs.get(owner, {}).get("stages", {})
+        stage = "inductor_backward" if bw else "inductor_forward"
         new_path, _ = self.dump.write_named(f"{owner}.{stage}.py", src)
         rel = self._file(new_path, "inductor_output_code", graph=owner, stage=stage, compile_id=cid)
         self.graphs.setdefault(
@@ -709,6 +766,19 @@ class DumpSession:
             self._fail("full_code", rec.key, f"full code did not compile: {e}")
         path, _ = self.dump.write_named(f"full_code_for_{safe}.py", content)
         return self._file(path, "full_code", function=rec.name)
+
+
+def _graph_body(src: str) -> list[str]:
+    """Graph code lines without the signature and the boxed-call prologue."""
+    out = []
+    for ln in src.splitlines():
+        t = ln.strip()
+        if not t or t.startswith(("def forward", "args_iter = iter(", "args_list.clear()", "#")):
+            continue
+        if "= next(args_iter)" in t:
+            continue
+        out.append(t)
+    return out
 
 
 def _times(m: Any, hook_time: float) -> dict[str, Any]:
