@@ -16,6 +16,7 @@ from typing import Any
 from pellucid.decompiler import values as V
 from pellucid.decompiler.errors import DecompilationError
 from pellucid.decompiler.evaluate import Evaluator, InPlace, const, name, store_ctx
+from pellucid.decompiler.exceptions import ExceptionStructure
 from pellucid.decompiler.instructions import (
     CONDITIONAL_JUMPS,
     PY,
@@ -57,7 +58,7 @@ class Region:
     exits: frozenset = field(default_factory=frozenset)
 
 
-class Walker(Evaluator):
+class Walker(ExceptionStructure, Evaluator):
     def __init__(self, code: CodeType) -> None:
         self.code = code
         self.ins = normalize(code)
@@ -125,8 +126,7 @@ class Walker(Evaluator):
         for i in self.ins:
             if i.op in _UNSUPPORTED:
                 raise self.fail(_UNSUPPORTED[i.op], i)
-        if self.exc_entries and not self._only_comprehension_handlers():
-            raise self.fail("exception handling (try/with) is not supported yet")
+        self.check_exception_support()
 
     def _only_comprehension_handlers(self) -> bool:
         # 3.12+ inlined comprehensions restore their shadowed locals in a handler:
@@ -170,6 +170,11 @@ class Walker(Evaluator):
                 if len(stack) == base:
                     self.stmt_start = i
                 ins = self.ins[i]
+                if self.try_at(i):
+                    if until_cond:
+                        raise self.fail("try inside a condition", ins)
+                    i = self.do_try(i, stack, stop, exits)
+                    continue
                 if i in self.latch and not self._in_loop(i):
                     if until_cond:
                         if i != start:
