@@ -29,6 +29,7 @@ import importlib.util
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -235,16 +236,39 @@ def _make_decompiler(tool: str):
     raise ValueError(tool)
 
 
+class FunctionTimeout(BaseException):
+    """Raised by SIGALRM inside a decompiler that runs too long on one code object.
+
+    A BaseException so that a decompiler's own ``except Exception`` cannot swallow it."""
+
+
+def _on_alarm(signum, frame):
+    raise FunctionTimeout()
+
+
 def _short(exc: BaseException) -> str:
     text = f"{type(exc).__name__}: {exc}"
     return text.splitlines()[0][:300] if text else type(exc).__name__
 
 
-def run_one(code, decompile, errors, verify, record, timings) -> str:
-    """Decompile/recompile/compare one code object; return its outcome, fill ``record``."""
+def run_one(code, decompile, errors, verify, record, timings, timeout=0.0) -> str:
+    """Decompile/recompile/compare one code object; return its outcome, fill ``record``.
+
+    With ``timeout`` (seconds), a decompilation that takes longer is stopped and counted as
+    a crash (a hang is a bug too)."""
     t0 = time.perf_counter()
     try:
-        source = decompile(code)
+        if timeout:
+            signal.setitimer(signal.ITIMER_REAL, timeout)
+        try:
+            source = decompile(code)
+        finally:
+            if timeout:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+    except FunctionTimeout:
+        timings[0] += time.perf_counter() - t0
+        record["detail"] = f"timeout: still decompiling after {timeout:g}s"
+        return "crash"
     except errors as exc:
         timings[0] += time.perf_counter() - t0
         record["detail"] = _short(exc)
@@ -280,6 +304,8 @@ def worker(args: argparse.Namespace) -> int:
     """Run the corpus under this interpreter; append one JSON line per module to --out."""
     verify = _load_verify()
     decompile, errors, tool_version = _make_decompiler(args.tool)
+    if args.function_timeout:
+        signal.signal(signal.SIGALRM, _on_alarm)
     out = open(args.out, "a", encoding="utf-8")  # flushed line by line
 
     def emit(obj) -> None:
@@ -321,13 +347,15 @@ def worker(args: argparse.Namespace) -> int:
                     break
                 left -= 1
             record = {"name": f"{name}:{qualname}"}
-            record["outcome"] = run_one(code, decompile, errors, verify, record, timings)
+            record["outcome"] = run_one(
+                code, decompile, errors, verify, record, timings, args.function_timeout
+            )
             record["classes"] = classify(code)
             rows.append(record)
         mod_record = {"name": name}
         mod_timings = [0.0, 0.0]
         mod_record["outcome"] = run_one(
-            module_code, decompile, errors, verify, mod_record, mod_timings
+            module_code, decompile, errors, verify, mod_record, mod_timings, args.function_timeout
         )
         emit(
             {
@@ -396,7 +424,9 @@ def depyf_python(version: str, log) -> str | None:
         return None
 
 
-def run_worker(python: str, tool: str, limit: int, timeout: float, log) -> dict:
+def run_worker(
+    python: str, tool: str, limit: int, timeout: float, function_timeout: float, log
+) -> dict:
     """Run one worker and aggregate its JSON lines (partial results if it dies)."""
     fd, out = tempfile.mkstemp(prefix=f"roundtrip-{tool}-", suffix=".jsonl")
     os.close(fd)
@@ -404,6 +434,7 @@ def run_worker(python: str, tool: str, limit: int, timeout: float, log) -> dict:
     env["PYTHONPATH"] = SRC + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     env.pop("PYTHONSTARTUP", None)
     cmd = [python, os.path.abspath(__file__), "--worker", "--tool", tool, "--out", out]
+    cmd += ["--function-timeout", str(function_timeout)]
     if limit:
         cmd += ["--limit", str(limit)]
     status = "ok"
@@ -522,6 +553,10 @@ def format_version_table(version: str, ours: dict, peer: dict | None) -> str:
             ptotal = sum(prow.values())
             line += f" | {prow.get('exact', 0):11d} {_pct(prow.get('exact', 0), ptotal):>7}"
         lines.append(line)
+    if peer is not None:
+        prow = peer["rows"].get("total", {})
+        counts = ", ".join(f"{o} {prow.get(o, 0)}" for o in OUTCOMES)
+        lines.append(f"depyf {peer.get('tool_version')} total: {sum(prow.values())}: {counts}")
     return "\n".join(lines)
 
 
@@ -589,6 +624,12 @@ def main(argv: list[str] | None = None) -> int:
         "--depyf-versions", default="3.11", help="versions to run depyf on (default: 3.11)"
     )
     parser.add_argument("--timeout", type=float, default=3600.0, help="per worker, seconds")
+    parser.add_argument(
+        "--function-timeout",
+        type=float,
+        default=10.0,
+        help="per code object, seconds; longer counts as a crash (0: none)",
+    )
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--tool", default="pellucid", help=argparse.SUPPRESS)
     parser.add_argument("--out", help=argparse.SUPPRESS)
@@ -608,14 +649,20 @@ def main(argv: list[str] | None = None) -> int:
             log(f"Python {version}: interpreter not found, skipped")
             continue
         log(f"Python {version}: pellucid ({python})")
-        res = {"pellucid": run_worker(python, "pellucid", args.limit, args.timeout, log)}
+        res = {
+            "pellucid": run_worker(
+                python, "pellucid", args.limit, args.timeout, args.function_timeout, log
+            )
+        }
         if version in depyf_versions:
             peer_python = depyf_python(version, log)
             if peer_python is None:
                 log(f"Python {version}: depyf not available")
             else:
                 log(f"Python {version}: depyf {DEPYF_VERSION}")
-                res["depyf"] = run_worker(peer_python, "depyf", args.limit, args.timeout, log)
+                res["depyf"] = run_worker(
+                    peer_python, "depyf", args.limit, args.timeout, args.function_timeout, log
+                )
         results[version] = res
 
     print()
