@@ -290,14 +290,42 @@ def docstring(code: CodeType, ins: list[Instr]) -> str | None:
 def function_body(code: CodeType) -> list[ast.stmt]:
     w = CodeWalker(code)
     body = w.body()
-    if body and isinstance(body[-1], ast.Return) and _is_none(body[-1].value):
+    # the implicit `return None` is the reachable last instruction; a dead one
+    # after an explicit `return None` (3.9/3.10) means the source wrote it
+    if (
+        body
+        and isinstance(body[-1], ast.Return)
+        and _is_none(body[-1].value)
+        and w.reachable[w.n - 1]
+    ):
         body = body[:-1]
+    elif _dead_implicit_return(w) and body and isinstance(body[-1], (ast.Return, ast.Raise)):
+        _restore_final_else(body)
     pre = declarations(code, w.ins)
     doc = docstring(code, w.ins)
     if doc is not None:
         pre.insert(0, ast.Expr(value=ast.Constant(value=doc)))
     body = pre + body
     return body or [ast.Pass()]
+
+
+def _dead_implicit_return(w: CodeWalker) -> bool:
+    """3.9/3.10 keep an unreachable `return None` after a final compound statement."""
+    if w.n < 2 or w.reachable[w.n - 1]:
+        return False
+    a, b = w.ins[w.n - 2], w.ins[w.n - 1]
+    return a.op == "LOAD_CONST" and a.argval is None and b.op == "RETURN_VALUE"
+
+
+def _restore_final_else(body: list[ast.stmt]) -> None:
+    """The source ended in `if ...: <terminal> else: <rest>`; put the else back."""
+    terminal = (ast.Return, ast.Raise)
+    for k in range(len(body) - 2, -1, -1):
+        node = body[k]
+        if isinstance(node, ast.If) and not node.orelse and isinstance(node.body[-1], terminal):
+            node.orelse = body[k + 1 :]
+            del body[k + 1 :]
+            return
 
 
 def function_def(

@@ -522,7 +522,7 @@ class Evaluator:
     def _finish_call(self, func: Any, args: list, kwnames: tuple, stack: list, ins: Instr) -> None:
         npos = len(args) - len(kwnames)
         keywords = [
-            ast.keyword(arg=k, value=v) for k, v in zip(kwnames, args[npos:])
+            ast.keyword(arg=k, value=self.as_expr(v, ins)) for k, v in zip(kwnames, args[npos:])
         ]
         call_args = args[:npos]
         fexpr = func
@@ -665,6 +665,8 @@ class Evaluator:
         elif flag == 0x02:
             fv.kwdefaults = [(k.value, v) for k, v in zip(value.keys, value.values)]
         elif flag == 0x01:
+            if isinstance(value, ClosureTuple):
+                value = ast.Tuple(elts=[name(n) for n in value.names], ctx=ast.Load())
             fv.defaults = list(value.elts)
         else:
             raise self.fail(f"unsupported function attribute {flag}", ins)

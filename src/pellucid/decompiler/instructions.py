@@ -191,6 +191,8 @@ def normalize(code: CodeType) -> list[Instr]:
             add("SWAP", 2, 2)
         elif name == "DUP_TOP":
             add("COPY", 1, 1)
+        elif name in ("CALL_INTRINSIC_1", "CALL_INTRINSIC_2"):
+            add(name, argval=ins.argrepr)
         elif name == "KW_NAMES":
             add("KW_NAMES", argval=code.co_consts[ins.arg] if PY < (3, 12) else ins.argval)
         else:

@@ -308,7 +308,8 @@ def normalize(code: CodeType) -> NormalizedCode:
     variants, resolves arguments to values (names, constant keys, code refs) and jump targets
     and exception-table ranges to indices in the normalized instruction list. A jump to a
     dropped instruction goes to the next kept one. The line number a 3.13 class body stores
-    in ``__firstlineno__`` is replaced by a placeholder.
+    in ``__firstlineno__`` is replaced by a placeholder, and qualname constants (3.9/3.10
+    MAKE_FUNCTION, class-body ``__qualname__``) keep only their last component.
     """
     # First pass: kept instructions with their byte offsets, jump targets still as offsets.
     raw: list[tuple[str, Any, int, str, bool]] = []  # opname, arg, offset, argrepr, is_jump
@@ -340,11 +341,22 @@ def normalize(code: CodeType) -> NormalizedCode:
             arg = ins.arg
         raw.append((opname, arg, ins.offset, ins.argrepr, False))
 
-    # 3.13 class bodies store their first line number: ``__firstlineno__ = <int>``.
+    # Where a definition is nested depends on where it is recompiled, not on what it does:
+    # compare only the last component of qualnames that 3.9/3.10 pass to MAKE_FUNCTION and
+    # that class bodies store in ``__qualname__``; 3.13 class bodies also store their first
+    # line number in ``__firstlineno__``.
     for i in range(len(raw) - 1):
-        nxt = raw[i + 1]
-        if nxt[0] == "STORE_NAME" and nxt[1] == "__firstlineno__" and raw[i][0] == "LOAD_CONST":
-            raw[i] = ("LOAD_CONST", ("firstlineno",), raw[i][2], "<first line>", False)
+        cur, nxt = raw[i], raw[i + 1]
+        if cur[0] != "LOAD_CONST" or type(cur[1]) is not tuple or cur[1][0] not in ("str", "int"):
+            continue
+        if nxt[0] == "STORE_NAME" and nxt[1] == "__firstlineno__":
+            raw[i] = ("LOAD_CONST", ("firstlineno",), cur[2], "<first line>", False)
+        elif cur[1][0] == "str" and (
+            (nxt[0] == "STORE_NAME" and nxt[1] == "__qualname__")
+            or (PY < (3, 11) and nxt[0] == "MAKE_FUNCTION")
+        ):
+            tail = cur[1][1].rpartition(".")[2]
+            raw[i] = ("LOAD_CONST", ("qualname", tail), cur[2], f"<qualname ...{tail}>", False)
 
     offsets = [r[2] for r in raw]
 
@@ -647,10 +659,14 @@ def recompile(source: str, original_code: CodeType, filename: str = "<pellucid>"
     tree = ast.parse(source, filename, "exec")
     tree = wrap_source_tree(tree, original_code)
     imported = sorted(_import_originated_globals(original_code))
-    if imported:
+    if imported and original_code.co_name != "<module>":
         # 3.11+ does not use LOAD_METHOD on names the *module* imports; the
-        # function alone cannot say so, so the recompiling module must.
-        tree.body[:0] = [ast.Import(names=[ast.alias(name=n)]) for n in imported]
+        # function alone cannot say so, so the recompiling module must (after any
+        # ``from __future__`` imports; a module's own source has its imports).
+        at = 0
+        while at < len(tree.body) and _is_future_import(tree.body[at]):
+            at += 1
+        tree.body[at:at] = [ast.Import(names=[ast.alias(name=n)]) for n in imported]
         ast.fix_missing_locations(tree)
     flags = original_code.co_flags & _FUTURE_FLAGS
     module_code = compile(tree, filename, "exec", flags=flags, dont_inherit=True)
@@ -667,10 +683,10 @@ def _import_originated_globals(code: CodeType) -> set[str]:
         c = stack.pop()
         stack.extend(k for k in c.co_consts if isinstance(k, CodeType))
         ins = [i for i in dis.get_instructions(c) if i.opname not in ("CACHE", "EXTENDED_ARG")]
-        for a, b in zip(ins, ins[1:]):
+        for a, b, c in zip(ins, ins[1:], ins[2:] + [ins[-1]]):
             if (
                 a.opname == "LOAD_GLOBAL"
-                and a.arg & 1
+                and (a.arg & 1 or (PY >= (3, 13) and c.opname == "PUSH_NULL"))
                 and b.opname == "LOAD_ATTR"
                 and not (PY >= (3, 12) and b.arg & 1)
             ):
