@@ -364,3 +364,40 @@ def test_class_body_line_number_ignored():
     b = code_named("\n\n" + src, "A")
     assert verify.compare_code(a, b) == []
     assert verify.compare_code(module_code(src), module_code("\n\n" + src)) == []
+
+
+def test_qualnames_of_nested_definitions_follow_the_wrapper():
+    src = """
+    def outer():
+        x = 1
+        def inner():
+            def g():
+                return x
+            class K:
+                y = x
+            return g, K
+        return inner
+    """
+    original = code_named(src, "outer.<locals>.inner")
+    source = (
+        "def inner():\n    def g():\n        return x\n"
+        "    class K:\n        y = x\n    return g, K\n"
+    )
+    assert verify.verify_source(source, original) == []
+    renamed = source.replace("def g", "def h").replace("return g", "return h")
+    assert verify.verify_source(renamed, original)
+
+
+def test_method_nested_function_recompiled_at_top_level():
+    src = "class A:\n    def m(self):\n        def g():\n            return 1\n        return g\n"
+    original = code_named(src, "A.m")
+    source = "def m(self):\n    def g():\n        return 1\n    return g\n"
+    assert verify.verify_source(source, original) == []
+
+
+def test_import_originated_globals_with_future_import_and_module():
+    src = "from __future__ import annotations\nimport os\ndef f(a):\n    return os.getcwd(a)\n"
+    original = code_named(src, "f")
+    source = "from __future__ import annotations\ndef f(a):\n    return os.getcwd(a)\n"
+    assert verify.verify_source(source, original) == []
+    assert verify.verify_source(src, module_code(src)) == []
