@@ -12,7 +12,7 @@ from pellucid.decompiler import values as V
 from pellucid.decompiler.errors import DecompilationError
 from pellucid.decompiler.evaluate import const, name
 from pellucid.decompiler.instructions import Instr
-from pellucid.decompiler.structure import Walker
+from pellucid.decompiler.structure import Walker, _negate
 
 CO_VARARGS = 0x04
 CO_VARKEYWORDS = 0x08
@@ -209,10 +209,7 @@ class CodeWalker(Walker):
         return e
 
 
-def _negate(e: ast.expr) -> ast.expr:
-    if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not):
-        return e.operand
-    return ast.UnaryOp(op=ast.Not(), operand=e)
+
 
 
 def _is_none(e: Any) -> bool:
@@ -296,9 +293,10 @@ def function_body(code: CodeType) -> list[ast.stmt]:
         body
         and isinstance(body[-1], ast.Return)
         and _is_none(body[-1].value)
-        and w.reachable[w.n - 1]
+        and w.initially_reachable[w.n - 1]
     ):
         body = body[:-1]
+        _strip_implicit_returns(body)
     elif _dead_implicit_return(w) and body and isinstance(body[-1], (ast.Return, ast.Raise)):
         _restore_final_else(body)
     pre = declarations(code, w.ins)
@@ -309,9 +307,23 @@ def function_body(code: CodeType) -> list[ast.stmt]:
     return body or [ast.Pass()]
 
 
+def _strip_implicit_returns(body: list[ast.stmt]) -> None:
+    """3.11+ copy the implicit `return None` into every branch that ends the
+    function; those copies are not source, so drop them from final branches."""
+    if not body or not isinstance(body[-1], ast.If):
+        return
+    node = body[-1]
+    for branch in (node.body, node.orelse):
+        if branch and isinstance(branch[-1], ast.Return) and _is_none(branch[-1].value):
+            branch.pop()
+            if not branch and branch is node.body:
+                branch.append(ast.Pass())
+        _strip_implicit_returns(branch)
+
+
 def _dead_implicit_return(w: CodeWalker) -> bool:
     """3.9/3.10 keep an unreachable `return None` after a final compound statement."""
-    if w.n < 2 or w.reachable[w.n - 1]:
+    if sys.version_info >= (3, 11) or w.n < 2 or w.initially_reachable[w.n - 1]:
         return False
     a, b = w.ins[w.n - 2], w.ins[w.n - 1]
     return a.op == "LOAD_CONST" and a.argval is None and b.op == "RETURN_VALUE"

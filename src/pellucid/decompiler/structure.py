@@ -75,6 +75,7 @@ class Walker(ExceptionStructure, Evaluator):
             if i.target is not None and i.target <= i.index and i.op != "FOR_ITER":
                 self.latch[i.target] = max(self.latch.get(i.target, -1), i.index)
         self.reachable = self._reachability()
+        self.initially_reachable = list(self.reachable)
         self.loop_counter = 0
         self.seq = 0
         self.cur_base = 0
@@ -448,6 +449,13 @@ class Walker(ExceptionStructure, Evaluator):
             T = chain[-1].jump + 1
             starts = [b.start for b in chain]
             outside = {b.target for b in chain if b.target not in starts[1:] and b.target != T}
+            if len(outside) > 1:
+                merged = self._merge_exit_copies(outside, T)
+                if merged is not None:
+                    for b in chain:
+                        if b.target in outside:
+                            b.target = merged
+                    outside = {merged}
             if len(outside) != 1:
                 if size == 1 and not outside:
                     # `if x: pass`
@@ -458,6 +466,37 @@ class Walker(ExceptionStructure, Evaluator):
             if expr is not None:
                 return expr, T, F
         return None
+
+    def _exit_key(self, i: int) -> tuple | None:
+        """Key of a small `return <load>` block: 3.11+ copies these per predecessor."""
+        ops = []
+        for k in range(i, min(i + 3, self.n)):
+            ins = self.ins[k]
+            if k > i and self._is_target(k):
+                return None
+            ops.append((ins.op, _key(ins.argval)))
+            if ins.op == "RETURN_VALUE":
+                return tuple(ops)
+            if ins.op not in ("LOAD_CONST", "LOAD_FAST", "LOAD_GLOBAL", "LOAD_DEREF"):
+                return None
+        return None
+
+    def _is_target(self, k: int) -> bool:
+        if not hasattr(self, "_targets"):
+            self._targets = {i.target for i in self.ins if i.target is not None}
+        return k in self._targets
+
+    def _merge_exit_copies(self, targets: set[int], T: int) -> int | None:
+        if PY < (3, 11):
+            return None
+        keys = {self._exit_key(t) for t in targets}
+        if len(keys) != 1 or None in keys or min(targets) < T:
+            return None
+        first = min(targets)
+        for t in targets - {first}:
+            for k in range(t, t + len(next(iter(keys)))):
+                self.reachable[k] = False
+        return first
 
     def _block(self, expr: ast.expr, j: int, start: int) -> Block:
         ins = self.ins[j]
@@ -854,9 +893,17 @@ def _assertion(r: ast.Raise) -> bool:
     return getattr(exc, "is_assertion_error", False) and r.cause is None
 
 
+_INVERSE_CMP = {ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn, ast.NotIn: ast.In}
+
+
 def _negate(e: ast.expr) -> ast.expr:
+    """Logical negation as CPython folds it (`not a is b` is `a is not b`)."""
     if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not):
         return e.operand
+    if isinstance(e, ast.Compare) and len(e.ops) == 1 and type(e.ops[0]) in _INVERSE_CMP:
+        return ast.Compare(
+            left=e.left, ops=[_INVERSE_CMP[type(e.ops[0])]()], comparators=e.comparators
+        )
     return ast.UnaryOp(op=ast.Not(), operand=e)
 
 
