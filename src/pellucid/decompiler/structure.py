@@ -77,6 +77,7 @@ class Walker(ExceptionStructure, Evaluator):
         self.reachable = self._reachability()
         self.initially_reachable = list(self.reachable)
         self.loop_counter = 0
+        self.fallthrough: dict[int, int] = {}
         self.seq = 0
         self.cur_base = 0
 
@@ -184,6 +185,14 @@ class Walker(ExceptionStructure, Evaluator):
                         i = self.do_loop(i, stack, stop, exits)
                         continue
                 op = ins.op
+                if (
+                    op in CONDITIONAL_JUMPS
+                    and len(stack) >= 2
+                    and _is_chain_link(stack[-1], stack[:-1])
+                    and i not in self.fallthrough
+                ):
+                    i = self.fold_chain_condition(i, stack)
+                    continue
                 if op in CONDITIONAL_JUMPS:
                     if until_cond and len(stack) == base + 1:
                         return self.block, stack + [i]
@@ -430,7 +439,7 @@ class Walker(ExceptionStructure, Evaluator):
         reaches T (the fallthrough after the chain) and false when it reaches F.
         """
         blocks = [self._block(first, j, start)]
-        k = j + 1
+        k = self._next(j)
         while k < self.n and self.reachable[k]:
             try:
                 stmts, st = self.walk(k, self.n, list(stack), frozenset(), until_cond=True)
@@ -443,10 +452,10 @@ class Walker(ExceptionStructure, Evaluator):
             if len(st) != len(stack) or any(a is not b for a, b in zip(st, stack)):
                 break
             blocks.append(self._block(e, jj, k))
-            k = jj + 1
+            k = self._next(jj)
         for size in range(len(blocks), 0, -1):
             chain = blocks[:size]
-            T = chain[-1].jump + 1
+            T = self._next(chain[-1].jump)
             starts = [b.start for b in chain]
             outside = {b.target for b in chain if b.target not in starts[1:] and b.target != T}
             if len(outside) > 1:
@@ -746,6 +755,80 @@ class Walker(ExceptionStructure, Evaluator):
             b += 1
         raise self.fail("chained comparison with different tails", ins)
 
+    def _next(self, j: int) -> int:
+        """Where control continues when the jump at ``j`` is not taken."""
+        return self.fallthrough.get(j, j + 1)
+
+    def fold_chain_condition(self, j: int, stack: list) -> int:
+        """``if a < b < c:``: links jump to a POP_TOP clean-up; fold them into one test.
+
+        Shape: ``cmp; PJIF L; ...; cmp; PJ X; JUMP Y; L: POP_TOP; Y:``.  The
+        folded test jumps to X from the last link and continues at Y otherwise.
+        """
+        first = self.ins[j]
+        L = first.target
+        if not (
+            first.op == "POP_JUMP_IF_FALSE"
+            and L is not None
+            and L > j
+            and self.ins[L].op == "POP_TOP"
+        ):
+            raise self.fail("unrecognized chained comparison in a condition", first)
+        left = stack.pop()
+        shared = stack[-1]
+        st = list(stack)
+        saved, self.block = self.block, []
+        i = j + 1
+        try:
+            while True:
+                cur = self.ins[i]
+                if cur.target is not None:
+                    if cur.op == "POP_JUMP_IF_FALSE" and cur.target == L and not any(x is shared for x in st):
+                        # another link: its left operand is the comparison just built
+                        right = st.pop()
+                        if not (isinstance(right, ast.Compare) and right.left is shared):
+                            raise self.fail("chained comparison operand is not a comparison", cur)
+                        left = _merge_compare(left, right)
+                        shared = st[-1]
+                        i += 1
+                        continue
+                    break
+                handler = getattr(self, "op_" + cur.op, None)
+                if handler is None:
+                    raise self.fail("unsupported opcode", cur)
+                handler(cur, st)
+                i += 1
+            if self.block:
+                raise self.fail("statement inside a chained comparison", first)
+        finally:
+            self.block = saved
+        if any(x is shared for x in st):
+            raise self.fail("chained comparison operand not consumed", first)
+        right = st.pop()
+        if not (isinstance(right, ast.Compare) and right.left is shared):
+            raise self.fail("chained comparison operand is not a comparison", first)
+        last = self.ins[i]
+        jump = self.ins[i + 1] if i + 1 < self.n else None
+        # the clean-up either falls through or jumps on to where "false" goes
+        cleanup_jump = L + 1 < self.n and self.ins[L + 1].op == "JUMP"
+        Y = L + 2 if cleanup_jump else L + 1
+        C = self.ins[L + 1].target if cleanup_jump else L + 1
+        if not (
+            last.op in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE")
+            and jump is not None
+            and jump.op == "JUMP"
+            and jump.target == Y
+            and i + 2 == L
+            and C == (last.target if last.op == "POP_JUMP_IF_FALSE" else Y)
+        ):
+            raise self.fail("unrecognized chained comparison in a condition", last)
+        stack[:] = st
+        stack.append(_merge_compare(left, right))
+        self.fallthrough[i] = Y
+        for k in range(i + 1, Y):
+            self.reachable[k] = False
+        return i
+
     def _after_chain_cleanup(self, L: int, stack: list, ins: Instr) -> int:
         # the false path of a chained comparison lands on SWAP 2; POP_TOP
         if L + 1 < self.n and self.ins[L].op == "SWAP" and self.ins[L + 1].op == "POP_TOP":
@@ -880,6 +963,12 @@ _UNSUPPORTED = {
     "LOAD_BUILD_CLASS": "class definitions are not supported yet",
     "SETUP_ANNOTATIONS": "annotated module/class bodies are not supported yet",
 }
+
+
+def _merge_compare(left: ast.Compare, right: ast.Compare) -> ast.Compare:
+    return ast.Compare(
+        left=left.left, ops=left.ops + right.ops, comparators=left.comparators + right.comparators
+    )
 
 
 def _is_chain_link(left: ast.expr, stack: list) -> bool:
