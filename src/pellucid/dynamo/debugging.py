@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import pdb
 import sys
+import sysconfig
 from types import TracebackType
 from typing import Any
 
@@ -47,9 +48,55 @@ SKIP_MODULES = (
 )
 
 
-def make_pdb(**kwargs: Any) -> pdb.Pdb:
-    """A ``pdb.Pdb`` that does not stop in torch's or the standard library's plumbing."""
-    return pdb.Pdb(skip=list(SKIP_MODULES), **kwargs)
+def _plumbing_dirs() -> tuple[str, ...]:
+    dirs = [sysconfig.get_paths()["stdlib"], os.path.dirname(os.path.abspath(__file__))]
+    try:
+        import torch
+
+        dirs.append(os.path.dirname(os.path.abspath(torch.__file__)))
+    except ImportError:  # pragma: no cover
+        pass
+    return tuple(os.path.join(d, "") for d in dirs)
+
+
+class PellucidPdb(pdb.Pdb):
+    """``pdb.Pdb`` that steps over torch's wrappers: it only stops in user-facing files.
+
+    A frame is plumbing (never stopped in while stepping) when its code comes from torch, the
+    standard library or pellucid's torch integration, or from generated code with no file of
+    its own (AOTAutograd's runtime wrappers, ``<eval_with_key>``); frames from the dump
+    directories are always user-facing.
+    """
+
+    def __init__(self, dump_dirs: tuple[str, ...] = (), **kwargs: Any) -> None:
+        kwargs.setdefault("skip", list(SKIP_MODULES))
+        super().__init__(**kwargs)
+        self._dump_dirs = tuple(os.path.join(os.path.abspath(d), "") for d in dump_dirs)
+        self._plumbing = _plumbing_dirs()
+        self._cache: dict[str, bool] = {}
+
+    def _is_plumbing(self, filename: str) -> bool:
+        hit = self._cache.get(filename)
+        if hit is None:
+            path = os.path.abspath(filename)
+            if path.startswith(self._dump_dirs):
+                hit = False
+            elif filename.startswith("<") or not os.path.exists(filename):
+                hit = True
+            else:
+                hit = path.startswith(self._plumbing)
+            self._cache[filename] = hit
+        return hit
+
+    def stop_here(self, frame: Any) -> bool:
+        if frame is not self.botframe and self._is_plumbing(frame.f_code.co_filename):
+            return False
+        return super().stop_here(frame)
+
+
+def make_pdb(dump_dirs: tuple[str, ...] = (), **kwargs: Any) -> pdb.Pdb:
+    """A pdb that does not stop in torch's or the standard library's plumbing."""
+    return PellucidPdb(dump_dirs, **kwargs)
 
 
 class debug:  # noqa: N801 - depyf-compatible lower-case name
@@ -85,7 +132,7 @@ class debug:  # noqa: N801 - depyf-compatible lower-case name
             if sys.breakpointhook is sys.__breakpointhook__ and not os.environ.get(
                 "PYTHONBREAKPOINT"
             ):
-                make_pdb().set_trace(caller)
+                make_pdb((where,) if where else ()).set_trace(caller)
             else:
                 sys.breakpointhook()
         return self

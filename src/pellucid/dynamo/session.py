@@ -436,13 +436,17 @@ class DumpSession:
                 _, owner, stage, path = known
                 new_src, _ = adapter.graph_module_source(gm, recompile=False)
                 content = self._graph_header(owner, stage) + new_src
-                if path in self._created:
-                    with self.dump.locked():
-                        self.dump._atomic_write(path, content)
-                else:
+                with self.dump.locked():
+                    old_path = path
                     path, written = self.dump.write_named(f"{owner}.{stage}.py", content)
                     if written:
                         self._created.add(path)
+                    if old_path != path and old_path in self._created:
+                        # Superseded before anything ran from it: keep names stable.
+                        with contextlib.suppress(OSError):
+                            os.unlink(old_path)
+                        self._created.discard(old_path)
+                        self.files.pop(self.dump.relpath(old_path), None)
                     self._file(path, "graph", graph=owner, stage=stage)
                     self.graphs[owner]["stages"][stage] = self.dump.relpath(path)
                 self._gm_stage[id(gm)] = (known[0], owner, stage, path)

@@ -1,0 +1,190 @@
+"""prepare_debug with real torch.compile runs: files, index, patches, fallbacks."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import warnings
+
+import checks
+import pytest
+import torch
+import workloads
+
+import pellucid
+from pellucid.dynamo import adapter
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _torch_state():
+    import torch._dynamo.convert_frame as cf
+    import torch._dynamo.symbolic_convert as sc
+    import torch._dynamo.utils as du
+    import torch._inductor.codecache as cc
+    import torch.fx.graph_module as gmod
+
+    return (
+        dict(cf._bytecode_hooks),
+        gmod._exec_with_source,
+        cc.PyCodeCache.__dict__["load_by_key_path"],
+        du.lazy_format_graph_code.__code__,
+        sc.InstructionTranslatorBase.__dict__["log_graph_break"],
+    )
+
+
+def _forced_failure(code, verify=False):
+    raise pellucid.DecompilationError("forced by the test", code_name=code.co_name)
+
+
+def test_patches_restored_on_exit_and_on_error(tmp_path, monkeypatch):
+    monkeypatch.setattr("pellucid.decompiler.decompile", _forced_failure)
+    before = _torch_state()
+    fn = torch.compile(workloads.toy_example, backend="eager")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pellucid.prepare_debug(str(tmp_path / "a")):
+            assert _torch_state() != before
+            fn(torch.randn(4), torch.randn(4))
+    assert _torch_state() == before and adapter.Patcher.active == {}
+    with pytest.raises(ZeroDivisionError):
+        with pellucid.prepare_debug(str(tmp_path / "b")):
+            1 / 0  # noqa: B018
+    assert _torch_state() == before and adapter.Patcher.active == {}
+    assert os.path.exists(tmp_path / "b" / "index.json")
+
+
+def test_decompile_failure_warns_once_keeps_dynamo_code_and_is_recorded(tmp_path, monkeypatch):
+    monkeypatch.setattr("pellucid.decompiler.decompile", _forced_failure)
+    fn, run = workloads.make_dynamic()
+    expected = run(fn)
+    compiled = torch.compile(fn, backend="eager")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pellucid.prepare_debug(str(tmp_path)):
+            got = run(compiled)
+    workloads.assert_same(got, expected)
+    ours = [w for w in caught if issubclass(w.category, pellucid.dynamo.PellucidWarning)]
+    assert len(ours) == 1, [str(w.message) for w in ours]  # one frame, recompiled: one warning
+    assert "dynamic_fn" in str(ours[0].message) and "forced by the test" in str(ours[0].message)
+    index = checks.load_index(str(tmp_path))
+    s = index["sessions"][0]
+    assert {f["kind"] for f in s["failures"]} == {"decompile"}
+    assert len(s["compiles"]) >= 2 and not any(c["executed_from_file"] for c in s["compiles"])
+    checks.check_files_compile(str(tmp_path), index)
+
+
+def test_debug_inside_prepare_debug_is_an_error(tmp_path):
+    with pellucid.prepare_debug(str(tmp_path)):
+        with pytest.raises(RuntimeError, match="inside pellucid.prepare_debug"):
+            with pellucid.debug(pause=False):
+                pass
+
+
+def test_functions_compiled_before_are_named(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr("pellucid.decompiler.decompile", _forced_failure)
+    fn = torch.compile(workloads.dynamic_fn, backend="eager")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fn(torch.randn(2, 3), torch.randn(2, 3))
+        with pellucid.prepare_debug(str(tmp_path)):
+            fn(torch.randn(2, 3), torch.randn(2, 3))
+    err = capsys.readouterr().err
+    assert "compiled before prepare_debug" in err and "dynamic_fn" in err
+    s = checks.load_index(str(tmp_path))["sessions"][0]
+    [f] = [f for f in s["functions"] if f["name"] == "dynamic_fn"]
+    assert f["compiled_before_prepare_debug"] and f["cache_entries"]
+    assert os.path.exists(tmp_path / f["cache_entries"][0]["guard_file"])
+
+
+def test_graph_breaks_and_recompiles_are_indexed(tmp_path, monkeypatch):
+    monkeypatch.setattr("pellucid.decompiler.decompile", _forced_failure)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        workloads.run_workload("graph_breaks", "eager", str(tmp_path / "gb"))
+        workloads.run_workload("dynamic_auto", "eager", str(tmp_path / "dyn"))
+    s = checks.load_index(str(tmp_path / "gb"))["sessions"][0]
+    src = open(workloads.__file__).read().splitlines()
+    where = {(b["filename"], src[b["lineno"] - 1].strip()) for b in s["graph_breaks"]}
+    assert (workloads.__file__, 'print("pellucid graph break:", y.shape)') in where
+    assert (workloads.__file__, "n = int(y.sum().item() > 0)") in where
+    assert (workloads.__file__, "if y.mean() > 0:") in where
+    s = checks.load_index(str(tmp_path / "dyn"))["sessions"][0]
+    [f] = [f for f in s["functions"] if f["name"] == "dynamic_fn"]
+    assert len(f["cache_entries"]) == 2
+    failed = [e for e in f["cache_entries"] if e["failed_guards"]]
+    assert failed and "size mismatch" in failed[0]["failed_guards"][0]
+    assert any(c["recompile_reason"] for c in s["compiles"])
+    assert all(c["times_s"]["entire_frame"] is not None for c in s["compiles"])
+
+
+def test_stable_file_names_across_runs(tmp_path):
+    code = (
+        "import sys, warnings; sys.path.insert(0, %r); import workloads\n"
+        "warnings.simplefilter('ignore')\n"
+        "workloads.run_workload('readme', 'aot_eager', sys.argv[1])\n"
+    ) % HERE
+    listings = []
+    for run in ("one", "two"):
+        d = str(tmp_path / run)
+        subprocess.run(
+            [sys.executable, "-c", code, d], check=False, capture_output=True, timeout=300
+        )
+        listings.append(sorted(os.listdir(d)))
+    assert listings[0] == listings[1]
+    assert not any(len(n) > 80 or "-" in n for n in listings[0])  # no uuids
+
+
+BACKEND_WORKLOADS = [
+    ("eager", "readme"),
+    ("eager", "mlp_backward"),
+    ("eager", "dynamic_true"),
+    ("eager", "dynamic_auto"),
+    ("eager", "graph_breaks"),
+    ("eager", "closure"),
+    ("eager", "method"),
+    ("eager", "bert"),
+    ("eager", "gpt2"),
+    ("aot_eager", "readme"),
+    ("aot_eager", "mlp_backward"),
+    ("aot_eager", "graph_breaks"),
+    ("aot_eager", "closure"),
+    ("aot_eager", "bert"),
+    ("inductor", "readme"),
+    ("inductor", "mlp_backward"),
+    ("inductor", "dynamic_true"),
+]
+
+EXPECTED_STAGES = {
+    "eager": {"captured_graph"},
+    "aot_eager": {"captured_graph", "aot_forward_graph"},
+    "inductor": {"captured_graph", "aot_forward_graph", "inductor_forward"},
+}
+
+
+@pytest.mark.parametrize(("backend", "name"), BACKEND_WORKLOADS)
+def test_workload(tmp_path, backend, name):
+    d = str(tmp_path / "dump")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            got, expected = workloads.run_workload(name, backend, d)
+        except Exception as e:
+            checks.xfail_if_decompiler_broke_run(e, d)
+            raise
+    workloads.assert_same(got, expected, atol=1e-4)
+    index = checks.load_index(d)
+    checks.check_files_compile(d, index)
+    s = index["sessions"][0]
+    assert s["graphs"], "no graph dumped"
+    for g in s["graphs"]:
+        assert EXPECTED_STAGES[backend] <= set(g["stages"]), g
+        for rel in g["stages"].values():
+            assert os.path.exists(os.path.join(d, rel))
+    for f in s["functions"]:
+        assert f["full_code_file"] and os.path.exists(os.path.join(d, f["full_code_file"]))
+        for e in f["cache_entries"]:
+            assert os.path.exists(os.path.join(d, e["guard_file"]))
+    assert not [f for f in s["failures"] if f["kind"] not in ("decompile",)], s["failures"]
+    checks.require_all_from_files(index)

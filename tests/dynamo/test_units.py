@@ -1,0 +1,165 @@
+"""Fast tests of the pieces: guards text, dump-dir files, the code contract, the adapter."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import types
+
+import pytest
+
+from pellucid.dynamo import adapter, guards, recompile
+from pellucid.dynamo.files import DumpDir, safe_name
+
+TORCH_213_PARTS = [
+    "torch._functorch.aot_autograd.utils.top_saved_tensors_hooks ids == None",
+    '___check_global_state() against {"allow_tf32":false,"grad_mode":true}',
+    "___check_torch_function_mode_stack()",
+    "check_tensor(L['a'], Tensor, DispatchKeySet(CPU, BackendSelect), torch.float32, "
+    "device=None, requires_grad=False, size=[10], stride=[1])",
+    "___check_obj_id(G['torch'], 139767994110240), type=<class 'module'>",
+    "hasattr(L['a'], '_dynamo_dynamic_indices') == False",
+    "L['x'].size()[0] == 3  # x.size(0) == 3 user.py:10",
+]
+
+
+def test_guard_parts_translate_and_compile():
+    terms = [guards.translate_part(p) for p in TORCH_213_PARTS]
+    assert terms[0].code == "True" and "top_saved_tensors_hooks" in terms[0].comment
+    assert terms[1].code == "___check_global_state()" and terms[1].comment.startswith("against")
+    assert terms[2].is_python
+    assert terms[4].code == "___check_obj_id(G['torch'], 139767994110240)"
+    assert terms[4].comment == "type=<class 'module'>"
+    src = guards.guard_function_source(
+        "__guard_0_for_f", TORCH_213_PARTS, title="t", failed=["0/0: size mismatch"]
+    )
+    compile(src, "g.py", "exec")
+    ns = {}
+    exec(compile(src, "g.py", "exec"), ns)
+    assert "__guard_0_for_f" in ns
+    assert "# This cache entry's guard failed" in src
+
+
+def test_guard_function_with_nothing_python_still_compiles():
+    src = guards.guard_function_source("__guard_1_for_g", ["a b c", "", "x ==== y"])
+    compile(src, "g.py", "exec")
+
+
+def test_write_unique_is_stable_and_dedups(tmp_path):
+    d = DumpDir(str(tmp_path))
+    p1, n1, w1 = d.write_unique("f_{n}.py", lambda n: "A")
+    p2, n2, w2 = d.write_unique("f_{n}.py", lambda n: "A")
+    p3, n3, w3 = d.write_unique("f_{n}.py", lambda n: "B")
+    assert (n1, w1) == (0, True) and (p2, n2, w2) == (p1, 0, False) and (n3, w3) == (1, True)
+    q1, _ = d.write_named("full_code_for_f.py", "X")
+    q2, w = d.write_named("full_code_for_f.py", "Y")
+    assert os.path.basename(q2) == "full_code_for_f.1.py" and w
+    assert safe_name("<lambda>") == "_lambda_"
+
+
+def _writer(path: str, k: int) -> None:
+    d = DumpDir(path)
+    for i in range(30):
+        d.write_unique("g_{n}.py", lambda n, i=i: f"content {i % 10} from any process\n")
+        d.write_unique("p_{n}.py", lambda n, i=i: f"process {k} item {i}\n")
+        d.update_json("index.json", lambda data, k=k, i=i: {**data, f"{k}-{i}": i})
+
+
+def test_processes_share_a_dump_dir_without_losing_files(tmp_path):
+    ctx = multiprocessing.get_context("spawn")
+    procs = [ctx.Process(target=_writer, args=(str(tmp_path), k)) for k in range(3)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(60)
+        assert p.exitcode == 0
+    names = os.listdir(tmp_path)
+    assert len([n for n in names if n.startswith("g_")]) == 10  # identical content: one file
+    assert len([n for n in names if n.startswith("p_")]) == 90  # nothing clobbered
+    import json
+
+    data = json.load(open(tmp_path / "index.json"))
+    assert len(data) == 90
+
+
+def _nested():
+    a = 1
+    b = 2
+
+    def f(x):
+        c = x
+
+        def g():
+            return c
+
+        return x + a + b + g()
+
+    return f
+
+
+def test_contract_keeps_closure_layout():
+    reference = _nested().__code__
+    assert reference.co_freevars == ("a", "b") and reference.co_cellvars == ("c",)
+    decompiled = "def f(x):\n    return x + a\n"  # uses neither b nor c
+    fake_transformed = reference
+    built = recompile.build(decompiled, reference, fake_transformed, "__t_0_for_f", "# h\n")
+    with pytest.raises(recompile.ContractError):
+        recompile.compile_checked(built.source, "x.py", "__t_0_for_f", reference, reference)
+    probe = compile(built.source, "x.py", "exec")
+    inner = next(c for c in adapter.iter_code_constants(probe) if c.co_name == "__t_0_for_f")
+    free, cells = recompile.missing_layout(inner, reference)
+    assert free == ("b",) and cells == ("c",)
+    built = recompile.build(
+        decompiled, reference, fake_transformed, "__t_0_for_f", "# h\n", None, free, cells
+    )
+    code = recompile.compile_checked(built.source, "x.py", "__t_0_for_f", reference, reference)
+    assert code.co_freevars == reference.co_freevars
+    assert code.co_cellvars == reference.co_cellvars
+    assert code.co_filename == "x.py"
+    fn = types.FunctionType(code, {}, None, None, tuple(types.CellType(v) for v in (10, 20)))
+    assert fn(1) == 11
+
+
+def test_contract_rejects_wrong_arguments():
+    reference = (lambda a, b: a + b).__code__
+    with pytest.raises(recompile.ContractError, match="arguments differ"):
+        src = recompile.build("def f(b, a):\n    return a + b\n", reference, reference, "t", "")
+        recompile.compile_checked(src.source, "x.py", "t", reference, reference)
+
+
+def test_stable_global_names():
+    names = ("__compiled_fn_1_ddaf72f6_3758_48cb_a718_cc2710c5f4a7", "__resume_at_102_2")
+    code = types.SimpleNamespace(co_names=names)
+    assert recompile.stable_global_names(code) == {names[0]: "__compiled_fn_1"}
+
+
+def test_supported_torch_passes_check():
+    adapter.check_supported()
+
+
+def test_missing_internal_is_named(monkeypatch):
+    monkeypatch.setattr(
+        adapter,
+        "REQUIRED_INTERNALS",
+        adapter.REQUIRED_INTERNALS + (("torch._dynamo.convert_frame", "no_such_hook"),),
+    )
+    with pytest.raises(
+        adapter.UnsupportedTorchError, match="torch._dynamo.convert_frame.no_such_hook"
+    ):
+        adapter.check_supported()
+    import pellucid
+
+    with pytest.raises(adapter.UnsupportedTorchError, match="no_such_hook"):
+        with pellucid.prepare_debug("unused-dir-never-created"):
+            pass
+    assert adapter.Patcher.active == {}
+
+
+def test_patcher_restores_in_reverse_order():
+    ns = types.SimpleNamespace(x=1)
+    p = adapter.Patcher()
+    p.setattr(ns, "x", 2)
+    p.setattr(ns, "x", 3)
+    assert ns.x == 3 and adapter.Patcher.active
+    p.restore()
+    assert ns.x == 1 and adapter.Patcher.active == {}
