@@ -496,7 +496,7 @@ class Walker(ExceptionStructure, Evaluator):
         return k in self._targets
 
     def _merge_exit_copies(self, targets: set[int], T: int) -> int | None:
-        if PY < (3, 11):
+        if PY < (3, 10):
             return None
         keys = {self._exit_key(t) for t in targets}
         if len(keys) != 1 or None in keys or min(targets) < T:
@@ -813,6 +813,11 @@ class Walker(ExceptionStructure, Evaluator):
         cleanup_jump = L + 1 < self.n and self.ins[L + 1].op == "JUMP"
         Y = L + 2 if cleanup_jump else L + 1
         C = self.ins[L + 1].target if cleanup_jump else L + 1
+        exit_copy = self._exit_key(L + 1) if last.target is not None else None
+        if not cleanup_jump and exit_copy is not None and exit_copy == self._exit_key(last.target):
+            # 3.12+: the clean-up continues into a copy of the exit block
+            Y = L + 1 + len(exit_copy)
+            C = last.target
         if not (
             last.op in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE")
             and jump is not None
@@ -947,10 +952,7 @@ def _key(v: Any) -> Any:
 
 
 _UNSUPPORTED = {
-    "SETUP_FINALLY": "exception handling (try) is not supported yet",
-    "SETUP_WITH": "with statements are not supported yet",
     "SETUP_ASYNC_WITH": "async with is not supported yet",
-    "BEFORE_WITH": "with statements are not supported yet",
     "BEFORE_ASYNC_WITH": "async with is not supported yet",
     "YIELD_VALUE": "generators are not supported yet",
     "YIELD_FROM": "generators are not supported yet",
