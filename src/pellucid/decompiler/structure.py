@@ -157,11 +157,11 @@ class Walker(ExceptionStructure, Evaluator):
     ) -> tuple[list[ast.stmt], list]:
         saved = self.block
         self.block = []
-        base = len(stack)
-        saved_base, self.cur_base = self.cur_base, base
         # after return/raise/break/continue the stack is dead; structured code
         # that follows (reached by another jump) starts from the block's base
         snapshot = list(stack) if base_stack is None else base_stack
+        base = len(snapshot)
+        saved_base, self.cur_base = self.cur_base, base
         i = start
         self.stmt_start = start
         try:
