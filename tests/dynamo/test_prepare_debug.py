@@ -121,10 +121,10 @@ def test_graph_breaks_and_recompiles_are_indexed(tmp_path, monkeypatch):
 
 def test_stable_file_names_across_runs(tmp_path):
     code = (
-        "import sys, warnings; sys.path.insert(0, %r); import workloads\n"
+        f"import sys, warnings; sys.path.insert(0, {HERE!r}); import workloads\n"
         "warnings.simplefilter('ignore')\n"
         "workloads.run_workload('readme', 'aot_eager', sys.argv[1])\n"
-    ) % HERE
+    )
     listings = []
     for run in ("one", "two"):
         d = str(tmp_path / run)

@@ -1,0 +1,159 @@
+"""install()/uninstall() with TORCH_LOGS=+bytecode; several processes dumping into one directory."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+
+import checks
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+INSTALL_SCRIPT = r"""
+import sys, torch, pellucid
+sys.path.insert(0, {here!r})
+import stub_decompiler
+import pellucid.decompiler as pd
+if sys.argv[1] == "stub":
+    pd.decompile = stub_decompiler.decompile
+pellucid.install()
+def f(x):
+    return torch.relu(x) * 2
+torch.compile(f, backend="eager")(torch.randn(3))
+pellucid.uninstall()
+import torch._dynamo.convert_frame as cf
+print("HOOKS", len(cf._bytecode_hooks))
+"""
+
+
+@pytest.mark.parametrize("mode", ["stub", "real"])
+def test_install_puts_source_in_bytecode_log(mode):
+    env = dict(os.environ, TORCH_LOGS="+bytecode")
+    p = subprocess.run(
+        [sys.executable, "-c", INSTALL_SCRIPT.format(here=HERE), mode],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert p.returncode == 0, p.stderr[-3000:]
+    log = p.stderr
+    assert "MODIFIED BYTECODE" in log
+    assert "DECOMPILED SOURCE (pellucid) f" in log
+    if mode == "stub":
+        assert "graph_out_0 = __compiled_fn_" in log
+    assert "HOOKS 0" in p.stdout
+
+
+WORKER = r"""
+import os, sys, warnings
+sys.path.insert(0, {here!r})
+warnings.simplefilter("ignore")
+import stub_decompiler, workloads
+import pellucid.decompiler as pd
+pd.decompile = stub_decompiler.decompile
+workloads.run_workload(sys.argv[2], "eager", sys.argv[1])
+print("DONE", os.getpid())
+"""
+
+
+def _check_sessions(d: str, n: int) -> None:
+    index = checks.load_index(d)
+    assert len(index["sessions"]) == n
+    assert len({s["pid"] for s in index["sessions"]}) == n
+    for s in index["sessions"]:
+        for f in s["files"]:
+            assert os.path.exists(os.path.join(d, f["path"])), f
+    checks.check_files_compile(d, index)
+    assert not [n for n in os.listdir(d) if n.startswith(".tmp-")]
+
+
+def test_processes_dump_into_one_directory(tmp_path):
+    d = str(tmp_path / "dump")
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", WORKER.format(here=HERE), d, name],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for name in ("method", "method", "dynamic_true")
+    ]
+    for p in procs:
+        out, err = p.communicate(timeout=300)
+        assert p.returncode == 0, err[-3000:]
+    _check_sessions(d, 3)
+    # Two processes, one program: one transformed-code file, one graph file for it.
+    index = checks.load_index(d)
+    method_files = {
+        c["transformed_code_file"]
+        for s in index["sessions"]
+        for c in s["compiles"]
+        if c["function"].startswith("scaled@")
+    }
+    assert len(method_files) == 1
+
+
+TORCHRUN_SCRIPT = r"""
+import os, sys, warnings
+import torch, torch.distributed as dist
+sys.path.insert(0, {here!r})
+import stub_decompiler
+import pellucid, pellucid.decompiler as pd
+pd.decompile = stub_decompiler.decompile
+warnings.simplefilter("ignore")
+dist.init_process_group("gloo")
+rank = dist.get_rank()
+def step(x):
+    return torch.relu(x) * (2 + rank)
+c = torch.compile(step, backend="eager")
+with pellucid.prepare_debug(sys.argv[1]):
+    y = c(torch.ones(4))
+t = y.sum()
+dist.all_reduce(t)
+print("RANK", rank, float(t))
+dist.destroy_process_group()
+"""
+
+
+def test_torchrun_ranks_gloo_dump_into_one_directory(tmp_path):
+    d = str(tmp_path / "dump")
+    script = tmp_path / "ranks.py"
+    script.write_text(TORCHRUN_SCRIPT.format(here=HERE))
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    p = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "torch.distributed.run",
+            "--nproc_per_node",
+            "2",
+            "--master_addr",
+            "127.0.0.1",
+            "--master_port",
+            str(port),
+            str(script),
+            d,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert p.returncode == 0, (p.stdout + p.stderr)[-3000:]
+    assert "RANK 0 20.0" in p.stdout and "RANK 1 20.0" in p.stdout
+    _check_sessions(d, 2)
+    index = checks.load_index(d)
+    ranks = sorted(s["rank"] for s in index["sessions"])
+    assert ranks == ["0", "1"]
+    # Different programs per rank (the constant differs): two transformed files, none clobbered.
+    files = [c["transformed_code_file"] for s in index["sessions"] for c in s["compiles"]]
+    graphs = {g["stages"]["captured_graph"] for s in index["sessions"] for g in s["graphs"]}
+    assert len(set(files)) == 1  # same transformed code text for both ranks
+    assert len(graphs) == 2, graphs  # rank-specific constants: two graph files
+    json.dumps(index)
