@@ -532,7 +532,9 @@ class Walker(ExceptionStructure, Evaluator):
             self.emit(ast.If(test=_negate(expr), body=[ast.Break()], orelse=[]))
             return T
         if loop is not None and F in loop.continue_targets:
-            if F in exits and T < stop:
+            # 3.12+ spells every backward conditional jump as a jump over a
+            # `continue` (folded on input); the continue form recompiles exactly
+            if F in exits and T < stop and PY < (3, 12):
                 # the rest of this block ends the loop body: `if test: <rest>`
                 body, st = self.walk(T, stop, list(stack), exits)
                 self.emit(ast.If(test=expr, body=body or [ast.Pass()], orelse=[]))
