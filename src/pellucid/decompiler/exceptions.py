@@ -1,21 +1,773 @@
 """try/except/finally and with: regions derived from exception edges.
 
 A mixin of the structure walker.  ``try_at(i)`` says whether a protected
-region (3.9/3.10 SETUP_FINALLY/SETUP_WITH, 3.11+ exception-table entry) starts
-at instruction ``i``; ``do_try`` structures it and returns the index where the
-walk continues.
+region starts at instruction ``i`` (or a compiler-made copy of a finally body
+or a with-exit call sits there); ``do_try`` structures it and returns the
+index where the walk continues.
+
+3.11+ (exception tables).  Every instruction has at most one handler, the
+innermost.  A handler's own code is protected by its clean-up handler, whose
+code is protected by the next handler out, so following "which handler covers
+the first instruction of this handler" gives the nesting chain of every
+instruction.  A ``try`` body is exactly the instructions whose chain contains
+its handler, in the same *home* (the code reached by normal flow from the
+function entry, or from one handler): that gives start and end of the body
+without looking at opcode patterns.  Handler code is then read clause by
+clause; a ``finally`` body is read from its exception-path copy, and the
+copies the compiler inlined on every other exit path (and the ``__exit__``
+calls of ``with``) are recognised by comparing instructions and skipped.
+Code that a structured try/with owns in its handlers is marked unreachable
+once structured, so that the linear walk (which on 3.12+ meets the handlers
+at the end of the function) does not read it again.
 """
 
 from __future__ import annotations
 
+import ast
+from dataclasses import dataclass, field
+
+from pellucid.decompiler import values as V
+from pellucid.decompiler.instructions import PY
+
+TERMINAL_OPS = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
+STORE_OPS = frozenset({"STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF"})
+DELETE_OPS = frozenset({"DELETE_FAST", "DELETE_NAME", "DELETE_GLOBAL", "DELETE_DEREF"})
+
+
+class ExcInfo(V.Marker):
+    """The previous exception PUSH_EXC_INFO saves under the current one."""
+
+    def __repr__(self) -> str:
+        return "EXC_INFO"
+
+
+class CaughtException(V.Marker):
+    """The exception a handler is running for."""
+
+    def __repr__(self) -> str:
+        return "EXC"
+
+
+@dataclass(eq=False)
+class WithExit(V.Marker):
+    """The bound ``__exit__`` a with statement keeps on the stack during its body."""
+
+    ctx: ast.expr
+
+
+@dataclass(eq=False)
+class WithEnter(V.Marker):
+    """The value of ``__enter__()``: stored into the as-target or popped."""
+
+    ctx: ast.expr
+
+
+@dataclass
+class Copy:
+    """A compiler-made copy of a finally body / with exit: skip, apply stack effect."""
+
+    length: int
+    kind: str  # "finally" | "with" | "skip"
+
+
+@dataclass(eq=False)
+class Handler:
+    target: int
+    kind: str  # try | with | cleanup | name_cleanup | comprehension
+    depth: int
+    lasti: bool
+    ranges: list = field(default_factory=list)
+
 
 class ExceptionStructure:
-    def check_exception_support(self) -> None:
-        if self.exc_entries and not self._only_comprehension_handlers():
-            raise self.fail("exception handling (try/with) is not supported yet")
+    # ------------------------------------------------------------ set-up
+    def _exc_setup(self) -> None:
+        self._copies: dict[int, Copy] = {}
+        self._started: set[int] = set()
+        self._handlers: dict[int, Handler] = {}
+        self._cover: list[int | None] = [None] * (self.n + 1)
+        self.home: list[int | None] = [None] * (self.n + 1)
+        self._exc_error: str | None = None
+        self._chains = None
+        if PY < (3, 11):
+            return
+        for start, end, target, depth, lasti in self.exc_entries:
+            h = self._handlers.get(target)
+            if h is None:
+                h = self._handlers[target] = Handler(target, self._classify(target), depth, lasti)
+            h.ranges.append((start, end))
+            for k in range(start, end):
+                self._cover[k] = target
+        self._flood_homes()
 
+    def _classify(self, t: int) -> str:
+        ins = self.ins
+        ops = [ins[k].op for k in range(t, min(t + 4, self.n))]
+        if ops[:2] == ["PUSH_EXC_INFO", "WITH_EXCEPT_START"]:
+            return "with"
+        if ops[:1] == ["PUSH_EXC_INFO"]:
+            return "try"
+        if ops[:3] == ["COPY", "POP_EXCEPT", "RERAISE"]:
+            return "cleanup"
+        if (
+            len(ops) == 4
+            and ops[0] == "LOAD_CONST"
+            and ins[t].argval is None
+            and ops[1] in STORE_OPS
+            and ops[2] in DELETE_OPS
+            and ops[3] == "RERAISE"
+        ):
+            return "name_cleanup"
+        if ops[:2] == ["SWAP", "POP_TOP"]:
+            return "comprehension"
+        return "other"
+
+    def _succ(self, k: int) -> list[int]:
+        ins = self.ins[k]
+        out = []
+        if ins.target is not None:
+            out.append(ins.target)
+        if ins.op not in TERMINAL_OPS and ins.op != "JUMP":
+            out.append(k + 1)
+        return out
+
+    def _flood_homes(self) -> None:
+        """home[k]: -1 for code reached from the entry, else the handler whose code it is."""
+        home = self.home
+
+        def flood(start: int, tag: int) -> None:
+            work = [start]
+            while work:
+                k = work.pop()
+                if k >= self.n or home[k] is not None:
+                    continue
+                home[k] = tag
+                work.extend(self._succ(k))
+
+        flood(0, -1)
+        pending = [h for h in self._handlers.values() if h.kind in ("try", "with")]
+        while pending:
+            ready = [
+                h
+                for h in pending
+                if any(home[k] is not None for a, b in h.ranges for k in range(a, b))
+            ]
+            if not ready:
+                break
+            for h in ready:
+                pending.remove(h)
+            for h in sorted(ready, key=lambda h: h.target):
+                flood(h.target, h.target)
+        for h in pending:
+            flood(h.target, h.target)
+
+    def check_exception_support(self) -> None:
+        self._exc_setup()
+        if PY < (3, 11):
+            for i in self.ins:
+                if i.op in ("SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH"):
+                    raise self.fail("exception handling on 3.9/3.10 is not supported yet", i)
+            return
+        for h in self._handlers.values():
+            if h.kind == "other":
+                raise self.fail("unrecognized exception handler", self.ins[h.target])
+        for k in range(self.n):
+            self.reachable[k] = self.home[k] is not None
+        # reachable through any edge, exception edges included (the implicit
+        # `return None` may sit before trailing clean-up code)
+        init = getattr(self, "initially_reachable", None)
+        if init is not None:
+            seen: set[int] = set()
+            work = [0] + list(self._handlers)
+            while work:
+                k = work.pop()
+                if k >= self.n or k in seen:
+                    continue
+                seen.add(k)
+                init[k] = True
+                work.extend(self._succ(k))
+        # jumps from handler code back into the code it protects are not loops
+        self.latch = {}
+        for i in self.ins:
+            t = i.target
+            if t is None or t > i.index or i.op == "FOR_ITER":
+                continue
+            if (
+                self.home[i.index] is not None
+                and self.home[i.index] != self.home[t]
+                and self.ins[t].op != "FOR_ITER"
+            ):
+                continue
+            self.latch[t] = max(self.latch.get(t, -1), i.index)
+
+    # ------------------------------------------------------------ nesting
+    def _chain(self, k: int):
+        seen = set()
+        h = self._cover[k]
+        while h is not None and h not in seen:
+            seen.add(h)
+            yield h
+            h = self._cover[h]
+
+    def _in(self, k: int, H: int) -> bool:
+        chains = self._chains
+        if chains is None:
+            chains = self._build_chains()
+        return H in chains[k]
+
+    def _build_chains(self) -> list:
+        self._chains = [frozenset(self._chain(k)) if self._cover[k] is not None else frozenset() for k in range(self.n + 1)]
+        ext: dict = {}
+        for k in range(self.n):
+            hk = self.home[k]
+            if hk is None:
+                continue
+            for H in self._chains[k]:
+                key = (H, hk)
+                if key in ext:
+                    ext[key][1] = k
+                else:
+                    ext[key] = [k, k]
+        self._extents = ext
+        return self._chains
+
+    def _extent(self, H: int, home: int | None) -> tuple[int, int]:
+        if self._chains is None:
+            self._build_chains()
+        r = self._extents.get((H, home))
+        if r is None:
+            return -1, -1
+        return r[0], r[1] + 1
+
+    def _try_handler_at(self, i: int) -> int | None:
+        if PY < (3, 11) or self.home[i] is None:
+            return None
+        cands = []
+        for H in self._chain(i):
+            h = self._handlers.get(H)
+            if h is None or h.kind != "try" or H in self._started:
+                continue
+            lo, _ = self._extent(H, self.home[i])
+            if lo == i:
+                cands.append(H)
+        if not cands:
+            # a try whose first instruction is an inner try's: chain of the first covered
+            return None
+        return cands[-1]  # outermost
+
+    # ------------------------------------------------------------ hooks
     def try_at(self, i: int) -> bool:
-        return False
+        if not hasattr(self, "_copies"):
+            self._exc_setup()
+        if i in self._copies:
+            return True
+        if PY < (3, 11):
+            return False
+        if self.ins[i].op == "BEFORE_WITH":
+            return True
+        if self._cover[i] is None:
+            return False
+        return self._try_handler_at(i) is not None
 
     def do_try(self, i: int, stack: list, stop: int, exits: frozenset) -> int:
-        raise self.fail("exception handling (try/with) is not supported yet", self.ins[i])
+        if i in self._copies:
+            c = self._copies[i]
+            if c.kind == "with":
+                if not stack or not isinstance(stack[-1], WithExit):
+                    raise self.fail("with exit without its context manager", self.ins[i])
+                stack.pop()
+            return i + c.length
+        if self.ins[i].op == "BEFORE_WITH":
+            return self.do_with(i, stack, stop, exits)
+        H = self._try_handler_at(i)
+        self._started.add(H)
+        if self._is_finally(H):
+            return self.do_try_finally(i, H, stack, stop, exits)
+        return self.do_try_except(i, H, stack, stop, exits)
+
+    # ------------------------------------------------------------ helpers
+    def _handler_of(self, k: int, kind: str) -> int:
+        H = self._cover[k]
+        if H is None or self._handlers[H].kind != kind:
+            raise self.fail(f"expected a {kind} handler", self.ins[k])
+        return H
+
+    def _cleanup_of(self, H: int) -> int:
+        """The COPY 3; POP_EXCEPT; RERAISE 1 block protecting handler H's code."""
+        C = self._cover[H]
+        if C is None or self._handlers[C].kind != "cleanup":
+            raise self.fail("handler without clean-up", self.ins[H])
+        return C
+
+    def _is_finally(self, H: int) -> bool:
+        nxt = self.ins[H + 1]
+        if nxt.op == "POP_TOP":
+            return False
+        # except*: COPY 1; BUILD_LIST; SWAP 2 (3.11) / BUILD_LIST; COPY 2 (3.12+)
+        if nxt.op in ("COPY", "BUILD_LIST") and self.ins[H + 2].op in ("BUILD_LIST", "COPY"):
+            return False
+        k = H + 1
+        while k < self.n and self.ins[k].target is None and self.ins[k].op not in TERMINAL_OPS:
+            if self.ins[k].op in ("CHECK_EXC_MATCH", "CHECK_EG_MATCH"):
+                return False
+            if self.ins[k].op in STORE_OPS or self.ins[k].op == "POP_TOP":
+                return True
+            k += 1
+        return True
+
+    def _claim(self, start: int, H: int, follow: int | None) -> None:
+        """Mark handler H's own code (normal-flow reachable from start) as consumed."""
+        work = [start]
+        seen = set()
+        while work:
+            k = work.pop()
+            if k >= self.n or k in seen or k == follow or self.home[k] != H:
+                continue
+            seen.add(k)
+            self.reachable[k] = False
+            work.extend(self._succ(k))
+
+    def _claim_block(self, a: int, b: int) -> None:
+        for k in range(a, b):
+            self.reachable[k] = False
+
+    def _same(self, a: int, b: int, length: int) -> bool:
+        for d in range(length):
+            if a + d >= self.n or b + d >= self.n:
+                return False
+            x, y = self.ins[a + d], self.ins[b + d]
+            if x.op != y.op:
+                return False
+            if x.target is not None or y.target is not None:
+                if x.target is None or y.target is None:
+                    return False
+                # inside the copy: same relative place; outside: same place
+                xin = a <= x.target < a + length
+                yin = b <= y.target < b + length
+                if xin != yin:
+                    return False
+                if xin and x.target - a != y.target - b:
+                    return False
+                if not xin and x.target != y.target:
+                    return False
+                continue
+            if _key(x.argval) != _key(y.argval):
+                return False
+        return True
+
+    def _is_exit_copy(self, k: int) -> bool:
+        ins = self.ins
+        return (
+            k + 4 < self.n
+            and all(ins[k + d].op == "LOAD_CONST" and ins[k + d].argval is None for d in range(3))
+            and ins[k + 3].op == "CALL"
+            and ins[k + 3].arg == 2
+            and ins[k + 4].op == "POP_TOP"
+        )
+
+    def _walk_region(self, a: int, b: int, stack: list, exits: frozenset, what: str):
+        body, st = self.walk(a, b, list(stack), exits)
+        return body, st
+
+    def _inherit(self, follow: int | None, stop: int, exits: frozenset) -> frozenset:
+        if follow is None or follow == stop or follow in exits or follow >= stop:
+            return exits
+        return frozenset()
+
+    # ------------------------------------------------------------ copies on exit paths
+    def _register_copies(self, H: int, home: int, s: int, e: int, matches) -> int:
+        """Register the exit copies of a finally/with body; return where the statement ends.
+
+        Inside [s, e) every instruction of this home not protected by H is on an exit
+        path: a copy (``matches(k)`` gives its length) or what follows it (return,
+        loop jump).  From ``e`` on, copies followed by exit tails belong to the
+        statement; the first copy followed by anything else is the normal exit.
+        """
+        k = s
+        while k < e:
+            if self.home[k] == home and not self._in(k, H) and k not in self._copies:
+                L = matches(k)
+                if L:
+                    self._copies[k] = Copy(L, self._copy_kind)
+                    k += L
+                    continue
+            k += 1
+        # exits from the clauses of nested try statements (their own homes)
+        k = 0
+        while k < self.n:
+            hk = self.home[k]
+            if hk is not None and hk != home and hk >= 0 and self._in(hk, H) and not self._in(k, H):
+                if k not in self._copies:
+                    L = matches(k)
+                    if L:
+                        self._copies[k] = Copy(L, self._copy_kind)
+                        k += L
+                        continue
+            k += 1
+        k = e
+        end = e
+        while k < self.n:
+            if self.home[k] != home and self._in(k, H):
+                k += 1  # 3.11: handler code of a nested try/with, inline
+                continue
+            if self.home[k] != home:
+                break
+            j = k
+            # a return value moved under the with's __exit__, loop iterators popped...
+            while j < self.n and self.ins[j].op in ("SWAP", "POP_TOP", "POP_EXCEPT") and j not in self._copies:
+                j += 1
+            L = matches(j)
+            if not L:
+                break
+            self._copies[j] = Copy(L, self._copy_kind)
+            j += L
+            end = j
+            t = self._tail_end(j)
+            if t is None:
+                break
+            k = end = t
+        return end
+
+    def _tail_end(self, k: int) -> int | None:
+        """If an exit tail (return, loop jump) starts at k, the index after it."""
+        while k < self.n:
+            if k in self._copies:
+                k += self._copies[k].length
+                continue
+            ins = self.ins[k]
+            if ins.op == "RETURN_VALUE":
+                return k + 1
+            if ins.op == "JUMP":
+                if any(ins.target == lp.header or ins.target in lp.continue_targets or ins.target in lp.break_targets for lp in self.loops):
+                    return k + 1
+                return None
+            if ins.op in ("POP_TOP", "SWAP", "LOAD_CONST", "POP_EXCEPT", "COPY"):
+                k += 1
+                continue
+            if self._is_exit_copy(k):
+                return None
+            return None
+        return None
+
+    # ------------------------------------------------------------ try/except
+    def do_try_except(self, s: int, H: int, stack: list, stop: int, exits: frozenset) -> int:
+        ins = self.ins
+        h = self._handlers[H]
+        home = self.home[s]
+        if h.depth != len(stack) or h.lasti:
+            raise self.fail("try handler stack depth differs from the try's", ins[s])
+        C = self._cleanup_of(H)
+        _, e = self._extent(H, home)
+        # return/break/continue at the end of the body run unprotected after it
+        while True:
+            t = self._tail_end(e)
+            if t is None or self.home[t - 1] != home:
+                break
+            e = t
+        # the clauses: type test, optional name, body
+        clauses = []  # (type_expr|None, name|None, body_start, body_end, star)
+        p = H + 1
+        base = list(stack)
+        hstack = base + [ExcInfo(), CaughtException()]
+        star = False
+        reraise0 = None
+        if ins[p].op == "COPY" or (ins[p].op == "BUILD_LIST" and ins[p + 1].op == "COPY"):
+            raise self.fail("except* is not supported yet", ins[p])
+        while True:
+            if ins[p].op == "POP_TOP":
+                clauses.append((None, None, p + 1, C))
+                break
+            q = p
+            while q < C and ins[q].op != "CHECK_EXC_MATCH":
+                if ins[q].target is not None:
+                    raise self.fail("jump inside an except type", ins[q])
+                q += 1
+            if q >= C:
+                raise self.fail("except clause without a type test", ins[p])
+            stmts, st = self.walk(p, q, list(hstack), frozenset())
+            if stmts or len(st) != len(hstack) + 1:
+                raise self.fail("except type is not an expression", ins[q])
+            typ = self.as_expr(st[-1], ins[q])
+            j = ins[q + 1]
+            if j.op != "POP_JUMP_IF_FALSE" or j.target is None or j.target <= q:
+                raise self.fail("except type test without its jump", j)
+            nxt = j.target
+            b = ins[q + 2]
+            if b.op in STORE_OPS:
+                nm = b.argval
+                body_start = q + 3
+            elif b.op == "POP_TOP":
+                nm = None
+                body_start = q + 3
+            else:
+                raise self.fail("except clause without name or pop", b)
+            clauses.append((typ, nm, body_start, nxt))
+            if ins[nxt].op == "RERAISE" and ins[nxt].arg == 0:
+                reraise0 = nxt
+                break
+            p = nxt
+        # where the statement continues: jumps that end the clauses
+        follow_cands = []
+        for typ, nm, b0, b1 in clauses:
+            for k in range(b0, b1):
+                if ins[k].op == "POP_EXCEPT" and self.home[k] == H:
+                    j = k + 1
+                    if nm is not None and self._name_cleanup_at(j, nm):
+                        j += 3
+                    if j < self.n and ins[j].op == "JUMP":
+                        follow_cands.append(ins[j].target)
+        if e < self.n and ins[e - 1].op != "JUMP":
+            pass
+        follow = None
+        loop_targets = set()
+        for lp in self.loops:
+            loop_targets |= lp.continue_targets | lp.break_targets | {lp.header}
+        plain = [t for t in follow_cands if t not in loop_targets]
+        if plain:
+            if len(set(plain)) != 1:
+                raise self.fail("except clauses continue at different places", ins[H])
+            follow = plain[0]
+        elif follow_cands:
+            follow = follow_cands[0]
+        # else: from the end of the protected body to the follow / the handler
+        bound = stop
+        if follow is not None and e <= follow < bound:
+            bound = follow
+        if e <= H < bound:
+            bound = H
+        else_end = bound
+        if follow is None or follow < e:
+            # nothing tells where an else would end: a falling-through body ends the try
+            last = ins[e - 1] if e - 1 >= s else None
+            if last is not None and last.op not in TERMINAL_OPS and last.op != "JUMP" and follow is None:
+                else_end = e
+        inherited = self._inherit(follow, stop, exits)
+        fo = frozenset({follow}) if follow is not None else frozenset()
+        body, st = self.walk(s, e, list(stack), fo | {e} | inherited)
+        if len(st) != len(stack):
+            raise self.fail("try body changes the stack", ins[s])
+        orelse, st = self.walk(e, else_end, list(stack), fo | {else_end} | inherited) if else_end > e else ([], stack)
+        if len(st) != len(stack):
+            raise self.fail("try else changes the stack", ins[e])
+        handlers = []
+        for typ, nm, b0, b1 in clauses:
+            if nm is not None:
+                self._strip_name_cleanups(b0, b1, nm, H)
+            cst = base + [ExcInfo()]
+            hb, st = self.walk(b0, b1, cst, fo | inherited)
+            if len(st) not in (len(base), len(base) + 1):
+                raise self.fail("except clause changes the stack", ins[b0])
+            handlers.append(
+                ast.ExceptHandler(type=typ, name=nm, body=hb or [ast.Pass()])
+            )
+        self._claim(H, H, follow)
+        self._claim_block(C, C + 3)
+        if reraise0 is not None:
+            self.reachable[reraise0] = False
+        node = ast.Try(body=body or [ast.Pass()], handlers=handlers, orelse=orelse, finalbody=[])
+        self.emit(node)
+        if follow is not None and e <= follow:
+            if follow <= stop:
+                return max(follow, else_end)
+            if follow in exits:
+                return stop
+            raise self.fail("try continues past its enclosing block", ins[s])
+        return else_end
+
+    def _name_cleanup_at(self, j: int, nm: str) -> bool:
+        ins = self.ins
+        return (
+            j + 2 < self.n
+            and ins[j].op == "LOAD_CONST"
+            and ins[j].argval is None
+            and ins[j + 1].op in STORE_OPS
+            and ins[j + 1].argval == nm
+            and ins[j + 2].op in DELETE_OPS
+            and ins[j + 2].argval == nm
+        )
+
+    def _strip_name_cleanups(self, b0: int, b1: int, nm: str, H: int) -> None:
+        for k in range(b0, b1):
+            if self.ins[k].op == "POP_EXCEPT" and self._name_cleanup_at(k + 1, nm):
+                self._copies[k + 1] = Copy(3, "skip")
+
+    def op_POP_EXCEPT(self, ins, stack: list) -> None:
+        if not stack or not isinstance(stack[-1], ExcInfo):
+            raise self.fail("POP_EXCEPT outside a handler", ins)
+        stack.pop()
+
+    # ------------------------------------------------------------ try/finally
+    def do_try_finally(self, s: int, H: int, stack: list, stop: int, exits: frozenset) -> int:
+        ins = self.ins
+        h = self._handlers[H]
+        home = self.home[s]
+        if h.depth != len(stack) or h.lasti:
+            raise self.fail("finally handler stack depth differs from the try's", ins[s])
+        C = self._cleanup_of(H)
+        # the exception-path copy: PUSH_EXC_INFO; <finally body>; RERAISE 0
+        R = None
+        for k in range(H + 1, self.n):
+            if self.home[k] != H:
+                continue
+            if ins[k].op == "RERAISE" and ins[k].arg == 0 and self._cover[k] == C:
+                R = k
+        if R is None:
+            raise self.fail("finally body without its re-raise", ins[H])
+        for k in range(H + 1, R):
+            if self.home[k] != H and self.home[k] is not None and self._cover[k] is None:
+                raise self.fail("finally body with code outside its handler", ins[k])
+        L = R - (H + 1)
+        _, e = self._extent(H, home)
+        self._copy_kind = "finally"
+
+        def matches(k: int) -> int:
+            if L == 0:
+                return 0
+            return L if self._same(k, H + 1, L) else 0
+
+        if L == 0:
+            raise self.fail("empty finally body", ins[H])
+        end = self._register_copies(H, home, s, e, matches)
+        hstack = list(stack) + [ExcInfo(), CaughtException()]
+        final, st = self.walk(H + 1, R, hstack, frozenset({R}))
+        if len(st) != len(hstack):
+            raise self.fail("finally body changes the stack", ins[H])
+        follow = end
+        inherited = self._inherit(follow, stop, exits)
+        body, st = self.walk(s, end, list(stack), frozenset({end}) | inherited)
+        if len(st) != len(stack):
+            raise self.fail("try body changes the stack", ins[s])
+        self._claim(H, H, None)
+        self._claim_block(C, C + 3)
+        if len(body) == 1 and isinstance(body[0], ast.Try) and not body[0].finalbody and body[0].handlers:
+            node = body[0]
+            node.finalbody = final or [ast.Pass()]
+        else:
+            node = ast.Try(body=body or [ast.Pass()], handlers=[], orelse=[], finalbody=final or [ast.Pass()])
+        self.emit(node)
+        return end
+
+    # ------------------------------------------------------------ with
+    def do_with(self, b: int, stack: list, stop: int, exits: frozenset) -> int:
+        ins = self.ins
+        ctx = self.pop_expr(stack, ins[b])
+        home = self.home[b]
+        W = self._cover[b + 1]
+        if W is None or self._handlers[W].kind != "with":
+            raise self.fail("with statement without its handler", ins[b])
+        h = self._handlers[W]
+        if h.depth != len(stack) + 1 or not h.lasti:
+            raise self.fail("with handler stack depth differs", ins[b])
+        self._started.add(W)
+        C = self._cleanup_of(W)
+        # handler: PUSH_EXC_INFO; WITH_EXCEPT_START; POP_JUMP_IF_TRUE L; RERAISE 2
+        j = ins[W + 2]
+        if not (j.op == "POP_JUMP_IF_TRUE" and ins[W + 3].op == "RERAISE" and j.target is not None):
+            raise self.fail("unrecognized with handler", ins[W])
+        Lb = j.target
+        if [ins[Lb + d].op for d in range(4)] != ["POP_TOP", "POP_EXCEPT", "POP_TOP", "POP_TOP"]:
+            raise self.fail("unrecognized with handler", ins[Lb])
+        # where a suppressed exception continues: the with's follow
+        sup = Lb + 4
+        follow = None
+        tail = None
+        if ins[sup].op == "JUMP":
+            follow = ins[sup].target
+            claim_to = sup + 1
+        elif self.home[sup] != W:
+            follow = sup
+            claim_to = sup
+        else:
+            k = sup
+            while k < self.n and ins[k].op not in TERMINAL_OPS:
+                if ins[k].target is not None or self.home[k] != W:
+                    raise self.fail("with handler continues into unrecognized code", ins[k])
+                k += 1
+            tail = (sup, k + 1 - sup)
+            claim_to = k + 1
+        # the as-target
+        stack.append(WithExit(ctx))
+        k, target = self._with_target(b + 1, stack)
+        _, e = self._extent(W, home)
+        self._copy_kind = "with"
+        end = self._register_copies(W, home, k, e, lambda k: 5 if self._is_exit_copy(k) else 0)
+        if tail is not None:
+            # find the normal exit: an exit copy followed by the same code as the tail
+            cand = [
+                c + 5
+                for c, cp in self._copies.items()
+                if cp.kind == "with" and k <= c < max(end, e) + 1 and self._same(c + 5, tail[0], tail[1])
+            ]
+            if cand:
+                follow = max(cand)
+            elif not (
+                tail[1] == 2
+                and ins[tail[0]].op == "LOAD_CONST"
+                and ins[tail[0]].argval is None
+                and not any(self.reachable[q] for q in range(end, stop))
+                and stop >= self.n - 0
+            ):
+                raise self.fail("with statement whose follow is not found", ins[b])
+        if follow is not None and k <= follow <= stop:
+            body_end = follow
+        elif follow is None or follow in exits or follow < k:
+            body_end = stop if follow is None or follow > stop or follow < k else follow
+            body_end = min(max(end, e), stop) if follow is None else body_end
+        else:
+            raise self.fail("with continues past its enclosing block", ins[b])
+        for q in range(W, W + 4):
+            self.reachable[q] = False
+        self._claim_block(Lb, claim_to)
+        self._claim_block(C, C + 3)
+        inherited = self._inherit(follow, stop, exits)
+        fo = frozenset({follow}) if follow is not None else frozenset()
+        body, st = self.walk(k, body_end, list(stack), fo | {body_end} | inherited)
+        if len(st) == len(stack) and st[-1] is stack[-1]:
+            pass  # no path leaves the body normally
+        elif len(st) != len(stack) - 1:
+            raise self.fail("with body does not end with its exit", ins[b])
+        stack.pop()
+        item = ast.withitem(context_expr=ctx, optional_vars=target)
+        if len(body) == 1 and isinstance(body[0], ast.With):
+            # `with a, b:` compiles exactly as `with a: with b:`
+            node = body[0]
+            node.items.insert(0, item)
+        else:
+            node = ast.With(items=[item], body=body or [ast.Pass()])
+        self.emit(node)
+        return body_end
+
+    def _with_target(self, k: int, stack: list) -> tuple[int, ast.expr | None]:
+        """Read the store(s) of ``__enter__()``'s result; return (body start, target)."""
+        ins = self.ins
+        if ins[k].op == "POP_TOP":
+            return k + 1, None
+        sentinel = ast.Name(id="__pellucid_with_enter__", ctx=ast.Load())
+        st = list(stack) + [sentinel]
+        saved, self.block = self.block, []
+        try:
+            depth = len(stack)
+            while True:
+                cur = ins[k]
+                if cur.target is not None or cur.op in TERMINAL_OPS:
+                    raise self.fail("with target is not a store", cur)
+                handler = getattr(self, "op_" + cur.op, None)
+                if handler is None:
+                    raise self.fail("unsupported opcode", cur)
+                handler(cur, st)
+                k += 1
+                if len(st) == depth and self.block:
+                    break
+            stmts = self.block
+        finally:
+            self.block = saved
+        if len(stmts) != 1 or not isinstance(stmts[0], ast.Assign) or stmts[0].value is not sentinel:
+            raise self.fail("with target is not a plain store", ins[k - 1])
+        if len(stmts[0].targets) != 1:
+            raise self.fail("with target with several names", ins[k - 1])
+        stack[:] = st
+        return k, stmts[0].targets[0]
+
+
+def _key(v):
+    return (type(v).__name__, repr(v))
