@@ -32,6 +32,10 @@ def decompile(code: types.CodeType, verify: bool = False) -> str:
             call_args.append(i.argval)
         elif seen_graph and i.opname == "STORE_FAST" and i.argval == "graph_out_0":
             break
+        elif seen_graph and i.opname in ("BINARY_SUBSCR", "LOAD_DEREF", "LOAD_CONST"):
+            raise pellucid.DecompilationError(
+                "stub handles graphs called with plain arguments only"
+            )
     return (
         f"def {code.co_name}({', '.join(args)}):\n"
         f"    graph_out_0 = {graph[0]}({', '.join(call_args)})\n"

@@ -81,7 +81,7 @@ def test_processes_dump_into_one_directory(tmp_path):
             stderr=subprocess.PIPE,
             text=True,
         )
-        for name in ("method", "method", "dynamic_true")
+        for name in ("dynamic_true", "dynamic_true", "readme")
     ]
     for p in procs:
         out, err = p.communicate(timeout=300)
@@ -93,7 +93,7 @@ def test_processes_dump_into_one_directory(tmp_path):
         c["transformed_code_file"]
         for s in index["sessions"]
         for c in s["compiles"]
-        if c["function"].startswith("scaled@")
+        if c["function"].startswith("dynamic_fn@")
     }
     assert len(method_files) == 1
 
