@@ -516,8 +516,17 @@ class ExceptionStructure:
                         j += 3
                     if j < self.n and ins[j].op == "JUMP":
                         follow_cands.append(ins[j].target)
-        if e < self.n and ins[e - 1].op != "JUMP":
-            pass
+        # the normal exit: the jump over the handlers ending the body or the else
+        for j in (e, H - 1):
+            if (
+                s <= j < self.n
+                and j >= e
+                and ins[j].op == "JUMP"
+                and self.home[j] == home
+                and ins[j].target > j
+                and (j == e or j == H - 1)
+            ):
+                follow_cands.append(ins[j].target)
         follow = None
         loop_targets = set()
         for lp in self.loops:
@@ -704,7 +713,7 @@ class ExceptionStructure:
                 tail[1] == 2
                 and ins[tail[0]].op == "LOAD_CONST"
                 and ins[tail[0]].argval is None
-                and not any(self.reachable[q] for q in range(end, stop))
+                and not any(self.reachable[q] and self.home[q] == home for q in range(end, stop))
                 and stop >= self.n - 0
             ):
                 raise self.fail("with statement whose follow is not found", ins[b])
