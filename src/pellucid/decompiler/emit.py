@@ -287,6 +287,8 @@ def docstring(code: CodeType, ins: list[Instr]) -> str | None:
 def function_body(code: CodeType) -> list[ast.stmt]:
     w = CodeWalker(code)
     body = w.body()
+    if sys.version_info >= (3, 12):
+        body = _fold_return_ternaries(body)
     # the implicit `return None` is the reachable last instruction; a dead one
     # after an explicit `return None` (3.9/3.10) means the source wrote it
     if (
@@ -305,6 +307,51 @@ def function_body(code: CodeType) -> list[ast.stmt]:
         pre.insert(0, ast.Expr(value=ast.Constant(value=doc)))
     body = pre + body
     return body or [ast.Pass()]
+
+
+def _fold_return_ternaries(body: list[ast.stmt]) -> list[ast.stmt]:
+    """3.12+: `return a if c else b` is compiled as two returns; put it back when
+    an operand is a constant returned through RETURN_VALUE (see op_RETURN_VALUE)."""
+    out: list[ast.stmt] = []
+    for node in body:
+        for attr in ("body", "orelse"):
+            if isinstance(node, (ast.If, ast.For, ast.While)):
+                setattr(node, attr, _fold_return_ternaries(getattr(node, attr)))
+        out.append(node)
+        while len(out) >= 1:
+            last = out[-1]
+            if (
+                isinstance(last, ast.If)
+                and len(last.body) == 1
+                and len(last.orelse) == 1
+                and _ternary_operand(last.body[0])
+                and isinstance(last.orelse[0], ast.Return)
+            ):
+                out[-1] = _ternary_return(last.test, last.body[0], last.orelse[0])
+                continue
+            if (
+                len(out) >= 2
+                and isinstance(last, ast.Return)
+                and isinstance(out[-2], ast.If)
+                and len(out[-2].body) == 1
+                and not out[-2].orelse
+                and _ternary_operand(out[-2].body[0])
+            ):
+                prev = out[-2]
+                out[-2:] = [_ternary_return(prev.test, prev.body[0], last)]
+                continue
+            break
+    return out
+
+
+def _ternary_operand(node: ast.stmt) -> bool:
+    return isinstance(node, ast.Return) and getattr(node, "from_expression", False)
+
+
+def _ternary_return(test: ast.expr, a: ast.Return, b: ast.Return) -> ast.Return:
+    ret = ast.Return(value=ast.IfExp(test=test, body=a.value, orelse=b.value or const(None)))
+    ret.from_expression = True
+    return ret
 
 
 def _strip_implicit_returns(body: list[ast.stmt]) -> None:

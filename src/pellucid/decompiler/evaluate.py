@@ -690,7 +690,11 @@ class Evaluator:
     # ----------------------------------------------------------- simple statements
     def op_RETURN_VALUE(self, ins: Instr, stack: list) -> None:
         v = self.pop_expr(stack, ins)
-        self.emit(ast.Return(value=v))
+        ret = ast.Return(value=v)
+        # 3.12+ returns a constant statement with RETURN_CONST; a constant that
+        # reaches RETURN_VALUE was an operand of a conditional expression
+        ret.from_expression = PY >= (3, 12) and ins.raw == "RETURN_VALUE" and isinstance(v, ast.Constant)
+        self.emit(ret)
 
     def op_RAISE_VARARGS(self, ins: Instr, stack: list) -> None:
         cause = exc = None

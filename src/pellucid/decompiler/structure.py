@@ -473,6 +473,7 @@ class Walker(ExceptionStructure, Evaluator):
             (F,) = outside
             expr = _build(chain, 0, size, T, F, starts + [T])
             if expr is not None:
+                self.last_chain = (chain, starts + [T])
                 return expr, T, F
         return None
 
@@ -527,19 +528,22 @@ class Walker(ExceptionStructure, Evaluator):
         if res is None:
             raise self.fail("unrecognized conditional jump", ins)
         expr, T, F = res
+        chain, starts = self.last_chain
         loop = self.loops[-1] if self.loops else None
-        if loop is not None and F in loop.break_targets and F not in loop.continue_targets:
-            self.emit(ast.If(test=_negate(expr), body=[ast.Break()], orelse=[]))
-            return T
-        if loop is not None and F in loop.continue_targets:
-            # 3.12+ spells every backward conditional jump as a jump over a
-            # `continue` (folded on input); the continue form recompiles exactly
-            if F in exits and T < stop and PY < (3, 12):
+        if loop is not None and (F in loop.break_targets or F in loop.continue_targets):
+            # `if <test>: break/continue` jumps away when its test holds: say the
+            # test the way the jumps do (built for "reaches F"), not negated
+            leave = _build(chain, 0, len(chain), F, T, starts) or _negate(expr)
+            jumps_when_true = chain[-1].when and chain[-1].target == F
+            if F in loop.break_targets and F not in loop.continue_targets:
+                self.emit(ast.If(test=leave, body=[ast.Break()], orelse=[]))
+                return T
+            if F in exits and T < stop and not jumps_when_true:
                 # the rest of this block ends the loop body: `if test: <rest>`
                 body, st = self.walk(T, stop, list(stack), exits)
                 self.emit(ast.If(test=expr, body=body or [ast.Pass()], orelse=[]))
                 return stop
-            self.emit(ast.If(test=_negate(expr), body=[ast.Continue()], orelse=[]))
+            self.emit(ast.If(test=leave, body=[ast.Continue()], orelse=[]))
             return T
         if F < T:
             raise self.fail("condition jumps backwards", ins)
