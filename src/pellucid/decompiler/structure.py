@@ -534,7 +534,9 @@ class Walker(ExceptionStructure, Evaluator):
             # `if <test>: break/continue` jumps away when its test holds: say the
             # test the way the jumps do (built for "reaches F"), not negated
             leave = _build(chain, 0, len(chain), F, T, starts) or _negate(expr)
-            jumps_when_true = chain[-1].when and chain[-1].target == F
+            # 3.11+ compile `if t: continue` into one jump to the loop head;
+            # before, such a jump only ends an `if` that closes the loop body
+            jumps_when_true = PY >= (3, 11) and chain[-1].when and chain[-1].target == F
             if F in loop.break_targets and F not in loop.continue_targets:
                 self.emit(ast.If(test=leave, body=[ast.Break()], orelse=[]))
                 return T
