@@ -545,11 +545,10 @@ class ExceptionStructure:
         if e <= H < bound:
             bound = H
         else_end = bound
-        if follow is None or follow < e:
-            # nothing tells where an else would end: a falling-through body ends the try
-            last = ins[e - 1] if e - 1 >= s else None
-            if last is not None and last.op not in TERMINAL_OPS and last.op != "JUMP" and follow is None:
-                else_end = e
+        if follow is None and not (e < H <= stop):
+            # nothing tells where an else would end (handlers moved to the end of the
+            # code, no clause falls through): what follows the body is after the try
+            else_end = e
         inherited = self._inherit(follow, stop, exits)
         fo = frozenset({follow}) if follow is not None else frozenset()
         body, st = self.walk(s, e, list(stack), fo | {e} | inherited)
@@ -574,6 +573,10 @@ class ExceptionStructure:
         if reraise0 is not None:
             self.reachable[reraise0] = False
         node = ast.Try(body=body or [ast.Pass()], handlers=handlers, orelse=orelse, finalbody=[])
+        if follow is None and self._at_function_end(else_end, stop, exits):
+            # 3.11+ copy the implicit `return None` into every path that ends the function
+            _strip_final_returns([node])
+            node.body = node.body or [ast.Pass()]
         self.emit(node)
         if follow is not None and e <= follow:
             if follow <= stop:
@@ -582,6 +585,14 @@ class ExceptionStructure:
                 return stop
             raise self.fail("try continues past its enclosing block", ins[s])
         return else_end
+
+    def _at_function_end(self, k: int, stop: int, exits: frozenset) -> bool:
+        return (
+            stop == self.n
+            and not exits
+            and not self.loops
+            and not any(self.reachable[q] for q in range(k, self.n))
+        )
 
     def _name_cleanup_at(self, j: int, nm: str) -> bool:
         ins = self.ins
@@ -780,3 +791,39 @@ class ExceptionStructure:
 
 def _key(v):
     return (type(v).__name__, repr(v))
+
+
+def _is_return_none(st: ast.stmt) -> bool:
+    return (
+        isinstance(st, ast.Return)
+        and isinstance(st.value, ast.Constant)
+        and st.value.value is None
+    )
+
+
+def _strip_final_returns(body: list) -> None:
+    """Drop copies of the implicit ``return None`` from the paths that end a function."""
+    if not body:
+        return
+    last = body[-1]
+    if _is_return_none(last):
+        body.pop()
+        _strip_final_returns(body)
+        return
+    if isinstance(last, ast.If):
+        _strip_final_returns(last.body)
+        _strip_final_returns(last.orelse)
+        if not last.body:
+            last.body.append(ast.Pass())
+    elif isinstance(last, ast.Try) and not last.finalbody:
+        branches = [last.orelse] + [h.body for h in last.handlers]
+        if not last.orelse:
+            branches.append(last.body)
+        for b in branches:
+            _strip_final_returns(b)
+            if not b and b is not last.orelse:
+                b.append(ast.Pass())
+    elif isinstance(last, ast.With):
+        _strip_final_returns(last.body)
+        if not last.body:
+            last.body.append(ast.Pass())
