@@ -1,0 +1,178 @@
+"""Overhead of pellucid.prepare_debug vs plain torch.compile vs depyf.prepare_debug.
+
+Usage::
+
+    python benchmarks/overhead.py [--repeat 3] [--workloads readme,mlp_backward,...]
+                                  [--backends eager,aot_eager,inductor] [--depyf-python PATH]
+
+Each measurement is a fresh process with Inductor's FX-graph and AOT caches disabled (and a
+fresh Inductor cache dir).  In the child, *wall* is the time from ``torch.compile`` to the end
+of the workload's calls (compilation, the calls, and for the dumping modes the dump and index
+written on exit); *steady* is the per-call time of the compiled function afterwards (median of
+timed batches).  Modes:
+
+* ``plain``     torch.compile alone
+* ``pellucid``  inside ``pellucid.prepare_debug`` (decompiled code runs from the dumped files)
+* ``nodecomp``  pellucid with the decompiler disabled: hooks, graph/guard dumps and index only
+* ``depyf``     inside ``depyf.prepare_debug`` (depyf 0.20.0, run with ``--depyf-python``)
+
+Ratios are to ``plain`` of the same workload and backend, medians over ``--repeat`` runs
+interleaved in the same benchmark run.  A mode whose run raised prints ``error``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+WORKLOADS_DIR = os.path.join(ROOT, "tests", "dynamo")
+
+CHILD = r"""
+import json, os, sys, time, warnings
+sys.path.insert(0, {workloads_dir!r})
+warnings.simplefilter("ignore")
+import torch
+import workloads
+mode, name, backend, dump = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+w = workloads.WORKLOADS[name]
+fn, run = w.make()
+run(fn)  # eager warm-up (also builds lazy modules)
+if mode in ("pellucid", "nodecomp"):
+    import pellucid
+    ctx = pellucid.prepare_debug(dump)
+    if mode == "nodecomp":
+        import pellucid.decompiler as pd
+        def _off(code, verify=False):
+            raise pd.DecompilationError("disabled for the benchmark")
+        pd.decompile = _off
+elif mode == "depyf":
+    import depyf
+    ctx = depyf.prepare_debug(dump)
+else:
+    import contextlib
+    ctx = contextlib.nullcontext()
+result = {{}}
+try:
+    t0 = time.perf_counter()
+    compiled = torch.compile(fn, backend=backend, **w.compile_kwargs)
+    with ctx:
+        run(compiled)
+        run(compiled)
+    result["wall"] = time.perf_counter() - t0
+    batch = []
+    for _ in range(7):
+        t = time.perf_counter()
+        for _ in range(5):
+            run(compiled)
+        batch.append((time.perf_counter() - t) / 5)
+    result["steady"] = sorted(batch)[len(batch) // 2]
+except Exception as e:
+    result["error"] = f"{{type(e).__name__}}: {{e}}"[:200]
+print("RESULT " + json.dumps(result))
+"""
+
+
+def _child_env(cache_dir: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(
+        TORCHINDUCTOR_FX_GRAPH_CACHE="0",
+        TORCHINDUCTOR_AUTOGRAD_CACHE="0",
+        TORCHINDUCTOR_CACHE_DIR=cache_dir,
+        TORCH_COMPILE_DISABLE_CACHES="1",
+        PYTHONWARNINGS="ignore",
+    )
+    return env
+
+
+def measure(python: str, mode: str, name: str, backend: str) -> dict:
+    with tempfile.TemporaryDirectory(prefix="pellucid-bench-") as tmp:
+        code = CHILD.format(workloads_dir=WORKLOADS_DIR)
+        try:
+            p = subprocess.run(
+                [python, "-c", code, mode, name, backend, os.path.join(tmp, "dump")],
+                capture_output=True,
+                text=True,
+                timeout=900,
+                env=_child_env(os.path.join(tmp, "inductor-cache")),
+                stdin=subprocess.DEVNULL,
+            )
+        except subprocess.TimeoutExpired:
+            return {"error": "timeout"}
+        for line in p.stdout.splitlines():
+            if line.startswith("RESULT "):
+                return json.loads(line[len("RESULT ") :])
+        return {"error": (p.stderr.strip().splitlines() or ["no output"])[-1][:200]}
+
+
+def _default_depyf_python() -> str | None:
+    for venv in (".venv-depyf-torch", ".venv-depyf"):
+        py = os.path.join(ROOT, venv, "bin", "python")
+        if os.path.exists(py):
+            ok = subprocess.run(
+                [py, "-c", "import depyf, torch"], capture_output=True, timeout=300
+            ).returncode
+            if ok == 0:
+                return py
+    return None
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--workloads", default="readme,mlp_backward,graph_breaks,dynamic_auto,bert")
+    ap.add_argument("--backends", default="eager,aot_eager")
+    ap.add_argument("--inductor-workloads", default="readme,mlp_backward")
+    ap.add_argument("--modes", default="plain,pellucid,nodecomp,depyf")
+    ap.add_argument("--depyf-python", default=None)
+    args = ap.parse_args()
+
+    depyf_py = args.depyf_python or _default_depyf_python()
+    modes = [m for m in args.modes.split(",") if m != "depyf" or depyf_py]
+    cases = [(w, b) for b in args.backends.split(",") for w in args.workloads.split(",")]
+    cases += [(w, "inductor") for w in args.inductor_workloads.split(",") if w]
+    print(f"python {sys.version.split()[0]}; depyf from {depyf_py or 'n/a (not installed)'}")
+    print(f"{args.repeat} fresh processes per cell, medians; Inductor caches disabled\n")
+
+    header = f"{'workload':14s} {'backend':9s} {'plain s':>8s}"
+    for m in modes[1:]:
+        header += f" {m + ' x':>12s}"
+    header += f" {'plain us/call':>14s}"
+    for m in modes[1:]:
+        header += f" {m + ' x':>12s}"
+    print(header)
+    print("-" * len(header))
+    for name, backend in cases:
+        samples: dict[str, list[dict]] = {m: [] for m in modes}
+        for _ in range(args.repeat):
+            for m in modes:
+                py = depyf_py if m == "depyf" else sys.executable
+                samples[m].append(measure(py, m, name, backend))
+
+        def med(m: str, key: str, samples: dict[str, list[dict]] = samples) -> float | None:
+            vals = [s[key] for s in samples[m] if key in s]
+            return statistics.median(vals) if vals and len(vals) == len(samples[m]) else None
+
+        base_w, base_s = med("plain", "wall"), med("plain", "steady")
+        row = f"{name:14s} {backend:9s} {base_w if base_w else float('nan'):8.2f}"
+        for m in modes[1:]:
+            w = med(m, "wall")
+            row += f" {w / base_w:12.3f}" if (w and base_w) else f" {'error':>12s}"
+        row += f" {base_s * 1e6 if base_s else float('nan'):14.1f}"
+        for m in modes[1:]:
+            s = med(m, "steady")
+            row += f" {s / base_s:12.3f}" if (s and base_s) else f" {'error':>12s}"
+        print(row, flush=True)
+        for m in modes:
+            errs = {s["error"] for s in samples[m] if "error" in s}
+            for e in errs:
+                print(f"    {m}: {e}")
+
+
+if __name__ == "__main__":
+    main()
