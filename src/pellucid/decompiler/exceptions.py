@@ -545,9 +545,9 @@ class ExceptionStructure:
         if e <= H < bound:
             bound = H
         else_end = bound
-        if follow is None and not (e < H <= stop):
-            # nothing tells where an else would end (handlers moved to the end of the
-            # code, no clause falls through): what follows the body is after the try
+        if follow is None and (PY >= (3, 12) or not (e < H <= stop)):
+            # nothing tells where an else would end (3.12+ moves handlers to the end
+            # of the code; no clause falls through): what follows the body is after it
             else_end = e
         inherited = self._inherit(follow, stop, exits)
         fo = frozenset({follow}) if follow is not None else frozenset()
