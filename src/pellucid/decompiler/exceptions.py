@@ -256,6 +256,24 @@ class ExceptionStructure:
         return cands[-1]  # outermost
 
     # ------------------------------------------------------------ hooks
+    def branch_last_jump(self, T: int, then_stop: int):
+        """The last instruction of an if's then-branch [T, then_stop), for its else-jump.
+
+        On 3.11 a try ending the branch puts its handlers after the jump over the
+        else; the jump is the last instruction of the branch's own code."""
+        k = then_stop - 1
+        if k < T:
+            return None
+        last = self.ins[k]
+        if last.op == "JUMP" or PY != (3, 11) or not getattr(self, "_handlers", None):
+            return last
+        h = self.home[T]
+        while k >= T and self.home[k] != h:
+            k -= 1
+        if k >= T and self.ins[k].op == "JUMP" and self.ins[k].target > then_stop:
+            return self.ins[k]
+        return last
+
     def try_at(self, i: int) -> bool:
         if not hasattr(self, "_copies"):
             self._exc_setup()
@@ -461,7 +479,7 @@ class ExceptionStructure:
         # return/break/continue at the end of the body run unprotected after it
         while True:
             t = self._tail_end(e)
-            if t is None or self.home[t - 1] != home:
+            if t is None or t > stop or self.home[t - 1] != home:
                 break
             e = t
         # the clauses: type test, optional name, body

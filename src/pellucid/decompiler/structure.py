@@ -563,7 +563,7 @@ class Walker(ExceptionStructure, Evaluator):
             raise self.fail("condition jumps past its block", ins)
         then_stop = min(F, stop)
         else_range = None
-        last = self.ins[then_stop - 1] if then_stop - 1 >= T else None
+        last = self.branch_last_jump(T, then_stop)
         loop = self.loops[-1] if self.loops else None
         if (
             last is not None
