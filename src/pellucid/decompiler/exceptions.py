@@ -186,19 +186,45 @@ class ExceptionStructure:
                 seen.add(k)
                 init[k] = True
                 work.extend(self._succ(k))
-        # jumps from handler code back into the code it protects are not loops
+        if PY >= (3, 12):
+            self._fix_latches()
+
+    def _fix_latches(self) -> None:
+        """3.12+ moves handlers to the end of the code.  Their jumps back to the
+        code after a try are not loops; a jump back to before the try is a loop's
+        continue, whose body ends with the try's own code, not at the handler."""
         self.latch = {}
+        cold: set[int] = set()
         for i in self.ins:
             t = i.target
             if t is None or t > i.index or i.op == "FOR_ITER":
                 continue
-            if (
-                self.home[i.index] is not None
-                and self.home[i.index] != self.home[t]
-                and self.ins[t].op != "FOR_ITER"
-            ):
+            hs, ht = self.home[i.index], self.home[t]
+            if hs is not None and ht is not None and hs != ht and hs >= 0:
+                lo, _ = self._extent(hs, ht)
+                if lo < 0 or t > lo:
+                    continue  # back to the try's follow
+                cold.add(t)
                 continue
             self.latch[t] = max(self.latch.get(t, -1), i.index)
+        for t in cold - set(self.latch):
+            if self.ins[t].op == "FOR_ITER":
+                self.latch[t] = t
+                continue
+            # a loop whose only back edge is a continue in a handler: its body is
+            # everything reached from its header, when nothing jumps out of it
+            seen = set()
+            work = [t]
+            while work:
+                k = work.pop()
+                if k >= self.n or k in seen or self.home[k] != self.home[t]:
+                    continue
+                seen.add(k)
+                ins = self.ins[k]
+                if ins.op == "JUMP" and ins.target is not None and ins.target > k:
+                    raise self.fail("loop continued only from an exception handler", self.ins[t])
+                work.extend(self._succ(k))
+            self.latch[t] = max(seen)
 
     # ------------------------------------------------------------ nesting
     def _chain(self, k: int):
