@@ -68,6 +68,7 @@ class Copy:
 
     length: int
     kind: str  # "finally" | "with" | "skip"
+    end: int = -1  # where the statement's normal exit continues
 
 
 @dataclass(eq=False)
@@ -320,6 +321,12 @@ class ExceptionStructure:
                 if not stack or not isinstance(stack[-1], WithExit):
                     raise self.fail("with exit without its context manager", self.ins[i])
                 stack.pop()
+            if c.kind in ("with", "finally") and i + c.length != c.end:
+                # not the normal exit: only a return of a value computed before the
+                # copy (or a constant), or a loop jump, may follow; anything else is a
+                # copy of the code after the statement, which we cannot place
+                if not self._pure_exit(i + c.length):
+                    raise self.fail("code after a finally/with copy on an exit path", self.ins[i])
             return i + c.length
         if self.ins[i].op == "BEFORE_WITH":
             return self.do_with(i, stack, stop, exits)
@@ -420,6 +427,14 @@ class ExceptionStructure:
 
     # ------------------------------------------------------------ copies on exit paths
     def _register_copies(self, H: int, home: int, s: int, e: int, matches) -> int:
+        before = set(self._copies)
+        end = self._register_copies_inner(H, home, s, e, matches)
+        for k, c in self._copies.items():
+            if k not in before:
+                c.end = end
+        return end
+
+    def _register_copies_inner(self, H: int, home: int, s: int, e: int, matches) -> int:
         """Register the exit copies of a finally/with body; return where the statement ends.
 
         Inside [s, e) every instruction of this home not protected by H is on an exit
@@ -492,6 +507,20 @@ class ExceptionStructure:
                 return None
             return None
         return None
+
+    def _pure_exit(self, k: int) -> bool:
+        while k < self.n:
+            if k in self._copies:
+                k += self._copies[k].length
+                continue
+            op = self.ins[k].op
+            if op in ("POP_TOP", "SWAP", "POP_EXCEPT"):
+                k += 1
+                continue
+            if op == "LOAD_CONST" and k + 1 < self.n and self.ins[k + 1].op == "RETURN_VALUE":
+                return True
+            return op in ("RETURN_VALUE", "JUMP")
+        return False
 
     # ------------------------------------------------------------ try/except
     def do_try_except(self, s: int, H: int, stack: list, stop: int, exits: frozenset) -> int:
