@@ -195,6 +195,11 @@ class Evaluator:
         if isinstance(v, ast.expr):
             if any(v is s for s in stack):
                 return  # a duplicate left over from a chain; nothing to say
+            if getattr(v, "is_spill", False) or (
+                isinstance(v, (ast.List, ast.Tuple, ast.Constant))
+                and all(getattr(x, "is_spill", False) or isinstance(x, ast.Constant) for x in getattr(v, "elts", []))
+            ):
+                return  # discarding a value computed earlier has no effect
             self.emit(ast.Expr(value=v))
             return
         if isinstance(v, V.FunctionValue):
@@ -206,7 +211,16 @@ class Evaluator:
         n = ins.argval
         if len(stack) < n:
             raise self.fail("stack underflow", ins)
+        if not self.copy_is_idiom(ins, stack[-n]):
+            # a value used twice must be evaluated once: name it first
+            self.materialize(stack)
         stack.append(stack[-n])
+
+    def copy_is_idiom(self, ins: Instr, value: Any) -> bool:
+        return True
+
+    def materialize(self, stack: list) -> None:
+        """Save pending stack values to temporaries (see Walker.spill)."""
 
     def op_SWAP(self, ins: Instr, stack: list) -> None:
         n = ins.argval
@@ -468,11 +482,30 @@ class Evaluator:
         else:
             stack.append(_formatted(self.as_expr(v, ins), -1, spec))
 
+    def _mutate_named(self, ins: Instr, stack: list, method: str, args: list[ast.expr]) -> None:
+        """A container op on a value that is not a literal being built: call
+        the equivalent method on it, as a statement, once it has a name."""
+        self.materialize(stack)
+        target = stack[-ins.arg]
+        if not isinstance(target, ast.Name):
+            raise self.fail(f"{ins.op} on an unnamed value", ins)
+        call = ast.Call(
+            func=ast.Attribute(value=name(target.id), attr=method, ctx=ast.Load()), args=args, keywords=[]
+        )
+        self.emit(ast.Expr(value=call))
+
+    def _literal_target(self, ins: Instr, stack: list, kind: type) -> bool:
+        target = stack[-ins.arg]
+        return isinstance(target, kind) and sum(1 for v in stack if v is target) == 1 and not getattr(
+            target, "is_spill", False
+        )
+
     def op_LIST_EXTEND(self, ins: Instr, stack: list) -> None:
         it = self.pop_expr(stack, ins)
         target = stack[-ins.arg]
-        if not isinstance(target, ast.List):
-            raise self.fail("LIST_EXTEND on a non-list", ins)
+        if not self._literal_target(ins, stack, ast.List):
+            self._mutate_named(ins, stack, "extend", [it])
+            return
         if isinstance(it, (ast.Tuple, ast.List)) and not target.elts and _all_const(it):
             target.elts.extend(it.elts)  # a constant list/tuple folded by the compiler
             target.folded = True

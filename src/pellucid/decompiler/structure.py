@@ -80,6 +80,8 @@ class Walker(ExceptionStructure, Evaluator):
         self.fallthrough: dict[int, int] = {}
         self.seq = 0
         self.cur_base = 0
+        self.cur_stack: list = []
+        self.spilled = 0
 
     # ------------------------------------------------------------ plumbing
     def fail(self, reason: str, ins: Instr | None = None) -> DecompilationError:
@@ -91,7 +93,80 @@ class Walker(ExceptionStructure, Evaluator):
         )
 
     def emit(self, stmt: ast.stmt) -> None:
+        self.spill(stmt)
         self.block.append(stmt)
+
+    def materialize(self, stack: list) -> None:
+        saved, self.cur_stack = self.cur_stack, stack
+        try:
+            self.spill(ast.Pass())
+        finally:
+            self.cur_stack = saved
+
+    _COPY_IDIOM_NEXT = frozenset(
+        {"COPY", "LOAD_ATTR", "COMPARE_OP", "ROT_THREE", "BINARY_SUBSCR", "BINARY_SLICE",
+         "POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP",
+         "LOAD_METHOD"}
+    )
+
+    def copy_is_idiom(self, ins: Instr, value: Any) -> bool:
+        """COPY shapes CPython uses for one source construct: chained and
+        augmented assignment, walrus, chained comparison, and/or."""
+        if not isinstance(value, ast.expr) or isinstance(value, (ast.Name, ast.Constant)):
+            return True
+        nxt = self.ins[ins.index + 1].op if ins.index + 1 < self.n else ""
+        if nxt in self._COPY_IDIOM_NEXT:
+            return True
+        return self._store_follows(ins.index + 1)
+
+    def _store_follows(self, j: int) -> bool:
+        extra = 0
+        for k in range(j, self.n):
+            op = self.ins[k].op
+            if op in ("LOAD_FAST", "LOAD_GLOBAL", "LOAD_DEREF", "LOAD_NAME", "LOAD_CONST"):
+                extra += 1
+            elif op == "LOAD_ATTR" and extra >= 1:
+                pass
+            elif op == "BINARY_SUBSCR" and extra >= 2:
+                extra -= 1
+            elif op in ("STORE_FAST", "STORE_GLOBAL", "STORE_NAME", "STORE_DEREF"):
+                return extra == 0
+            elif op == "STORE_ATTR":
+                return extra == 1
+            elif op == "STORE_SUBSCR":
+                return extra == 2
+            else:
+                return False
+        return False
+
+    def spill(self, stmt: ast.stmt) -> None:
+        """A statement in the middle of an expression (Dynamo emits these):
+        values already on the stack were evaluated before it, so they are
+        saved to temporaries first.  Fast locals the statement does not
+        assign cannot change and stay as they are."""
+        stack = self.cur_stack
+        assigned = {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+        local = set(self.code.co_varnames)
+        done: dict[int, ast.Name] = {}
+        for k in range(self.cur_base, len(stack)):
+            v = stack[k]
+            if id(v) in done:  # the same value twice on the stack: one temporary
+                stack[k] = done[id(v)]
+                continue
+            if not isinstance(v, ast.expr) or isinstance(v, ast.Constant):
+                continue
+            if isinstance(v, ast.Name) and v.id in local and v.id not in assigned:
+                continue
+            if getattr(v, "is_spill", False) or _pure(v, local - assigned):
+                continue
+            tmp = f"__pellucid_tmp{self.spilled}"
+            self.spilled += 1
+            self.block.append(ast.Assign(targets=[name(tmp, ast.Store())], value=self.as_expr(v, None), lineno=0))
+            ref = name(tmp)
+            ref.is_spill = True
+            ref._seq = getattr(v, "_seq", 0)
+            done[id(v)] = ref
+            stack[k] = ref
 
     def _reachability(self) -> list[bool]:
         seen = [False] * (self.n + 1)
@@ -162,6 +237,7 @@ class Walker(ExceptionStructure, Evaluator):
         snapshot = list(stack) if base_stack is None else base_stack
         base = len(snapshot)
         saved_base, self.cur_base = self.cur_base, base
+        saved_stack, self.cur_stack = self.cur_stack, stack
         i = start
         self.stmt_start = start
         try:
@@ -230,6 +306,7 @@ class Walker(ExceptionStructure, Evaluator):
         finally:
             self.block = saved
             self.cur_base = saved_base
+            self.cur_stack = saved_stack
 
     def _only_dead_or_exit_until(self, i: int, stop: int) -> bool:
         return all(not self.reachable[j] for j in range(i, stop))
@@ -894,7 +971,9 @@ class Walker(ExceptionStructure, Evaluator):
             self.assign_chains.setdefault(id(value), []).append(target)
             return
         targets = self.assign_chains.pop(id(value), []) + [target]
-        if len(targets) == 1 and (self.parallel or self._more_values_pending(stack)):
+        if len(targets) == 1 and (
+            self.parallel or (self._more_values_pending(stack) and self._parallel_ahead(ins, stack))
+        ):
             # `a, b = b, a`: several values pushed, then stored one by one
             self.parallel = (self.parallel or []) + [(value, target)]
             if self._more_values_pending(stack):
@@ -910,6 +989,33 @@ class Walker(ExceptionStructure, Evaluator):
             )
             return
         self.emit(ast.Assign(targets=targets, value=self.as_expr(value, ins), lineno=0))
+
+    def _parallel_ahead(self, ins: Instr, stack: list) -> bool:
+        """Are the values left on the stack stored by the instructions that follow
+        (`a, b = b, a`), with nothing but store targets built in between?"""
+        need = sum(1 for v in stack[self.cur_base :] if isinstance(v, ast.expr))
+        extra = 0
+        for j in range(ins.index + 1, self.n):
+            op = self.ins[j].op
+            if op in ("LOAD_FAST", "LOAD_GLOBAL", "LOAD_DEREF", "LOAD_NAME", "LOAD_CONST"):
+                extra += 1
+            elif op == "LOAD_ATTR" and extra >= 1:
+                pass
+            elif op == "BINARY_SUBSCR" and extra >= 2:
+                extra -= 1
+            elif op in ("SWAP", "ROT_THREE", "ROT_FOUR") and extra == 0:
+                pass
+            elif op in ("STORE_FAST", "STORE_GLOBAL", "STORE_NAME", "STORE_DEREF") and extra == 0:
+                need -= 1
+            elif op == "STORE_ATTR" and extra == 1:
+                extra, need = 0, need - 1
+            elif op == "STORE_SUBSCR" and extra == 2:
+                extra, need = 0, need - 1
+            else:
+                return False
+            if need == 0:
+                return extra == 0
+        return False
 
     def _more_values_pending(self, stack: list) -> bool:
         return len(stack) > self.cur_base and isinstance(stack[-1], ast.expr)
@@ -973,6 +1079,17 @@ _UNSUPPORTED = {
     "LOAD_BUILD_CLASS": "class definitions are not supported yet",
     "SETUP_ANNOTATIONS": "annotated module/class bodies are not supported yet",
 }
+
+
+def _pure(e: ast.expr, stable: set[str]) -> bool:
+    """An expression whose value cannot depend on when it is evaluated."""
+    if isinstance(e, ast.Constant):
+        return True
+    if isinstance(e, ast.Name):
+        return getattr(e, "is_spill", False) or e.id in stable
+    if isinstance(e, (ast.List, ast.Tuple, ast.Set)):
+        return all(_pure(x, stable) for x in e.elts)
+    return False
 
 
 def _merge_compare(left: ast.Compare, right: ast.Compare) -> ast.Compare:
