@@ -17,6 +17,7 @@ from pellucid.decompiler.errors import DecompilationError
 from pellucid.decompiler.instructions import Instr
 
 PY = sys.version_info[:2]
+CO_FUTURE_ANNOTATIONS = 0x1000000
 
 BINOPS = {
     "+": ast.Add,
@@ -62,8 +63,9 @@ def const(value: Any) -> ast.expr:
     """An ast for a constant, keeping tuples/frozensets literal."""
     if isinstance(value, tuple):
         return ast.Tuple(elts=[const(v) for v in value], ctx=ast.Load())
-    if isinstance(value, frozenset):
-        return ast.Constant(value=value)  # marked; only valid inside `in`/`for`
+    if isinstance(value, frozenset) and value:
+        # `x in {a, b}` folds the set display into a frozenset constant
+        return ast.Set(elts=[const(v) for v in sorted(value, key=repr)])
     return ast.Constant(value=value)
 
 
@@ -714,11 +716,21 @@ class Evaluator:
 
     def _annotations(self, value: ast.expr, ins: Instr) -> dict[str, ast.expr]:
         if isinstance(value, ast.Dict):
-            return {k.value: v for k, v in zip(value.keys, value.values)}
-        if isinstance(value, ast.Tuple):
+            pairs = {k.value: v for k, v in zip(value.keys, value.values)}
+        elif isinstance(value, ast.Tuple):
             e = value.elts
-            return {e[i].value: e[i + 1] for i in range(0, len(e), 2)}
-        raise self.fail("unrecognized annotations", ins)
+            pairs = {e[i].value: e[i + 1] for i in range(0, len(e), 2)}
+        else:
+            raise self.fail("unrecognized annotations", ins)
+        if self.code.co_flags & CO_FUTURE_ANNOTATIONS:
+            # `from __future__ import annotations` stored them as source text
+            for k, v in pairs.items():
+                if isinstance(v, ast.Constant) and isinstance(v.value, str):
+                    try:
+                        pairs[k] = ast.parse(v.value, mode="eval").body
+                    except SyntaxError:
+                        raise self.fail("annotation string is not an expression", ins) from None
+        return pairs
 
     # ----------------------------------------------------------- simple statements
     def op_RETURN_VALUE(self, ins: Instr, stack: list) -> None:
@@ -735,6 +747,13 @@ class Evaluator:
             cause = self.pop_expr(stack, ins)
         if ins.arg >= 1:
             exc = self.pop_expr(stack, ins)
+        assertion = exc.func if isinstance(exc, ast.Call) and len(exc.args) == 1 else exc
+        if cause is None and getattr(assertion, "is_assertion_error", False):
+            # LOAD_ASSERTION_ERROR only comes from `assert`; the test, if any,
+            # is the condition jumping around this raise
+            msg = exc.args[0] if isinstance(exc, ast.Call) else None
+            self.emit(ast.Assert(test=ast.Constant(value=False), msg=msg))
+            return
         self.emit(ast.Raise(exc=exc, cause=cause))
 
     def op_IMPORT_NAME(self, ins: Instr, stack: list) -> None:

@@ -672,12 +672,10 @@ class Walker(ExceptionStructure, Evaluator):
         if (
             else_range is None
             and len(then_body) == 1
-            and isinstance(then_body[0], ast.Raise)
-            and _assertion(then_body[0])
+            and isinstance(then_body[0], ast.Assert)
+            and isinstance(then_body[0].test, ast.Constant)
         ):
-            exc = then_body[0].exc
-            msg = exc.args[0] if isinstance(exc, ast.Call) else None
-            self.emit(ast.Assert(test=_negate(expr), msg=msg))
+            self.emit(ast.Assert(test=_negate(expr), msg=then_body[0].msg))
             return then_stop if F > stop else F
         if else_range is not None:
             else_body, st2 = self.walk(else_range[0], else_range[1], list(stack), branch_exits)
@@ -1100,13 +1098,6 @@ def _merge_compare(left: ast.Compare, right: ast.Compare) -> ast.Compare:
 
 def _is_chain_link(left: ast.expr, stack: list) -> bool:
     return isinstance(left, ast.Compare) and bool(stack) and left.comparators[-1] is stack[-1]
-
-
-def _assertion(r: ast.Raise) -> bool:
-    exc = r.exc
-    if isinstance(exc, ast.Call) and len(exc.args) == 1 and not exc.keywords:
-        exc = exc.func
-    return getattr(exc, "is_assertion_error", False) and r.cause is None
 
 
 _INVERSE_CMP = {ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn, ast.NotIn: ast.In}
