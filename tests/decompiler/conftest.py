@@ -47,6 +47,7 @@ NOT_YET = {
 assert not (NOT_YET & CORE_CONSTRUCTS), "issue-2 constructs must never be xfailed"
 
 DECOMPILE_TIMEOUT = 20.0  # seconds for one decompile call: a hang is a bug, not a slow test
+CASE_TIMEOUT = 2.0  # seconds for one call of a sample (wrong code may loop forever)
 _ADDR = re.compile(r" at 0x[0-9a-fA-F]+")
 
 
@@ -58,14 +59,18 @@ def scrub(text: str) -> str:
 # --------------------------------------------------------------------------- decompiling
 
 
+class CaseTimeout(BaseException):
+    """A sample call ran too long: a BaseException, so `except Exception` cannot swallow it."""
+
+
 @contextlib.contextmanager
-def time_limit(seconds: float, what: str):
+def time_limit(seconds: float, what: str, error: type = TimeoutError):
     if not hasattr(signal, "setitimer") or sys.platform == "win32":
         yield
         return
 
     def on_alarm(signum, frame):
-        raise TimeoutError(f"{what} took more than {seconds}s")
+        raise error(f"{what} took more than {seconds}s")
 
     old = signal.signal(signal.SIGALRM, on_alarm)
     signal.setitimer(signal.ITIMER_REAL, seconds)
@@ -316,10 +321,11 @@ def run_case(fn, globs: dict, spec, case) -> dict:
     record: dict = {}
     with contextlib.redirect_stdout(out):
         try:
-            result = fn(*args, **kwargs)
-            if spec.drive is not None:
-                result = spec.drive(result)
-            record["result"] = describe(normalize(result))
+            with time_limit(CASE_TIMEOUT, "calling the sample", CaseTimeout):
+                result = fn(*args, **kwargs)
+                if spec.drive is not None:
+                    result = spec.drive(result)
+                record["result"] = describe(normalize(result))
         except BaseException as exc:  # noqa: BLE001 - SystemExit etc. are behaviour too
             if isinstance(exc, KeyboardInterrupt):
                 raise
@@ -339,8 +345,15 @@ def compare_runs(fn_a, globs_a, fn_b, globs_b, spec) -> list[str]:
         b = run_case(fn_b, globs_b, spec, case)
         if a != b:
             keys = sorted(set(a) | set(b))
-            diff = [f"  {k}: original {a.get(k)!r} / decompiled {b.get(k)!r}" for k in keys if a.get(k) != b.get(k)]
+            diff = [
+                f"  {k}: original {a.get(k)!r} / decompiled {b.get(k)!r}"
+                for k in keys
+                if a.get(k) != b.get(k)
+            ]
             problems.append(f"case {i} {case!r}:\n" + "\n".join(diff))
+            if "CaseTimeout" in repr(b.get("raised")):
+                problems.append("(stopped after the first timeout)")
+                break
     return problems
 
 

@@ -16,7 +16,16 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import CONSTRUCT_OF, describe, exc_signature, normalize, source_or_outcome
+from conftest import (
+    CASE_TIMEOUT,
+    CONSTRUCT_OF,
+    CaseTimeout,
+    describe,
+    exc_signature,
+    normalize,
+    source_or_outcome,
+    time_limit,
+)
 
 MODULE_DIR = Path(__file__).resolve().parent / "samples" / "modules"
 _MIN = re.compile(r"#\s*min-version:\s*(\d+)\.(\d+)")
@@ -49,10 +58,11 @@ def _run_module(code, name: str) -> dict:
     record = {}
     with contextlib.redirect_stdout(out):
         try:
-            exec(code, ns)
-            check = ns.get("_check")
-            record["check"] = describe(normalize(check())) if callable(check) else None
-        except Exception as exc:  # noqa: BLE001
+            with time_limit(CASE_TIMEOUT, "running the module", CaseTimeout):
+                exec(code, ns)
+                check = ns.get("_check")
+                record["check"] = describe(normalize(check())) if callable(check) else None
+        except (Exception, CaseTimeout) as exc:  # noqa: BLE001
             record["raised"] = exc_signature(exc)
     record["stdout"] = out.getvalue()
     record["names"] = sorted(k for k in ns if k != "__builtins__")
