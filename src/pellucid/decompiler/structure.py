@@ -17,6 +17,7 @@ from pellucid.decompiler import values as V
 from pellucid.decompiler.errors import DecompilationError
 from pellucid.decompiler.evaluate import Evaluator, InPlace, const, name, store_ctx
 from pellucid.decompiler.exceptions import ExceptionStructure
+from pellucid.decompiler.generators import GeneratorOps, fold_suspensions
 from pellucid.decompiler.instructions import (
     CONDITIONAL_JUMPS,
     PY,
@@ -58,10 +59,12 @@ class Region:
     exits: frozenset = field(default_factory=frozenset)
 
 
-class Walker(ExceptionStructure, Evaluator):
+class Walker(GeneratorOps, ExceptionStructure, Evaluator):
     def __init__(self, code: CodeType) -> None:
         self.code = code
         self.ins = normalize(code)
+        self.exc_entries = exception_entries(code, self.ins)
+        self.ins, self.exc_entries = fold_suspensions(self.ins, self.exc_entries)
         self.n = len(self.ins)
         self.block: list[ast.stmt] = []
         self.loops: list[Loop] = []
@@ -69,7 +72,6 @@ class Walker(ExceptionStructure, Evaluator):
         self.assign_chains: dict[int, list[ast.expr]] = {}
         self.parallel: list[tuple[Any, ast.expr]] | None = None
         self.globals_declared: set[str] = set()
-        self.exc_entries = exception_entries(code, self.ins)
         self.latch: dict[int, int] = {}
         for i in self.ins:
             if i.target is not None and i.target <= i.index and i.op != "FOR_ITER":
@@ -197,9 +199,6 @@ class Walker(ExceptionStructure, Evaluator):
         return stmts
 
     def check_supported(self) -> None:
-        flags = self.code.co_flags
-        if flags & 0x20 or flags & 0x80 or flags & 0x100 or flags & 0x200:
-            raise self.fail("generators and coroutines are not supported yet")
         for i in self.ins:
             if i.op in _UNSUPPORTED:
                 raise self.fail(_UNSUPPORTED[i.op], i)
@@ -427,7 +426,7 @@ class Walker(ExceptionStructure, Evaluator):
             if len(st2) != len(stack):
                 raise self.fail("for-else changes the stack", ins)
             nxt = follow
-        node = ast.For(
+        node = (ast.AsyncFor if ins.extra.get("async") else ast.For)(
             target=loop.target,
             iter=iterator.iterable,
             body=_trim_continue(body),
@@ -901,6 +900,20 @@ class Walker(ExceptionStructure, Evaluator):
             # 3.12+: the clean-up continues into a copy of the exit block
             Y = L + 1 + len(exit_copy)
             C = last.target
+        tail = L - (i + 1)
+        if (
+            last.op == "POP_JUMP_IF_TRUE"
+            and tail > 0
+            and self.ins[L - 1].op in TERMINAL
+            and self._same_code(i + 1, L + 1, tail)
+        ):
+            # 3.12+: the small block after the test was copied behind the clean-up
+            stack[:] = st
+            stack.append(_merge_compare(left, right))
+            for k in range(L, L + 1 + tail):
+                self.reachable[k] = False
+            self.fallthrough[i] = i + 1
+            return i
         if not (
             last.op in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE")
             and jump is not None
@@ -916,6 +929,19 @@ class Walker(ExceptionStructure, Evaluator):
         for k in range(i + 1, Y):
             self.reachable[k] = False
         return i
+
+    def _same_code(self, a: int, b: int, n: int) -> bool:
+        if b + n > self.n:
+            return False
+        for k in range(n):
+            x, y = self.ins[a + k], self.ins[b + k]
+            if (x.op, _key(x.argval)) != (y.op, _key(y.argval)):
+                return False
+            if (x.target is None) != (y.target is None) or (
+                x.target is not None and x.target - a != y.target - b and x.target != y.target
+            ):
+                return False
+        return True
 
     def _after_chain_cleanup(self, L: int, stack: list, ins: Instr) -> int:
         # the false path of a chained comparison lands on SWAP 2; POP_TOP
@@ -1066,9 +1092,6 @@ def _key(v: Any) -> Any:
 _UNSUPPORTED = {
     "SETUP_ASYNC_WITH": "async with is not supported yet",
     "BEFORE_ASYNC_WITH": "async with is not supported yet",
-    "YIELD_VALUE": "generators are not supported yet",
-    "YIELD_FROM": "generators are not supported yet",
-    "GET_AWAITABLE": "coroutines are not supported yet",
     "MATCH_CLASS": "match statements are not supported yet",
     "MATCH_MAPPING": "match statements are not supported yet",
     "MATCH_SEQUENCE": "match statements are not supported yet",
