@@ -11,6 +11,7 @@ from typing import Any
 from pellucid.decompiler import values as V
 from pellucid.decompiler.errors import DecompilationError
 from pellucid.decompiler.evaluate import const, name
+from pellucid.decompiler.generators import is_async_code
 from pellucid.decompiler.instructions import Instr
 from pellucid.decompiler.structure import Walker, _negate
 
@@ -44,13 +45,8 @@ class CodeWalker(Walker):
 
     def check_supported(self) -> None:
         if self.mode == "genexpr":
-            saved = self.code.co_flags
             # a generator expression is a generator by construction; we only
             # accept the single shape it compiles to (checked when converting)
-            for i in self.ins:
-                if i.op in ("YIELD_FROM", "GET_AWAITABLE", "SEND"):
-                    raise self.fail("async generator expression is not supported yet", i)
-            del saved
             return
         super().check_supported()
 
@@ -74,11 +70,17 @@ class CodeWalker(Walker):
 
     def op_LIST_APPEND(self, ins: Instr, stack: list) -> None:
         v = self.pop_expr(stack, ins)
+        if self._literal_target(ins, stack, ast.List):
+            stack[-ins.arg].elts.append(v)  # `[*a, b]`: a display being built
+            return
         self._check_acc(stack, ins, "list")
         self.emit(CompAppend("list", v))
 
     def op_SET_ADD(self, ins: Instr, stack: list) -> None:
         v = self.pop_expr(stack, ins)
+        if self._literal_target(ins, stack, ast.Set):
+            stack[-ins.arg].elts.append(v)
+            return
         self._check_acc(stack, ins, "set")
         self.emit(CompAppend("set", v))
 
@@ -95,7 +97,7 @@ class CodeWalker(Walker):
 
     def op_YIELD_VALUE(self, ins: Instr, stack: list) -> None:
         if self.mode != "genexpr":
-            raise self.fail("generators are not supported yet", ins)
+            return super().op_YIELD_VALUE(ins, stack)
         v = self.pop_expr(stack, ins)
         self.emit(CompAppend("gen", v))
         stack.append(SentValue())
@@ -137,7 +139,7 @@ class CodeWalker(Walker):
         w = CodeWalker(fv.code, "genexpr" if kind == "gen" else "comprehension")
         body = w.body()
         if kind == "gen":
-            if not body or not isinstance(body[0], ast.For):
+            if not body or not isinstance(body[0], (ast.For, ast.AsyncFor)):
                 raise self.fail("unrecognized generator expression", ins)
             rest = body[1:]
             if rest and not (
@@ -153,6 +155,9 @@ class CodeWalker(Walker):
         if not (isinstance(gens[0].iter, ast.Name) and gens[0].iter.id == ".0"):
             raise self.fail("comprehension does not iterate its argument", ins)
         gens[0].iter = iterable
+        if kind != "gen" and fv.code.co_flags & 0x80:
+            # 3.9-3.11: an async comprehension is a coroutine awaited where it is called
+            expr.implicit_await = True
         return expr
 
     def build_comprehension(self, acc: V.Accumulator, node: ast.For, ins: Instr) -> ast.expr:
@@ -163,7 +168,9 @@ class CodeWalker(Walker):
         while True:
             if node.orelse:
                 raise self.fail("comprehension loop with else", ins)
-            gen = ast.comprehension(target=node.target, iter=node.iter, ifs=[], is_async=0)
+            gen = ast.comprehension(
+                target=node.target, iter=node.iter, ifs=[], is_async=int(isinstance(node, ast.AsyncFor))
+            )
             gens.append(gen)
             body = [s for s in node.body if not isinstance(s, ast.Pass)]
             while True:
@@ -182,7 +189,7 @@ class CodeWalker(Walker):
                     body = body[1:]
                     continue
                 break
-            if len(body) == 1 and isinstance(body[0], ast.For):
+            if len(body) == 1 and isinstance(body[0], (ast.For, ast.AsyncFor)):
                 node = body[0]
                 continue
             if len(body) == 1 and isinstance(body[0], CompAppend) and body[0].kind == kind:
@@ -394,11 +401,7 @@ def function_def(
     annotations: dict[str, ast.expr],
     decorators: list[ast.expr],
 ) -> ast.FunctionDef:
-    if code.co_flags & 0x80 or code.co_flags & 0x200:
-        raise DecompilationError(
-            "coroutines are not supported yet", code_name=getattr(code, "co_qualname", code.co_name)
-        )
-    node = ast.FunctionDef(
+    node = (ast.AsyncFunctionDef if is_async_code(code) else ast.FunctionDef)(
         name=code.co_name,
         args=arguments(code, defaults, kwdefaults, annotations),
         body=function_body(code),
