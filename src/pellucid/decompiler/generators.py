@@ -1,0 +1,301 @@
+"""Generators and coroutines: yield, yield from, await, async for, async comprehensions.
+
+Two parts:
+
+* :func:`fold_suspensions` rewrites the normalized instruction list before any
+  structuring.  Every suspension loop the compiler builds for ``yield from`` and
+  ``await`` (3.9/3.10 ``LOAD_CONST None; YIELD_FROM``; 3.11+ ``LOAD_CONST None;
+  SEND; YIELD_VALUE; JUMP_BACKWARD_NO_INTERRUPT`` and, 3.12+, ``END_SEND`` and
+  the ``CLEANUP_THROW`` handler) becomes one pseudo-instruction ``YIELD_FROM``
+  that pops the iterator/awaitable and pushes the result.  ``async for``
+  (``GET_ANEXT`` + suspension, protected by a handler ending in
+  ``END_ASYNC_FOR``) becomes a ``FOR_ITER`` with ``extra["async"]`` whose
+  target is where the loop continues after exhaustion, so the loop machinery
+  of :mod:`structure` sees the same shape as a plain ``for``.  The
+  generator prologue (``RETURN_GENERATOR; POP_TOP``), the async-generator
+  value wrapping and the 3.12+ handler that turns a leaked ``StopIteration``
+  into ``RuntimeError`` (``CALL_INTRINSIC_1 INTRINSIC_STOPITERATION_ERROR;
+  RERAISE 1``) carry no source and are dropped with their exception-table
+  entries; real try blocks keep theirs.  Shapes that do not match exactly are
+  left alone, so their opcodes reach the walker and fail there.
+
+* :class:`GeneratorOps`, a mixin of the walker, gives the handlers of the
+  remaining opcodes (``YIELD_VALUE``, ``GET_YIELD_FROM_ITER``,
+  ``GET_AWAITABLE``, ``GET_AITER`` and the ``YIELD_FROM`` pseudo-instruction).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Any
+
+from pellucid.decompiler import values as V
+from pellucid.decompiler.instructions import PY, Instr, remove_instructions
+
+CO_GENERATOR = 0x20
+CO_COROUTINE = 0x80
+CO_ITERABLE_COROUTINE = 0x100
+CO_ASYNC_GENERATOR = 0x200
+
+_SUSPENDING = frozenset(
+    {
+        "YIELD_VALUE",
+        "YIELD_FROM",
+        "SEND",
+        "RETURN_GENERATOR",
+        "GET_ANEXT",
+        "END_ASYNC_FOR",
+        "CLEANUP_THROW",
+        "ASYNC_GEN_WRAP",
+        "CALL_INTRINSIC_1",
+    }
+)
+
+Entry = tuple  # (start, end, target, depth, lasti) as instruction indices
+
+
+# ---------------------------------------------------------------------------- folding
+def fold_suspensions(ins: list[Instr], entries: list[Entry]) -> tuple[list[Instr], list[Entry]]:
+    """Collapse suspension loops, async-for heads and generator plumbing (see module doc)."""
+    if not any(i.op in _SUSPENDING for i in ins):
+        return ins, entries
+    n = len(ins)
+    remove: set[int] = set()
+    drop_handlers: set[int] = set()
+
+    # YIELD_VALUE's oparg (3.12: exception-stack depth, 3.13: a flag) says nothing about
+    # the source; keeping it would make copies of finally bodies look different
+    for i in ins:
+        if i.op == "YIELD_VALUE":
+            i.arg = i.argval = None
+
+    # the generator prologue
+    if n >= 2 and ins[0].op == "RETURN_GENERATOR" and ins[1].op == "POP_TOP":
+        remove.update((0, 1))
+
+    # the 3.12+ StopIteration -> RuntimeError wrapper handler
+    for _, _, t, _, _ in entries:
+        if (
+            t + 1 < n
+            and ins[t].op == "CALL_INTRINSIC_1"
+            and "STOPITERATION_ERROR" in str(ins[t].argval)
+            and ins[t + 1].op == "RERAISE"
+        ):
+            drop_handlers.add(t)
+            remove.update((t, t + 1))
+
+    # async generators wrap every yielded value
+    for k in range(n - 1):
+        i = ins[k]
+        if ins[k + 1].op == "YIELD_VALUE" and (
+            i.op == "ASYNC_GEN_WRAP"
+            or (i.op == "CALL_INTRINSIC_1" and "ASYNC_GEN_WRAP" in str(i.argval))
+        ):
+            remove.add(k)
+
+    # yield from / await suspension loops
+    for k in range(n - 1):
+        i = ins[k]
+        if not (i.op == "LOAD_CONST" and i.argval is None) or k in remove:
+            continue
+        nxt = ins[k + 1]
+        if PY < (3, 11):
+            if nxt.op == "YIELD_FROM":
+                _pseudo(i, "YIELD_FROM")
+                remove.add(k + 1)
+            continue
+        if nxt.op != "SEND" or k + 3 >= n:
+            continue
+        t = nxt.target
+        y, j = ins[k + 2], ins[k + 3]
+        if not (y.op == "YIELD_VALUE" and j.op == "JUMP" and j.target == k + 1 and t is not None):
+            continue
+        group = {k + 1, k + 2, k + 3}
+        if PY >= (3, 12):
+            # [CLEANUP_THROW inline]; END_SEND at the SEND target
+            if not (t < n and ins[t].op == "END_SEND"):
+                continue
+            between = set(range(k + 4, t))
+            if between and not (len(between) == 1 and ins[k + 4].op == "CLEANUP_THROW"):
+                continue
+            group |= between | {t}
+        elif t != k + 4:
+            continue
+        _pseudo(i, "YIELD_FROM")
+        remove |= group
+
+    # the out-of-line CLEANUP_THROW handlers (3.12+): CLEANUP_THROW; JUMP END_SEND
+    for k in range(n):
+        if ins[k].op == "CLEANUP_THROW":
+            if k not in remove:
+                remove.add(k)
+                if k + 1 < n and ins[k + 1].op == "JUMP" and ins[k + 1].target in remove:
+                    remove.add(k + 1)
+            drop_handlers.add(k)
+
+    # async for heads
+    def kept_after(k: int) -> int:
+        k += 1
+        while k < n and k in remove:
+            k += 1
+        return k
+
+    reach = None
+    for k in range(n - 1):
+        i = ins[k]
+        y = kept_after(k)
+        if i.op != "GET_ANEXT" or y >= n or ins[y].op != "YIELD_FROM" or k in remove:
+            continue
+        if PY < (3, 11):
+            b = kept_after(y)
+            s = ins[k - 1] if k else None
+            if not (
+                s is not None
+                and s.op == "SETUP_FINALLY"
+                and s.target is not None
+                and ins[s.target].op == "END_ASYNC_FOR"
+                and b < n
+                and ins[b].op == "POP_BLOCK"
+            ):
+                continue
+            end = s.target
+            plumbing = {k - 1, y, b, end}
+            head_latch = k - 1
+        else:
+            cover = [e for e in entries if e[0] <= k < e[1]]
+            if len(cover) != 1 or ins[cover[0][2]].op != "END_ASYNC_FOR":
+                continue
+            end = cover[0][2]
+            plumbing = {y, end}
+            head_latch = k
+            drop_handlers.add(end)
+        # the back edge of the loop, and where exhaustion continues
+        latches = [j.index for j in ins if j.op == "JUMP" and j.target == head_latch and j.index > k]
+        if not latches:
+            continue
+        latch = max(latches)
+        if reach is None:
+            reach = _flow_reachable(ins, remove)
+        if any(reach[q] and q not in remove for q in range(latch + 1, end)):
+            continue  # the exhaustion path was moved away from reachable code
+        exit_ = end + 1
+        if (
+            exit_ < n
+            and ins[exit_].op == "JUMP"
+            and ins[exit_].target is not None
+            and ins[exit_].target > exit_
+            and not any(reach[q] and q not in remove for q in range(exit_ + 1, ins[exit_].target))
+        ):
+            plumbing.add(exit_)
+            exit_ = ins[exit_].target
+        _pseudo(i, "FOR_ITER")
+        i.extra["async"] = True
+        i.target = exit_
+        remove |= plumbing
+
+    if not remove and not drop_handlers:
+        return ins, entries
+    # exception-table entries: drop the plumbing handlers', remap the rest
+    new_index: list[int] = []
+    kept = 0
+    for k in range(n + 1):
+        new_index.append(kept)
+        if k < n and k not in remove:
+            kept += 1
+    out_entries = []
+    for s, e, t, d, lasti in entries:
+        if t in drop_handlers:
+            continue
+        s2, e2 = new_index[s], new_index[e]
+        if s2 >= e2:
+            continue
+        out_entries.append((s2, e2, new_index[t], d, lasti))
+    return remove_instructions(ins, remove), out_entries
+
+
+def _pseudo(i: Instr, op: str) -> None:
+    i.op = op
+    i.arg = None
+    i.argval = None
+    i.raw = i.raw or op
+
+
+def _flow_reachable(ins: list[Instr], remove: set[int]) -> list[bool]:
+    """Normal-flow reachability from the entry (exception edges not followed)."""
+    n = len(ins)
+    seen = [False] * (n + 1)
+    work = [0]
+    while work:
+        k = work.pop()
+        if k >= n or seen[k]:
+            continue
+        seen[k] = True
+        i = ins[k]
+        if i.target is not None:
+            work.append(i.target)
+        if i.op not in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP"):
+            work.append(k + 1)
+    return seen
+
+
+# ---------------------------------------------------------------------------- markers
+@dataclass(eq=False)
+class YieldFromIter(V.Marker):
+    """GET_YIELD_FROM_ITER's result: delegated to by the following YIELD_FROM."""
+
+    value: ast.expr
+
+
+@dataclass(eq=False)
+class Awaitable(V.Marker):
+    """GET_AWAITABLE's result: awaited by the following YIELD_FROM."""
+
+    value: ast.expr
+    kind: int = 0
+
+
+def is_async_code(code: Any) -> bool:
+    return bool(code.co_flags & (CO_COROUTINE | CO_ASYNC_GENERATOR))
+
+
+# ---------------------------------------------------------------------------- handlers
+class GeneratorOps:
+    """Walker mixin: opcode handlers of generators and coroutines."""
+
+    def op_YIELD_VALUE(self, ins: Instr, stack: list) -> None:
+        v = self.pop_expr(stack, ins)
+        if isinstance(v, ast.Constant) and v.value is None:
+            v = None  # `yield` and `yield None` compile alike
+        stack.append(ast.Yield(value=v))
+
+    def op_GET_YIELD_FROM_ITER(self, ins: Instr, stack: list) -> None:
+        stack.append(YieldFromIter(self.pop_expr(stack, ins)))
+
+    def op_GET_AWAITABLE(self, ins: Instr, stack: list) -> None:
+        kind = ins.arg if PY >= (3, 11) else 0
+        if kind:
+            raise self.fail("async with is not supported yet", ins)
+        stack.append(Awaitable(self.pop_expr(stack, ins), kind or 0))
+
+    def op_GET_AITER(self, ins: Instr, stack: list) -> None:
+        it = V.Iterator(self.pop_expr(stack, ins))
+        it.is_async = True
+        stack.append(it)
+
+    def op_YIELD_FROM(self, ins: Instr, stack: list) -> None:
+        if not stack:
+            raise self.fail("stack underflow", ins)
+        v = stack.pop()
+        if isinstance(v, YieldFromIter):
+            stack.append(ast.YieldFrom(value=v.value))
+        elif isinstance(v, Awaitable):
+            if getattr(v.value, "implicit_await", False):
+                # a 3.9-3.11 comprehension function that is itself a coroutine:
+                # the await belongs to the comprehension, not to the source
+                v.value.implicit_await = False
+                stack.append(v.value)
+            else:
+                stack.append(ast.Await(value=v.value))
+        else:
+            raise self.fail("yield from without an iterator or awaitable", ins)
