@@ -86,19 +86,20 @@ def _selftest_decompile(obj, verify=False):
 
     Running the suite with it checks the samples and the harness themselves.
     """
-    import inspect
-    import textwrap
-
     if isinstance(obj, types.CodeType) and obj.co_name == "<module>":
         return Path(obj.co_filename).read_text(encoding="utf-8")
     fn = getattr(obj, "__func__", obj)
-    tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    code = fn.__code__
+    tree = ast.parse(Path(code.co_filename).read_text(encoding="utf-8"))
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == fn.__name__:
-            node.decorator_list = []
-            return ast.unparse(node)
-        if isinstance(node, ast.Lambda):
-            return ast.unparse(node)
+            first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+            if code.co_firstlineno in (node.lineno, first):
+                node.decorator_list = []
+                return ast.unparse(node)
+        if isinstance(node, ast.Lambda) and fn.__name__ == "<lambda>":
+            if node.lineno == code.co_firstlineno:
+                return ast.unparse(node)
     raise DecompilationError("selftest: no source", code_name=fn.__name__)
 
 

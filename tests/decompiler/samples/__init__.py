@@ -34,6 +34,7 @@ SAMPLE_MODULES: list[tuple[str, tuple[int, int]]] = [
     ("closures", (3, 9)),
     ("control", (3, 9)),
     ("loops", (3, 9)),
+    ("tricky", (3, 9)),
     ("comprehensions", (3, 9)),
     ("signatures", (3, 9)),
     # issue 3: exceptions and context managers

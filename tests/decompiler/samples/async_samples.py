@@ -165,3 +165,38 @@ async def async_return_await_in_finally(n):
     finally:
         log.append(await add_later(n, 2))
         print(log)
+
+
+@cases(([0, 1, 2],),)
+async def async_with_in_loop(items):
+    log = []
+    for i in items:
+        async with ACM(log, str(i), swallow=True):
+            if i == 1:
+                continue
+            if i == 2:
+                raise ValueError("swallowed")
+            log.append(("body", i))
+    return log
+
+
+@cases(([1, 2, 3],),)
+async def async_for_with_try(items):
+    out = []
+    async for x in AIter(items):
+        try:
+            if x == 2:
+                await fail_later("two")
+            out.append(x)
+        except ValueError as e:
+            out.append(str(e))
+    return out
+
+
+@cases((2,), drive=None)
+async def async_generator_with_asend(n):
+    got = []
+    for i in range(n):
+        v = yield i
+        got.append(v)
+    yield tuple(got)

@@ -410,3 +410,62 @@ def exc_conditional_in_handler(k):
     else:
         r = "fine"
     return r
+
+
+@cases(*KINDS)
+def exc_handler_name_captured_by_closure(k):
+    try:
+        risky(k)
+    except Exception as e:
+        describe = lambda: type(e).__name__  # noqa: E731
+        return describe()
+    return "none"
+
+
+@cases(*KINDS)
+def exc_nonlocal_written_in_handler(k):
+    state = "start"
+
+    def attempt():
+        nonlocal state
+        try:
+            risky(k)
+            state = "ok"
+        except ValueError:
+            state = "value"
+        finally:
+            state += "!"
+
+    attempt()
+    return state
+
+
+@cases(*KINDS)
+def exc_try_in_comprehension_function(k):
+    def safe(i):
+        try:
+            return risky(i)
+        except Exception as e:
+            return type(e).__name__
+
+    return [safe(i) for i in range(k + 1)]
+
+
+@cases(*KINDS)
+def exc_raise_in_finally_replaces(k):
+    try:
+        risky(k)
+    finally:
+        if k == 2:
+            raise RuntimeError("from finally")  # noqa: B012
+    return "end"
+
+
+@cases(*KINDS)
+def exc_handler_with_walrus_and_ternary(k):
+    try:
+        r = risky(k)
+    except (ValueError, KeyError) as e:
+        r = (n := len(e.args)) if e.args else -1
+        return r, n
+    return r
