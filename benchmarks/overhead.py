@@ -17,7 +17,8 @@ timed batches).  Modes:
 * ``depyf``     inside ``depyf.prepare_debug`` (depyf 0.20.0, run with ``--depyf-python``)
 
 Ratios are to ``plain`` of the same workload and backend, medians over ``--repeat`` runs
-interleaved in the same benchmark run.  A mode whose run raised prints ``error``.
+interleaved in the same benchmark run.  A mode whose run raised prints ``error``.  Before the
+clock starts every child imports torch.compile's stack and compiles an unrelated function.
 """
 
 from __future__ import annotations
@@ -41,8 +42,21 @@ import torch
 import workloads
 mode, name, backend, dump = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
 w = workloads.WORKLOADS[name]
+# Warm-up outside the measurement: torch.compile's lazy imports (Dynamo, AOT, Inductor) and
+# one unrelated compiled function, so every mode starts from the same warm process.
+import torch._dynamo, torch._inductor.compile_fx  # noqa: E401
+torch.compile(lambda t: t.cos() + 1, backend=backend)(torch.randn(3))
+torch._dynamo.reset()
 fn, run = w.make()
 run(fn)  # eager warm-up (also builds lazy modules)
+if mode == "depyf":
+    import depyf  # imported before the clock starts, like pellucid below
+else:
+    import pellucid, pellucid.dynamo  # noqa: E401
+    try:  # load the decompiler's modules, as `import depyf` does for depyf's
+        pellucid.decompile(lambda: 0)
+    except Exception:
+        pass
 if mode in ("pellucid", "nodecomp"):
     import pellucid
     ctx = pellucid.prepare_debug(dump)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import warnings
@@ -188,3 +189,78 @@ def test_workload(tmp_path, backend, name):
             assert os.path.exists(os.path.join(d, e["guard_file"]))
     assert not [f for f in s["failures"] if f["kind"] not in ("decompile",)], s["failures"]
     checks.require_all_from_files(index)
+
+
+@pytest.mark.parametrize("backend", ["eager", "aot_eager", "inductor"])
+def test_runs_from_files_with_a_known_good_decompilation(tmp_path, monkeypatch, backend):
+    """The torch side end to end, independent of the decompiler's coverage (stub decompiler)."""
+    import stub_decompiler
+
+    monkeypatch.setattr("pellucid.decompiler.decompile", stub_decompiler.decompile)
+    d = str(tmp_path / "dump")
+    fn = workloads.dynamic_fn
+    inputs = [(torch.randn(n, 3), torch.randn(n, 3)) for n in (2, 2, 3)]
+
+    def run(f):
+        return [f(a, b) for a, b in inputs]
+
+    expected = run(fn)
+    compiled = torch.compile(fn, backend=backend, dynamic=False)  # static: a recompile
+    seen: set[str] = set()
+
+    def profile(frame, event, arg):
+        if event == "call" and frame.f_code.co_filename.startswith(d):
+            seen.add(os.path.basename(frame.f_code.co_filename))
+
+    with pellucid.prepare_debug(d, log_bytecode=True):
+        sys.setprofile(profile)
+        try:
+            got = run(compiled)
+        finally:
+            sys.setprofile(None)
+    workloads.assert_same(got, expected)
+    index = checks.load_index(d)
+    checks.check_files_compile(d, index)
+    s = index["sessions"][0]
+    assert len(s["compiles"]) == 2 and all(c["executed_from_file"] for c in s["compiles"])
+    tfiles = {c["transformed_code_file"] for c in s["compiles"]}
+    assert tfiles <= seen, (tfiles, seen)
+    stage = {
+        "eager": "captured_graph",
+        "aot_eager": "aot_forward_graph",
+        "inductor": "inductor_forward",
+    }
+    assert {g["stages"][stage[backend]] for g in s["graphs"]} <= seen
+    for c in s["compiles"]:
+        assert set(c["bytecode_files"]) == {"original", "transformed", "recompiled"}
+        text = open(os.path.join(d, c["bytecode_files"]["recompiled"])).read()
+        assert "__transformed_code_" in text or "LOAD_GLOBAL" in text
+    # The graph is called by a stable name, aliased in the function's globals.
+    src = open(os.path.join(d, s["compiles"][0]["transformed_code_file"])).read()
+    assert "__compiled_fn_" in src
+    assert not re.search(r"__compiled_fn_\d+_[0-9a-f]{8}_", src), src
+
+
+def test_wild_fx_code_is_dumped_on_request(tmp_path, monkeypatch):
+    monkeypatch.setattr("pellucid.decompiler.decompile", _forced_failure)
+    fn, run = workloads.make_dynamic()
+    compiled = torch.compile(fn, backend="aot_eager", dynamic=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pellucid.prepare_debug(str(tmp_path / "clean")):
+            run(compiled)
+        torch._dynamo.reset()
+        with pellucid.prepare_debug(str(tmp_path / "wild"), clean_wild_fx_code=False):
+            run(compiled)
+    clean = set(os.listdir(tmp_path / "clean"))
+    wild = set(os.listdir(tmp_path / "wild"))
+    assert len(wild) > len(clean)
+
+
+def test_debug_without_prepare_debug_says_so(capsys, monkeypatch):
+    import pellucid.dynamo.session as session
+
+    monkeypatch.setattr(session, "_last_dump_dir", None)
+    with pellucid.debug(pause=False):
+        pass
+    assert "no prepare_debug() has run" in capsys.readouterr().err

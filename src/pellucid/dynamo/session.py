@@ -130,6 +130,7 @@ class DumpSession:
         self._graph_bodies: dict[str, dict[str, str]] = {}
         self._gm_stage: dict[int, tuple[Any, str, str, str]] = {}
         self._created: set[str] = set()
+        self._plain_bodies: dict[tuple[str, ...], tuple[str, str]] = {}
         self.preexisting: list[types.CodeType] = []
         self._orig_lazy: types.FunctionType | None = None
         self._orig_exec_with_source: Any = None
@@ -286,10 +287,13 @@ class DumpSession:
                 keep_free += free
                 keep_cells += cells
 
+        placeholder = "__pellucid_name_placeholder__"
+        template = recompile.build(
+            src, code, new_code, placeholder, header, usable, keep_free, keep_cells
+        ).source
+
         def render(n: int) -> str:
-            return recompile.build(
-                src, code, new_code, fname(n), header, usable, keep_free, keep_cells
-            ).source
+            return template.replace(placeholder, fname(n))
 
         path, n, _ = self.dump.write_unique(f"{fname('{n}')}.py", render)  # type: ignore[arg-type]
         result = recompile.compile_checked(render(n), path, fname(n), code, new_code)
@@ -367,8 +371,8 @@ class DumpSession:
                 graph["stages"][stage] = rel
                 bodies[stage] = src
                 path = os.path.join(self.dump.path, rel)
-                self._run_from_file(gm, path, self._read(rel) or content, fx_globals, plain_src)
                 self._remember_gm(gm, owner, stage, path)
+                self._run_from_file(gm, path, self._read(rel) or content, fx_globals, plain_src)
                 return
         path, written = self.dump.write_named(f"{owner}.{stage}.py", content)
         if written:
@@ -376,22 +380,19 @@ class DumpSession:
         rel = self._file(path, "graph", graph=owner, stage=stage, compile_id=cid)
         graph["stages"][stage] = rel
         bodies[stage] = src
-        self._run_from_file(gm, path, content, fx_globals, plain_src)
         self._remember_gm(gm, owner, stage, path)
+        self._run_from_file(gm, path, content, fx_globals, plain_src)
 
-    def _match_copy(self, gm: Any) -> tuple[Any, str, str, str] | None:
+    def _match_copy(self, src: str, gm: Any) -> tuple[Any, str, str, str] | None:
         """A dumped stage whose graph equals ``gm``'s, up to the calling convention (copies)."""
-        try:
-            body = _graph_body(adapter.graph_module_source(gm, recompile=False)[0])
-        except Exception:  # noqa: BLE001
+        hit = self._plain_bodies.get(tuple(_graph_body(src)))
+        if hit is None:
             return None
-        for owner, stages in self._graph_bodies.items():
-            for stage, src in stages.items():
-                if _graph_body(src) == body:
-                    rel = self.graphs.get(owner, {}).get("stages", {}).get(stage)
-                    if rel:
-                        return (weakref.ref(gm), owner, stage, os.path.join(self.dump.path, rel))
-        return None
+        owner, stage = hit
+        rel = self.graphs.get(owner, {}).get("stages", {}).get(stage)
+        if not rel:
+            return None
+        return (weakref.ref(gm), owner, stage, os.path.join(self.dump.path, rel))
 
     @staticmethod
     def _graph_header(owner: str, stage: str) -> str:
@@ -419,6 +420,9 @@ class DumpSession:
         exec(compile(content, path, "exec", dont_inherit=True), scope)
         type(gm).forward = scope["forward"]
         self._fx_sources[plain_src] = (path, content)
+        known = self._gm_stage.get(id(gm))
+        if known is not None:
+            self._plain_bodies.setdefault(tuple(_graph_body(plain_src)), (known[1], known[2]))
 
     def on_exec_with_source(self, src: str, globals_: dict[str, Any], co_fields: Any) -> bool:
         """Compile a known graph's source from its dumped file; False means not handled."""
@@ -428,8 +432,8 @@ class DumpSession:
             known = self._gm_stage.get(id(gm)) if gm is not None else None
             if known is not None and known[0]() is not gm:
                 known = None
-            if known is None and gm is not None:
-                known = self._match_copy(gm)
+            if known is None and gm is not None and "args_list" in src:
+                known = self._match_copy(src, gm)
             if known is not None:
                 # A dumped graph recompiled with new codegen (e.g. aot_eager's boxed calling
                 # convention): the stage's file follows what runs.
