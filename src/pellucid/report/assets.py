@@ -48,7 +48,8 @@ tr.failed td { background: var(--break-bg); }
 .event .line { background: var(--soft); padding: 4px 8px; border-radius: 4px; margin: 6px 0; overflow-x: auto; white-space: pre; }
 details > summary { cursor: pointer; color: var(--link); margin: 4px 0; }
 pre.reason { white-space: pre-wrap; background: var(--soft); padding: 8px; border-radius: 4px; margin: 4px 0; }
-table.code { border-collapse: collapse; width: 100%; }
+table.code { border-collapse: collapse; width: 100%; font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 12.5px; }
+ul.hints { margin: 2px 0; color: #444; font-size: 13px; }
 table.code td { padding: 0 6px; vertical-align: top; }
 table.code td.no { color: #999; text-align: right; user-select: none; width: 1%; white-space: nowrap;
                    border-right: 1px solid var(--line); }

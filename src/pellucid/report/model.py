@@ -114,10 +114,28 @@ class GraphBreak:
     user_stack: list[SourceLoc]
     resumed_by: list[str] = field(default_factory=list)  # compile ids of the resume frames
 
+    def _lines(self) -> list[str]:
+        return [ln.strip() for ln in self.reason.strip().splitlines() if ln.strip()]
+
     @property
     def kind(self) -> str:
-        first = self.reason.strip().splitlines()
-        return first[0].strip() if first else "graph break"
+        """Dynamo's name for the break (the line after "Encountered graph break ..." if any)."""
+        lines = self._lines()
+        for ln in lines:
+            if not ln.startswith("Encountered graph break when attempting to trace"):
+                return ln.rstrip(":")
+        return lines[0].rstrip(":") if lines else "graph break"
+
+    @property
+    def explanation(self) -> str | None:
+        for ln in self._lines():
+            if ln.startswith("Explanation:"):
+                return ln[len("Explanation:") :].strip()
+        return None
+
+    @property
+    def hints(self) -> list[str]:
+        return [ln[len("Hint:") :].strip() for ln in self._lines() if ln.startswith("Hint:")]
 
 
 @dataclass
@@ -520,8 +538,11 @@ def _link(session_raw: dict[str, Any], number: int, sources: SourceCache) -> Ses
             continue
         parsed = resume_parent(fn.name)
         line = parsed[1] if parsed else fn.firstlineno
-        for pc in fn.parent.compiles:
-            hits = [b for b in pc.breaks if b.loc.lineno == line]
+        # Dynamo names a resume function after the original function even when the break
+        # happened in another resume frame: look through the whole family, earlier frames first.
+        family = [x for x in fn.root.family() if x is not fn]
+        for pc in sorted((x for f in family for x in f.compiles), key=lambda x: compile_sort_key(x.compile_id)):
+            hits = [b for b in pc.breaks if b.loc.lineno == line and b.loc.filename in ("", fn.filename)]
             for b in hits:
                 if c.compile_id and c.compile_id not in b.resumed_by:
                     b.resumed_by.append(c.compile_id)
