@@ -8,6 +8,7 @@ class -- all of issue 2 -- it is a plain failure.  Wrong code is a failure in ev
 from __future__ import annotations
 
 import ast
+import builtins
 import contextlib
 import copy
 import io
@@ -27,10 +28,10 @@ HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
+from samples import CORE_CONSTRUCTS, materialize  # noqa: E402
+
 import pellucid  # noqa: E402
 from pellucid import DecompilationError  # noqa: E402
-
-from samples import CORE_CONSTRUCTS, all_samples, materialize  # noqa: E402
 
 # Construct classes not implemented yet: a DecompilationError there is an xfail.  Shrink me.
 NOT_YET = {
@@ -261,7 +262,8 @@ def exc_signature(exc: BaseException):
         sig.append(("cause", type(exc.__cause__).__name__, scrub(str(exc.__cause__))))
     if exc.__context__ is not None and not exc.__suppress_context__:
         sig.append(("context", type(exc.__context__).__name__))
-    if sys.version_info >= (3, 11) and isinstance(exc, BaseExceptionGroup):
+    group_type = getattr(builtins, "BaseExceptionGroup", None)  # 3.11+
+    if group_type is not None and isinstance(exc, group_type):
         sig.append(("group", sorted(repr(exc_signature(e)) for e in exc.exceptions)))
     return tuple(sig)
 

@@ -59,8 +59,10 @@ def test_behaviour(sample):
     original, g_orig = rebuild_original(fn, module_globals)
     decompiled, g_new, _ = rebuild_decompiled(fn, src, module_globals, fresh_fn=sample.fresh())
     problems = compare_runs(original, g_orig, decompiled, g_new, sample.spec)
-    assert not problems, "decompiled source behaves differently:\n" + "\n".join(problems) + (
-        f"\n--- decompiled source ---\n{src}"
+    assert not problems, (
+        "decompiled source behaves differently:\n"
+        + "\n".join(problems)
+        + (f"\n--- decompiled source ---\n{src}")
     )
 
 
@@ -73,9 +75,7 @@ def test_signature(sample):
     if fn.__name__ == "<lambda>":
         node = next((n for n in ast.walk(tree) if isinstance(n, ast.Lambda)), None)
         if node is None:  # a lambda may come back as a def under some name
-            node = next(
-                (n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef,))), None
-            )
+            node = next((n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef,))), None)
     else:
         node = find_def(tree, fn.__name__)
         assert node is not None, f"no `def {fn.__name__}` in the decompiled source:\n{src}"

@@ -42,7 +42,7 @@ def wrapped_target(x, y=10):
     return x * y
 
 
-@functools.lru_cache(maxsize=None)
+@functools.lru_cache(maxsize=128)
 def cached_target(n):
     return n * n + 1
 

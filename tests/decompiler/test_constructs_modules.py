@@ -69,7 +69,8 @@ def _run_module(code, name: str) -> dict:
     record["values"] = {
         k: describe(v)
         for k, v in ns.items()
-        if not k.startswith("__") and isinstance(v, (int, float, str, bytes, tuple, list, dict, set))
+        if not k.startswith("__")
+        and isinstance(v, (int, float, str, bytes, tuple, list, dict, set))
     }
     record["__all__"] = ns.get("__all__")
     record["__doc__"] = ns.get("__doc__")
@@ -99,6 +100,8 @@ def test_module_behaviour(path, run_as):
         for k in sorted(set(original) | set(decompiled))
         if original.get(k) != decompiled.get(k)
     ]
-    assert not diffs, "decompiled module behaves differently:\n" + "\n".join(diffs) + (
-        f"\n--- decompiled source ---\n{src}"
+    assert not diffs, (
+        "decompiled module behaves differently:\n"
+        + "\n".join(diffs)
+        + (f"\n--- decompiled source ---\n{src}")
     )

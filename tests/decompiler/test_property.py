@@ -121,7 +121,9 @@ class ProgramGenerator:
         if kind == "compare":
             n = self.rng.randint(1, 3)
             return ast.Compare(
-                self.expr(d), [self.pick(CMPOPS)() for _ in range(n)], [self.expr(d) for _ in range(n)]
+                self.expr(d),
+                [self.pick(CMPOPS)() for _ in range(n)],
+                [self.expr(d) for _ in range(n)],
             )
         if kind == "ifexp":
             return ast.IfExp(self.expr(d), self.expr(d), self.expr(d))
@@ -224,8 +226,10 @@ class ProgramGenerator:
                 spec = ast.JoinedStr([ast.Constant(self.pick([">5", ".2", "^3", "x"]))])
             conv = self.pick([-1, -1, 114, 115, 97])
             values.append(ast.FormattedValue(self.name(), conv, spec))
-            values.append(ast.Constant(self.pick([" ", "-", ""])) )
-        return ast.JoinedStr([v for v in values if not (isinstance(v, ast.Constant) and v.value == "")])
+            values.append(ast.Constant(self.pick([" ", "-", ""])))
+        return ast.JoinedStr(
+            [v for v in values if not (isinstance(v, ast.Constant) and v.value == "")]
+        )
 
     # -- statements
     def block(self, depth, n=None):
@@ -272,7 +276,9 @@ class ProgramGenerator:
             )  # fmt: skip
             return ast.Assign([target], self.expr())
         if kind == "augassign":
-            name = self.pick(sorted(fr.assigned) + fr.params) if (fr.assigned or fr.params) else None
+            name = (
+                self.pick(sorted(fr.assigned) + fr.params) if (fr.assigned or fr.params) else None
+            )
             if name is None or name in fr.declared and name != "G":
                 return ast.Assign([self.target()], self.expr())
             tgt = self.pick(
@@ -285,7 +291,9 @@ class ProgramGenerator:
                 return ast.Pass()
             name = self.pick(choices)
             fr.assigned.add(name)
-            return ast.AnnAssign(ast.Name(name, ast.Store()), ast.Name("int", ast.Load()), self.expr(), simple=1)
+            return ast.AnnAssign(
+                ast.Name(name, ast.Store()), ast.Name("int", ast.Load()), self.expr(), simple=1
+            )
         if kind == "expr":
             return ast.Expr(self.expr())
         if kind == "if":
@@ -336,9 +344,15 @@ class ProgramGenerator:
                 typ = self.pick([None, "ValueError", "TypeError", "Exception"])
                 name = self.pick([None, "e"]) if typ else None
                 handlers.append(
-                    ast.ExceptHandler(ast.Name(typ, ast.Load()) if typ else None, name, self.block(d))
+                    ast.ExceptHandler(
+                        ast.Name(typ, ast.Load()) if typ else None, name, self.block(d)
+                    )
                 )
-            if handlers and handlers[-1].type is not None and any(h.type is None for h in handlers[:-1]):
+            if (
+                handlers
+                and handlers[-1].type is not None
+                and any(h.type is None for h in handlers[:-1])
+            ):
                 handlers = [h for h in handlers if h.type is not None] or handlers[:1]
             if any(h.type is None for h in handlers[:-1]):
                 handlers = handlers[:1]
@@ -367,13 +381,17 @@ class ProgramGenerator:
 
     def funcdef(self, depth, nested=False):
         name = self.fresh("f")
-        params = [self.fresh("p") for _ in range(self.rng.randint(0, 3))] if nested else list(PARAMS)
+        params = (
+            [self.fresh("p") for _ in range(self.rng.randint(0, 3))] if nested else list(PARAMS)
+        )
         outer = self.frame if self.frames else None
         frame = Frame(params)
         self.frames.append(frame)
         body = []
         if nested and outer is not None and self.chance(0.5):
-            candidates = sorted(n for n in outer.assigned | set(outer.params) if n not in outer.declared)
+            candidates = sorted(
+                n for n in outer.assigned | set(outer.params) if n not in outer.declared
+            )
             candidates = [n for n in candidates if not n.startswith(("q", "l"))]
             if candidates:
                 nl = self.pick(candidates)
