@@ -166,6 +166,8 @@ EXPECTED_STAGES = {
 
 @pytest.mark.parametrize(("backend", "name"), BACKEND_WORKLOADS)
 def test_workload(tmp_path, backend, name):
+    if workloads.WORKLOADS[name].heavy:
+        pytest.importorskip("transformers")
     d = str(tmp_path / "dump")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
