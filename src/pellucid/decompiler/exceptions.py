@@ -821,12 +821,14 @@ class ExceptionStructure:
             raise self.fail("with body does not end with its exit", ins[b])
         stack.pop()
         item = ast.withitem(context_expr=ctx, optional_vars=target)
-        if len(body) == 1 and isinstance(body[0], ast.With):
+        # async with: generators.fold_suspensions leaves it in this shape, marked
+        kind = ast.AsyncWith if ins[b].extra.get("async") else ast.With
+        if len(body) == 1 and type(body[0]) is kind:
             # `with a, b:` compiles exactly as `with a: with b:`
             node = body[0]
             node.items.insert(0, item)
         else:
-            node = ast.With(items=[item], body=body or [ast.Pass()])
+            node = kind(items=[item], body=body or [ast.Pass()])
         self.emit(node)
         return body_end
 
@@ -896,7 +898,7 @@ def _strip_final_returns(body: list) -> None:
             _strip_final_returns(b)
             if not b and b is not last.orelse:
                 b.append(ast.Pass())
-    elif isinstance(last, ast.With):
+    elif isinstance(last, (ast.With, ast.AsyncWith)):
         _strip_final_returns(last.body)
         if not last.body:
             last.body.append(ast.Pass())

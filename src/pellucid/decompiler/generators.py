@@ -49,6 +49,7 @@ _SUSPENDING = frozenset(
         "CLEANUP_THROW",
         "ASYNC_GEN_WRAP",
         "CALL_INTRINSIC_1",
+        "BEFORE_ASYNC_WITH",
     }
 )
 
@@ -134,13 +135,35 @@ def fold_suspensions(ins: list[Instr], entries: list[Entry]) -> tuple[list[Instr
                     remove.add(k + 1)
             drop_handlers.add(k)
 
-    # async for heads
+    # async with (3.11+): the awaits of __aenter__/__aexit__ go, leaving the shape of a
+    # plain with whose BEFORE_WITH says it is async
     def kept_after(k: int) -> int:
         k += 1
         while k < n and k in remove:
             k += 1
         return k
 
+    if PY >= (3, 11):
+        for k in range(n):
+            i = ins[k]
+            if k in remove or i.op not in ("BEFORE_ASYNC_WITH", "GET_AWAITABLE"):
+                continue
+            a = kept_after(k) if i.op == "BEFORE_ASYNC_WITH" else k
+            y = kept_after(a)
+            if not (
+                a < n
+                and ins[a].op == "GET_AWAITABLE"
+                and ins[a].arg == (1 if i.op == "BEFORE_ASYNC_WITH" else 2)
+                and y < n
+                and ins[y].op == "YIELD_FROM"
+            ):
+                continue
+            if i.op == "BEFORE_ASYNC_WITH":
+                _pseudo(i, "BEFORE_WITH")
+                i.extra["async"] = True
+            remove.update((a, y))
+
+    # async for heads
     reach = None
     for k in range(n - 1):
         i = ins[k]
