@@ -330,6 +330,8 @@ class Walker(GeneratorOps, ExceptionStructure, Evaluator):
             if i + 1 == stop or self._only_dead_or_exit_until(i + 1, stop):
                 return stop
             raise self.fail("jump to the end of a block from its middle", ins)
+        if i < t < stop and self._only_dead_or_exit_until(i + 1, t):
+            return t  # over handler code only (3.12+ keeps some of it inline)
         raise self.fail(f"unstructured jump to instruction {t}", ins)
 
     # ------------------------------------------------------------ loops
