@@ -264,8 +264,71 @@ def register_decompile(subparsers: Any, common: argparse.ArgumentParser) -> None
     p.set_defaults(handler=cmd_decompile)
 
 
+def cmd_run(args: argparse.Namespace) -> int:
+    from pellucid import runner
+
+    try:
+        opts = runner.parse_run_args(args.program)
+    except runner.UsageError as exc:
+        sys.stderr.write(runner.USAGE.split("\n\n")[0] + "\n")
+        print(f"pellucid run: error: {exc}", file=sys.stderr)
+        return 2
+    if opts.help:
+        sys.stdout.write(runner.USAGE)
+        return 0
+    return runner.run(opts)
+
+
+def register_run(subparsers: Any, common: argparse.ArgumentParser) -> None:
+    # Options are parsed by pellucid.runner: everything after the script belongs to the program
+    # verbatim (including "--" and options named like ours), which argparse cannot express.
+    p = subparsers.add_parser(
+        "run",
+        prefix_chars="+",
+        add_help=False,
+        help="run a program under prepare_debug (like python script.py); --report writes HTML",
+        description="Run `pellucid run --help` for the options.",
+    )
+    p.add_argument("program", nargs=argparse.REMAINDER)
+    p.set_defaults(handler=cmd_run)
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from pellucid.report import DumpError, build_report
+
+    try:
+        index = build_report(args.dump_dir, args.output, engine=args.engine)
+    except DumpError as exc:
+        raise CLIError(str(exc)) from None
+    print(index)
+    return 0
+
+
+def register_report(subparsers: Any, common: argparse.ArgumentParser) -> None:
+    p = subparsers.add_parser(
+        "report",
+        parents=[common],
+        help="write the HTML report of a dump directory",
+        description="Build the static HTML report (offline, no server) of a prepare_debug dump.",
+    )
+    p.add_argument("dump_dir", metavar="DIR")
+    p.add_argument("-o", "--output", metavar="OUT", help="report directory (default DIR/report)")
+    p.add_argument(
+        "--graphs",
+        dest="engine",
+        choices=["auto", "dot", "builtin"],
+        default="auto",
+        help="how to draw graphs: graphviz dot when installed (auto), or the built-in layout",
+    )
+    p.set_defaults(handler=cmd_report)
+
+
 # Each registers one subcommand: register(subparsers, common_options_parent).
-SUBCOMMANDS: list[Callable[[Any, argparse.ArgumentParser], None]] = [register_decompile]
+SUBCOMMANDS: list[Callable[[Any, argparse.ArgumentParser], None]] = [
+    register_decompile,
+    register_run,
+    register_report,
+]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 
 __all__ = ["FxGraph", "FxNode", "parse_fx_graph"]
 
-_SOURCE_COMMENT = re.compile(r"#\s*File:\s*(?P<file>.+?):(?P<line>\d+) in (?P<fn>\S+), code: (?P<code>.*)$")
+_SOURCE_COMMENT = re.compile(
+    r"#\s*File:\s*(?P<file>.+?):(?P<line>\d+) in (?P<fn>\S+), code: (?P<code>.*)$"
+)
 _BINOPS = {
     ast.Add: "+",
     ast.Sub: "-",
@@ -75,13 +77,18 @@ def _target_label(value: ast.AST) -> tuple[str, str]:
                     return "call_function", ".".join(parts[:2])
             if name.startswith("self."):
                 return "call_module", name[5:]
-            if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id not in (
-                "torch",
-                "operator",
-                "math",
-                "builtins",
-                "fx_pytree",
-                "pytree",
+            if (
+                isinstance(func, ast.Attribute)
+                and isinstance(func.value, ast.Name)
+                and func.value.id
+                not in (
+                    "torch",
+                    "operator",
+                    "math",
+                    "builtins",
+                    "fx_pytree",
+                    "pytree",
+                )
             ):
                 return "call_method", func.attr
             return "call_function", name
@@ -91,9 +98,12 @@ def _target_label(value: ast.AST) -> tuple[str, str]:
     if isinstance(value, ast.BinOp):
         return "call_function", _BINOPS.get(type(value.op), type(value.op).__name__)
     if isinstance(value, ast.UnaryOp):
-        return "call_function", {ast.USub: "neg", ast.Not: "not", ast.Invert: "~", ast.UAdd: "+"}.get(
-            type(value.op), "unary"
-        )
+        return "call_function", {
+            ast.USub: "neg",
+            ast.Not: "not",
+            ast.Invert: "~",
+            ast.UAdd: "+",
+        }.get(type(value.op), "unary")
     if isinstance(value, ast.Compare):
         return "call_function", "compare"
     if isinstance(value, ast.Subscript):
@@ -186,7 +196,9 @@ def parse_fx_graph(source: str, max_nodes: int = 5000) -> FxGraph | None:
             ann = None
         elif isinstance(stmt, ast.Return):
             out = FxNode("output", "output", "output", stmt.lineno)
-            out.inputs = [r for r in (resolve(n) for n in _names(stmt.value)) if r] if stmt.value else []
+            out.inputs = (
+                [r for r in (resolve(n) for n in _names(stmt.value)) if r] if stmt.value else []
+            )
             add(out)
             continue
         else:

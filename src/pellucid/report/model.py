@@ -41,7 +41,9 @@ TIME_LABELS = {
 _RESUME_NAME = re.compile(r"^torch_dynamo_resume_in_(?P<parent>.+)_at_(?P<line>\d+)$")
 _FILE_LINE = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')
 _COMMENT_LOC = re.compile(r"#\s*(?P<file>[^\s#:]+\.pyw?):(?P<line>\d+)\b")
-_LOCAL_NAME = re.compile(r"""L\[['"](?P<name>[A-Za-z_][A-Za-z0-9_]*)['"]\]|tensor '(?P<t>[A-Za-z_][A-Za-z0-9_]*)'""")
+_LOCAL_NAME = re.compile(
+    r"""L\[['"](?P<name>[A-Za-z_][A-Za-z0-9_]*)['"]\]|tensor '(?P<t>[A-Za-z_][A-Za-z0-9_]*)'"""
+)
 
 
 class DumpError(Exception):
@@ -390,12 +392,18 @@ def _function(raw: dict[str, Any]) -> Function:
         kind=kind,
         compiled_before=bool(raw.get("compiled_before_prepare_debug")),
         full_code_file=raw.get("full_code_file"),
-        cache_entries=[_cache_entry(c) for c in _list(raw.get("cache_entries")) if isinstance(c, dict)],
+        cache_entries=[
+            _cache_entry(c) for c in _list(raw.get("cache_entries")) if isinstance(c, dict)
+        ],
     )
 
 
 def _compile(raw: dict[str, Any]) -> Compile:
-    times = {k: v for k, v in _dict(raw.get("times_s")).items() if isinstance(v, (int, float)) or v is None}
+    times = {
+        k: v
+        for k, v in _dict(raw.get("times_s")).items()
+        if isinstance(v, (int, float)) or v is None
+    }
     return Compile(
         compile_id=raw.get("compile_id"),
         function_key=_s(raw.get("function")),
@@ -541,8 +549,12 @@ def _link(session_raw: dict[str, Any], number: int, sources: SourceCache) -> Ses
         # Dynamo names a resume function after the original function even when the break
         # happened in another resume frame: look through the whole family, earlier frames first.
         family = [x for x in fn.root.family() if x is not fn]
-        for pc in sorted((x for f in family for x in f.compiles), key=lambda x: compile_sort_key(x.compile_id)):
-            hits = [b for b in pc.breaks if b.loc.lineno == line and b.loc.filename in ("", fn.filename)]
+        for pc in sorted(
+            (x for f in family for x in f.compiles), key=lambda x: compile_sort_key(x.compile_id)
+        ):
+            hits = [
+                b for b in pc.breaks if b.loc.lineno == line and b.loc.filename in ("", fn.filename)
+            ]
             for b in hits:
                 if c.compile_id and c.compile_id not in b.resumed_by:
                     b.resumed_by.append(c.compile_id)
@@ -557,7 +569,9 @@ def _link(session_raw: dict[str, Any], number: int, sources: SourceCache) -> Ses
             continue
         failed: list[str] = []
         if reason:
-            failed = [ln.strip() for ln in str(reason).splitlines() if re.match(r"^\s*\d+/\d+:", ln)]
+            failed = [
+                ln.strip() for ln in str(reason).splitlines() if re.match(r"^\s*\d+/\d+:", ln)
+            ]
         if not failed and c.function is not None:
             prefix = f"{c.frame}/"
             for ce in c.function.cache_entries:
@@ -618,13 +632,17 @@ def load_dump(path: str, sources: SourceCache | None = None) -> Dump:
                 raw = json.load(f)
         except (OSError, ValueError) as exc:
             raise DumpError(f"{index_path}: not readable JSON ({exc})") from None
-        if not isinstance(raw, dict) or raw.get("schema", "pellucid-dump-index") != "pellucid-dump-index":
+        if (
+            not isinstance(raw, dict)
+            or raw.get("schema", "pellucid-dump-index") != "pellucid-dump-index"
+        ):
             raise DumpError(f"{index_path}: not a pellucid dump index")
         version = raw.get("version")
         if isinstance(version, int) and version > 1:
             problems.append(f"index version {version} is newer than this report knows (1)")
     sources = sources or SourceCache()
     sessions = [
-        _link(s, i, sources) for i, s in enumerate(x for x in _list(raw.get("sessions")) if isinstance(x, dict))
+        _link(s, i, sources)
+        for i, s in enumerate(x for x in _list(raw.get("sessions")) if isinstance(x, dict))
     ]
     return Dump(path, raw, sessions, run, problems)

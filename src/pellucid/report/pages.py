@@ -241,7 +241,9 @@ def function_for_line(s: Session, loc: SourceLoc) -> Function | None:
     return best
 
 
-def loc_link(site: Site, s: Session, loc: SourceLoc, fn: Function | None = None, here: str = "") -> Markup:
+def loc_link(
+    site: Site, s: Session, loc: SourceLoc, fn: Function | None = None, here: str = ""
+) -> Markup:
     """``file.py:18`` linking to the marked line on the function's page (or the file)."""
     label = loc_text(loc)
     fn = fn.root if fn is not None else function_for_line(s, loc)
@@ -269,7 +271,9 @@ def break_event(site: Site, s: Session, b: GraphBreak, here: str) -> Markup:
         c = next((x for x in s.compiles if x.compile_id == cid), None)
         p = site.fn_page(c.function if c else None)
         resumed.append(
-            h("a", f"frame {cid}", href=(("" if p == here else p) + "#" + compile_anchor(cid))) if p else cid
+            h("a", f"frame {cid}", href=(("" if p == here else p) + "#" + compile_anchor(cid)))
+            if p
+            else cid
         )
     stack = []
     if len(b.user_stack) > 1:
@@ -279,7 +283,12 @@ def break_event(site: Site, s: Session, b: GraphBreak, here: str) -> Markup:
             h(
                 "ul",
                 [
-                    h("li", loc_link(site, s, fr, None, here), " ", h("code", (fr.text or "").strip()))
+                    h(
+                        "li",
+                        loc_link(site, s, fr, None, here),
+                        " ",
+                        h("code", (fr.text or "").strip()),
+                    )
                     for fr in b.user_stack
                 ],
             ),
@@ -294,7 +303,11 @@ def break_event(site: Site, s: Session, b: GraphBreak, here: str) -> Markup:
             " in ",
             h("code", display_name(fn, b.function)),
             " — frame ",
-            h("a", b.compile_id or "?", href=(("" if target == here else target) + "#" + compile_anchor(b.compile_id)))
+            h(
+                "a",
+                b.compile_id or "?",
+                href=(("" if target == here else target) + "#" + compile_anchor(b.compile_id)),
+            )
             if target
             else (b.compile_id or "?"),
             " ",
@@ -334,20 +347,34 @@ def recompile_event(site: Site, s: Session, r: Recompile, here: str) -> Markup:
             " of ",
             h("code", display_name(fn, c.function_key)),
             " — frame ",
-            h("a", c.compile_id or "?", href=(("" if target == here else target) + "#" + compile_anchor(c.compile_id)))
+            h(
+                "a",
+                c.compile_id or "?",
+                href=(("" if target == here else target) + "#" + compile_anchor(c.compile_id)),
+            )
             if target
             else (c.compile_id or "?"),
             " caused by ",
             loc_link(site, s, r.loc, fn, here) if r.loc.filename else h("span", "an unknown line"),
             (" (the guard on local ", h("code", r.variable), ")") if r.variable else None,
             " ",
-            h("a", "¶", href=(("" if target == here else target) + "#" + anchor), title="link to this recompilation")
+            h(
+                "a",
+                "¶",
+                href=(("" if target == here else target) + "#" + anchor),
+                title="link to this recompilation",
+            )
             if target
             else None,
             class_="where",
         ),
         source_line_box(site, r.loc) if r.loc.filename else None,
-        h("div", "Failed guard" + ("s" if len(guards) > 1 else "") + " (why the earlier cache entries did not match):"),
+        h(
+            "div",
+            "Failed guard"
+            + ("s" if len(guards) > 1 else "")
+            + " (why the earlier cache entries did not match):",
+        ),
         h("ul", [h("li", h("code", g)) for g in guards]),
         reason_details(r.reason) if r.reason.strip() not in guards else None,
         class_="event recompile",
@@ -361,8 +388,14 @@ def failures_section(site: Site, s: Session) -> Markup:
         items.append(
             h(
                 "div",
-                h("div", h("span", _s(f.get("kind"), "failure"), class_="pill bad"), " ", h("code", _s(f.get("where"))),
-                  (" — frame " + _s(f.get("compile_id"))) if f.get("compile_id") else None, class_="where"),
+                h(
+                    "div",
+                    h("span", _s(f.get("kind"), "failure"), class_="pill bad"),
+                    " ",
+                    h("code", _s(f.get("where"))),
+                    (" — frame " + _s(f.get("compile_id"))) if f.get("compile_id") else None,
+                    class_="where",
+                ),
                 h("pre", _s(f.get("reason")), class_="reason"),
                 class_="event failure",
             )
@@ -378,7 +411,9 @@ def _s(v: Any, default: str = "") -> str:
 # the structure picture: frames -> graphs -> graph breaks -> resume frames
 
 
-def structure_picture(site: Site, s: Session, roots: list[Function], here: str, prefix: str) -> Markup:
+def structure_picture(
+    site: Site, s: Session, roots: list[Function], here: str, prefix: str
+) -> Markup:
     nodes: list[Node] = []
     edges: list[Edge] = []
     compiles: list[Compile] = []
@@ -398,14 +433,19 @@ def structure_picture(site: Site, s: Session, roots: list[Function], here: str, 
         fn = c.function
         cid = c.compile_id or "?"
         status = "Dynamo's bytecode (not decompiled)" if c.failure else ""
-        lines = [display_name(fn, c.function_key), f"frame {cid}" + (f" · {fmt_time(c.total_time)}" if c.total_time else "")]
+        lines = [
+            display_name(fn, c.function_key),
+            f"frame {cid}" + (f" · {fmt_time(c.total_time)}" if c.total_time else ""),
+        ]
         if status:
             lines.append("✗ " + status)
         nodes.append(
             Node(
                 f"c:{cid}",
                 lines,
-                "failure" if c.failure else ("resume" if fn is not None and fn.kind == "resume" else "frame"),
+                "failure"
+                if c.failure
+                else ("resume" if fn is not None and fn.kind == "resume" else "frame"),
                 fn_href(fn, compile_anchor(c.compile_id)),
                 f"{fn.name if fn else c.function_key} — compile id {cid}",
             )
@@ -430,17 +470,39 @@ def structure_picture(site: Site, s: Session, roots: list[Function], here: str, 
         for b in c.breaks:
             bid = f"b:{b.number}"
             nodes.append(
-                Node(bid, [f"graph break @ line {b.loc.lineno}", b.kind], "break", fn_href(fn, f"break-{b.number}"), b.kind)
+                Node(
+                    bid,
+                    [f"graph break @ line {b.loc.lineno}", b.kind],
+                    "break",
+                    fn_href(fn, f"break-{b.number}"),
+                    b.kind,
+                )
             )
             src = f"g:{c.graphs[-1].name}" if c.graphs else f"c:{cid}"
             edges.append(Edge(src, bid, None, "break"))
             for rid in b.resumed_by:
                 edges.append(Edge(bid, f"c:{rid}", "resume", "resume"))
         if c.recompile is not None:
-            prev = [p for p in compiles if p.function is c.function and compile_sort_key(p.compile_id) < compile_sort_key(c.compile_id)]
+            prev = [
+                p
+                for p in compiles
+                if p.function is c.function
+                and compile_sort_key(p.compile_id) < compile_sort_key(c.compile_id)
+            ]
             if prev:
-                label = c.recompile.failed_guards[0] if c.recompile.failed_guards else c.recompile.summary
-                edges.append(Edge(f"c:{prev[-1].compile_id or '?'}", f"c:{cid}", "recompile: " + label.split(": ", 1)[-1], "recompile"))
+                label = (
+                    c.recompile.failed_guards[0]
+                    if c.recompile.failed_guards
+                    else c.recompile.summary
+                )
+                edges.append(
+                    Edge(
+                        f"c:{prev[-1].compile_id or '?'}",
+                        f"c:{cid}",
+                        "recompile: " + label.split(": ", 1)[-1],
+                        "recompile",
+                    )
+                )
         if c.resumed_from is None and fn is not None and fn.parent is not None and c.attempt == 0:
             for pc in fn.parent.compiles:
                 edges.append(Edge(f"c:{pc.compile_id or '?'}", f"c:{cid}", "resume", "resume"))
@@ -472,8 +534,18 @@ def function_rows(site: Site, s: Session) -> Markup:
         "tr",
         [
             h("th", x)
-            for x in ["function", "defined at", "frames", "graphs", "graph breaks", "recompilations",
-                      "cache entries", *[TIME_LABELS[k] for k in TIME_KEYS], "pellucid", "status"]
+            for x in [
+                "function",
+                "defined at",
+                "frames",
+                "graphs",
+                "graph breaks",
+                "recompilations",
+                "cache entries",
+                *[TIME_LABELS[k] for k in TIME_KEYS],
+                "pellucid",
+                "status",
+            ]
         ],
     )
     rows = []
@@ -490,8 +562,14 @@ def function_rows(site: Site, s: Session) -> Markup:
                 times.append(h("td", fmt_time(sum(vals)) if vals else "—", class_="num"))
             status = []
             if failed:
-                status.append(h("span", f"{len(failed)} frame(s) not decompiled", class_="pill bad",
-                                title="; ".join(_s(c.failure) for c in failed)))
+                status.append(
+                    h(
+                        "span",
+                        f"{len(failed)} frame(s) not decompiled",
+                        class_="pill bad",
+                        title="; ".join(_s(c.failure) for c in failed),
+                    )
+                )
             if fn.compiled_before:
                 status.append(h("span", "compiled before prepare_debug", class_="pill warn"))
             if not status:
@@ -501,8 +579,13 @@ def function_rows(site: Site, s: Session) -> Markup:
             rows.append(
                 h(
                     "tr",
-                    h("td", h("a", display_name(fn), href=page_ + anchor) if page_ else display_name(fn),
-                      style="padding-left:22px" if fn.parent is not None else None),
+                    h(
+                        "td",
+                        h("a", display_name(fn), href=page_ + anchor)
+                        if page_
+                        else display_name(fn),
+                        style="padding-left:22px" if fn.parent is not None else None,
+                    ),
                     h("td", loc_link(site, s, SourceLoc(fn.filename, fn.firstlineno), fn, "")),
                     h("td", str(len(comps)), class_="num"),
                     h("td", str(graphs), class_="num"),
@@ -532,15 +615,29 @@ def counters_section(run: dict[str, Any]) -> Markup:
                 h(
                     "tr",
                     h("td", h("code", group)),
-                    h("td", first if first == str(key) else h("details", h("summary", first), h("pre", str(key), class_="reason"))),
+                    h(
+                        "td",
+                        first
+                        if first == str(key)
+                        else h("details", h("summary", first), h("pre", str(key), class_="reason")),
+                    ),
                     h("td", str(value), class_="num"),
                 )
             )
     return join(
         [
             h("h2", "Dynamo's counters", id="counters"),
-            h("p", "torch._dynamo.utils.counters at the end of the run (PyTorch's own tally).", class_="help"),
-            h("table", h("tr", h("th", "group"), h("th", "key"), h("th", "count")), rows, class_="list"),
+            h(
+                "p",
+                "torch._dynamo.utils.counters at the end of the run (PyTorch's own tally).",
+                class_="help",
+            ),
+            h(
+                "table",
+                h("tr", h("th", "group"), h("th", "key"), h("th", "count")),
+                rows,
+                class_="list",
+            ),
         ]
     )
 
@@ -556,8 +653,12 @@ def run_summary(site: Site) -> Markup:
         code = run.get("exit_code")
         if code is not None:
             items.append(
-                h("div", "exit code: ", h("span", str(code), class_="pill " + ("good" if code == 0 else "bad")),
-                  (" — " + _s(run.get("exception"))) if run.get("exception") else None)
+                h(
+                    "div",
+                    "exit code: ",
+                    h("span", str(code), class_="pill " + ("good" if code == 0 else "bad")),
+                    (" — " + _s(run.get("exception"))) if run.get("exception") else None,
+                )
             )
         if isinstance(run.get("duration_s"), (int, float)):
             items.append(h("div", "run time: ", fmt_time(run["duration_s"])))
@@ -565,7 +666,11 @@ def run_summary(site: Site) -> Markup:
             items.append(h("div", "TORCH_TRACE log: ", h("code", _s(run.get("torch_trace")))))
     versions = ", ".join(
         f"{k} {raw_idx.get(v)}"
-        for k, v in [("torch", "torch_version"), ("Python", "python_version"), ("pellucid", "pellucid_version")]
+        for k, v in [
+            ("torch", "torch_version"),
+            ("Python", "python_version"),
+            ("pellucid", "pellucid_version"),
+        ]
         if raw_idx.get(v)
     )
     items.append(h("div", "dump directory: ", h("code", site.dump.path)))
@@ -587,19 +692,38 @@ def cards(s: Session) -> Markup:
     ]
     if failed:
         data.append(("frames on Dynamo's bytecode", str(failed), "bad"))
-    return h("div", [h("div", h("div", n, class_="n"), h("div", label, class_="muted"), class_="card " + cls) for label, n, cls in data], class_="cards")
+    return h(
+        "div",
+        [
+            h("div", h("div", n, class_="n"), h("div", label, class_="muted"), class_="card " + cls)
+            for label, n, cls in data
+        ],
+        class_="cards",
+    )
 
 
 def files_section(site: Site, s: Session) -> Markup:
     rows = []
     for f in s.files:
         rel = _s(f.get("path"))
-        extra = ", ".join(f"{k}={f[k]}" for k in ("function", "graph", "stage", "compile_id") if f.get(k))
-        rows.append(h("tr", h("td", site.file_link(rel)), h("td", _s(f.get("kind"))), h("td", extra, class_="muted")))
+        extra = ", ".join(
+            f"{k}={f[k]}" for k in ("function", "graph", "stage", "compile_id") if f.get(k)
+        )
+        rows.append(
+            h(
+                "tr",
+                h("td", site.file_link(rel)),
+                h("td", _s(f.get("kind"))),
+                h("td", extra, class_="muted"),
+            )
+        )
     if not rows:
         return h("p", "No files.", class_="muted")
-    return h("details", h("summary", f"{len(rows)} files in the dump directory"),
-             h("table", h("tr", h("th", "file"), h("th", "kind"), h("th", "for")), rows, class_="list"))
+    return h(
+        "details",
+        h("summary", f"{len(rows)} files in the dump directory"),
+        h("table", h("tr", h("th", "file"), h("th", "kind"), h("th", "for")), rows, class_="list"),
+    )
 
 
 HOW_TO_READ = (
@@ -618,24 +742,46 @@ def session_body(site: Site, s: Session, multi: bool) -> list[Any]:
     out: list[Any] = []
     sid = f"s{s.number}-" if multi else ""
     if multi:
-        out.append(h("h2", f"Session {s.number + 1}: process {_s(s.raw.get('pid'), '?')}",
-                     (" rank " + _s(s.raw.get("rank"))) if s.raw.get("rank") else None, id=f"session-{s.number}"))
+        out.append(
+            h(
+                "h2",
+                f"Session {s.number + 1}: process {_s(s.raw.get('pid'), '?')}",
+                (" rank " + _s(s.raw.get("rank"))) if s.raw.get("rank") else None,
+                id=f"session-{s.number}",
+            )
+        )
         out.append(h("div", h("code", " ".join(s.argv)), class_="muted"))
     out.append(cards(s))
     for m in s.messages:
         out.append(h("div", m, class_="event failure"))
     out.append(h("h2", f"Graph breaks ({len(s.breaks)})", id=f"{sid}graph-breaks"))
     if s.breaks:
-        out.append(h("p", "Each break, where it happened in your code and why (Dynamo's own reason).", class_="help"))
+        out.append(
+            h(
+                "p",
+                "Each break, where it happened in your code and why (Dynamo's own reason).",
+                class_="help",
+            )
+        )
         out.extend(break_event(site, s, b, here) for b in s.breaks)
     else:
-        out.append(h("p", "No graph breaks: every compiled frame became whole graphs.", class_="muted"))
+        out.append(
+            h("p", "No graph breaks: every compiled frame became whole graphs.", class_="muted")
+        )
     out.append(h("h2", f"Recompilations ({len(s.recompiles)})", id=f"{sid}recompilations"))
     if s.recompiles:
-        out.append(h("p", "Each time a frame was compiled again, the guard that failed and the line it points at.", class_="help"))
+        out.append(
+            h(
+                "p",
+                "Each time a frame was compiled again, the guard that failed and the line it points at.",
+                class_="help",
+            )
+        )
         out.extend(recompile_event(site, s, r, here) for r in s.recompiles)
     else:
-        out.append(h("p", "No recompilations: every call matched an existing cache entry.", class_="muted"))
+        out.append(
+            h("p", "No recompilations: every call matched an existing cache entry.", class_="muted")
+        )
     out.append(h("h2", "Compiled functions", id=f"{sid}functions"))
     if s.functions:
         out.append(function_rows(site, s))
@@ -646,8 +792,14 @@ def session_body(site: Site, s: Session, multi: bool) -> list[Any]:
         out.append(h("p", "Nothing was compiled inside prepare_debug.", class_="muted"))
     if s.failures:
         out.append(h("h2", f"Problems ({len(s.failures)})", id=f"{sid}failures"))
-        out.append(h("p", "What pellucid could not do; the program went on (a frame whose code could not be "
-                     "decompiled runs Dynamo's own bytecode).", class_="help"))
+        out.append(
+            h(
+                "p",
+                "What pellucid could not do; the program went on (a frame whose code could not be "
+                "decompiled runs Dynamo's own bytecode).",
+                class_="help",
+            )
+        )
         out.append(failures_section(site, s))
     out.append(h("h2", "Files", id=f"{sid}files"))
     out.append(files_section(site, s))
@@ -658,18 +810,24 @@ def index_page(site: Site) -> str:
     dump = site.dump
     run = dump.run or {}
     title = "pellucid report"
-    program = run.get("program") or (dump.sessions[0].argv[0] if dump.sessions and dump.sessions[0].argv else None)
+    program = run.get("program") or (
+        dump.sessions[0].argv[0] if dump.sessions and dump.sessions[0].argv else None
+    )
     body: list[Any] = [h("h1", title + (f": {short(str(program))}" if program else ""))]
     body.append(run_summary(site))
     multi = len(dump.sessions) > 1
-    toc = [h("a", "graph breaks", href="#graph-breaks" if not multi else "#s0-graph-breaks"),
-           h("a", "recompilations", href="#recompilations" if not multi else "#s0-recompilations"),
-           h("a", "functions", href="#functions" if not multi else "#s0-functions")]
+    toc = [
+        h("a", "graph breaks", href="#graph-breaks" if not multi else "#s0-graph-breaks"),
+        h("a", "recompilations", href="#recompilations" if not multi else "#s0-recompilations"),
+        h("a", "functions", href="#functions" if not multi else "#s0-functions"),
+    ]
     if run.get("counters"):
         toc.append(h("a", "Dynamo's counters", href="#counters"))
     if dump.sessions:
         body.append(h("nav", toc, class_="toc"))
-    body.append(h("details", h("summary", "How to read this report"), h("p", HOW_TO_READ, class_="help")))
+    body.append(
+        h("details", h("summary", "How to read this report"), h("p", HOW_TO_READ, class_="help"))
+    )
     for p in dump.problems:
         body.append(h("div", p, class_="event failure"))
     if not dump.sessions:
@@ -697,7 +855,10 @@ def guards_list(ce: Any, failed_hint: list[str]) -> Markup:
                 "li",
                 code,
                 h("span", f"  # {comment}", class_="comment") if comment else None,
-                class_=" ".join(x for x in ["not-python" if not is_py else "", "failed" if failed else ""] if x) or None,
+                class_=" ".join(
+                    x for x in ["not-python" if not is_py else "", "failed" if failed else ""] if x
+                )
+                or None,
                 title=None if is_py else "not Python in torch's description: " + _s(g.get("text")),
             )
         )
@@ -711,7 +872,9 @@ def _guard_mentions(code: str, failed: str) -> bool:
     if not m:
         return False
     name = m.group(1) or m.group(2)
-    return f"L['{name}']" in code and ("check_tensor" in code or "size" in failed and "size" in code)
+    return f"L['{name}']" in code and (
+        "check_tensor" in code or "size" in failed and "size" in code
+    )
 
 
 def compile_section(site: Site, s: Session, c: Compile, root: Function, here: str) -> Markup:
@@ -724,59 +887,146 @@ def compile_section(site: Site, s: Session, c: Compile, root: Function, here: st
     ]
     status = []
     if c.failure:
-        status.append(h("div", h("span", "not decompiled", class_="pill bad"),
-                        " Dynamo's own bytecode runs for this frame: ", h("code", c.failure), class_="bad"))
+        status.append(
+            h(
+                "div",
+                h("span", "not decompiled", class_="pill bad"),
+                " Dynamo's own bytecode runs for this frame: ",
+                h("code", c.failure),
+                class_="bad",
+            )
+        )
     elif c.executed_from_file:
-        status.append(h("div", h("span", "runs from the dump", class_="pill good"), " set breakpoints in ",
-                        site.file_link(c.transformed_code_file), class_="muted"))
+        status.append(
+            h(
+                "div",
+                h("span", "runs from the dump", class_="pill good"),
+                " set breakpoints in ",
+                site.file_link(c.transformed_code_file),
+                class_="muted",
+            )
+        )
     if c.recompile is not None:
         r = c.recompile
-        status.append(h("div", h("span", "recompilation", class_="pill warn"), " ",
-                        h("a", f"recompilation {r.number}", href=f"#recompile-{r.number}"), ": ",
-                        h("code", (r.failed_guards or [r.summary])[0])))
+        status.append(
+            h(
+                "div",
+                h("span", "recompilation", class_="pill warn"),
+                " ",
+                h("a", f"recompilation {r.number}", href=f"#recompile-{r.number}"),
+                ": ",
+                h("code", (r.failed_guards or [r.summary])[0]),
+            )
+        )
     if c.resumed_from is not None:
         b = c.resumed_from
-        status.append(h("div", "Resumes after ", h("a", f"graph break {b.number}", href=f"#break-{b.number}"),
-                        f" (line {b.loc.lineno}).", class_="muted"))
-    times = [h("span", f"{TIME_LABELS.get(k, k)} {fmt_time(v)}", class_="pill") for k, v in c.times.items()
-             if isinstance(v, (int, float)) and (v or k == "entire_frame")]
+        status.append(
+            h(
+                "div",
+                "Resumes after ",
+                h("a", f"graph break {b.number}", href=f"#break-{b.number}"),
+                f" (line {b.loc.lineno}).",
+                class_="muted",
+            )
+        )
+    times = [
+        h("span", f"{TIME_LABELS.get(k, k)} {fmt_time(v)}", class_="pill")
+        for k, v in c.times.items()
+        if isinstance(v, (int, float)) and (v or k == "entire_frame")
+    ]
     graphs = []
     for g in c.graphs:
         gp = site.graph_page(s, g.name)
         stages = [
-            h("span", h("a", STAGE_TITLES.get(st, st), href=f"{gp}#stage-{slug(st)}") if gp else st,
-              " (", site.file_link(rel, short(rel)), ")")
+            h(
+                "span",
+                h("a", STAGE_TITLES.get(st, st), href=f"{gp}#stage-{slug(st)}") if gp else st,
+                " (",
+                site.file_link(rel, short(rel)),
+                ")",
+            )
             for st, rel in g.ordered_stages()
         ]
-        graphs.append(h("li", h("a", h("code", g.name), href=gp) if gp else h("code", g.name), ": ", join(stages, "; ")))
+        graphs.append(
+            h(
+                "li",
+                h("a", h("code", g.name), href=gp) if gp else h("code", g.name),
+                ": ",
+                join(stages, "; "),
+            )
+        )
     for name in c.graph_names:
         if name not in s.graphs:
-            graphs.append(h("li", h("code", name), " (no file: the graph was not dumped)", class_="muted"))
+            graphs.append(
+                h("li", h("code", name), " (no file: the graph was not dumped)", class_="muted")
+            )
     resumes = []
     for b in c.breaks:
         for rid in b.resumed_by:
             rc = next((x for x in s.compiles if x.compile_id == rid), None)
-            resumes.append(h("li", "after graph break ", h("a", str(b.number), href=f"#break-{b.number}"), ": ",
-                             h("a", f"frame {rid}", href="#" + compile_anchor(rid)), " ",
-                             display_name(rc.function if rc else None, rid)))
+            resumes.append(
+                h(
+                    "li",
+                    "after graph break ",
+                    h("a", str(b.number), href=f"#break-{b.number}"),
+                    ": ",
+                    h("a", f"frame {rid}", href="#" + compile_anchor(rid)),
+                    " ",
+                    display_name(rc.function if rc else None, rid),
+                )
+            )
     if c.resume_functions and not resumes:
-        resumes.append(h("li", "calls ", join([h("code", r) for r in c.resume_functions], ", "),
-                         " (not compiled during this run)", class_="muted"))
+        resumes.append(
+            h(
+                "li",
+                "calls ",
+                join([h("code", r) for r in c.resume_functions], ", "),
+                " (not compiled during this run)",
+                class_="muted",
+            )
+        )
     ce = c.cache_entry
     guard_part: list[Any] = []
     if ce is not None:
-        failed_hint = [f for r in s.recompiles if r.compile.function is fn for f in r.failed_guards
-                       if f.startswith(f"{cid}:")]
+        failed_hint = [
+            f
+            for r in s.recompiles
+            if r.compile.function is fn
+            for f in r.failed_guards
+            if f.startswith(f"{cid}:")
+        ]
         guard_part = [
-            h("h4", f"Guards (cache entry {ce.index} in dispatch order) — ", site.file_link(ce.guard_file, short(ce.guard_file or ""))),
-            h("p", "Dynamo runs this frame's transformed code only when every term holds. L: the frame's locals, "
-                   "G: its globals." + (" Highlighted: the guards that later failed." if failed_hint else ""), class_="help"),
+            h(
+                "h4",
+                f"Guards (cache entry {ce.index} in dispatch order) — ",
+                site.file_link(ce.guard_file, short(ce.guard_file or "")),
+            ),
+            h(
+                "p",
+                "Dynamo runs this frame's transformed code only when every term holds. L: the frame's locals, "
+                "G: its globals."
+                + (" Highlighted: the guards that later failed." if failed_hint else ""),
+                class_="help",
+            ),
             guards_list(ce, failed_hint),
         ]
         if ce.failed_guards:
-            guard_part.append(h("div", "Later failed: ", join([h("code", x) for x in ce.failed_guards], "; "), class_="muted"))
+            guard_part.append(
+                h(
+                    "div",
+                    "Later failed: ",
+                    join([h("code", x) for x in ce.failed_guards], "; "),
+                    class_="muted",
+                )
+            )
     elif fn is not None and fn.cache_entries:
-        guard_part = [h("p", "No cache entry with this compile id was alive when the dump was written.", class_="muted")]
+        guard_part = [
+            h(
+                "p",
+                "No cache entry with this compile id was alive when the dump was written.",
+                class_="muted",
+            )
+        ]
     # transformed code beside the original
     side: list[Any] = []
     tfile = c.transformed_code_file or (ce.transformed_code_file if ce else None)
@@ -785,10 +1035,19 @@ def compile_section(site: Site, s: Session, c: Compile, root: Function, here: st
     orig_lines = site.sources.lines(root.filename)
     if ttext is not None or orig_lines:
         left = (
-            codebox(h("span", "transformed code (decompiled): ", site.file_link(tfile, short(tfile or ""))),
-                    code_table(site.highlight(ttext)))
+            codebox(
+                h(
+                    "span",
+                    "transformed code (decompiled): ",
+                    site.file_link(tfile, short(tfile or "")),
+                ),
+                code_table(site.highlight(ttext)),
+            )
             if ttext is not None
-            else codebox("transformed code", h("p", "not decompiled — Dynamo's own bytecode runs", class_="muted"))
+            else codebox(
+                "transformed code",
+                h("p", "not decompiled — Dynamo's own bytecode runs", class_="muted"),
+            )
         )
         right: Any = ""
         if orig_lines and span:
@@ -798,14 +1057,30 @@ def compile_section(site: Site, s: Session, c: Compile, root: Function, here: st
                 mark_line = parsed[1]
             hl = site.highlight("\n".join(orig_lines))
             marks = {mark_line: ("mark-resume", Markup(""))} if mark_line else {}
-            right = codebox(h("span", "original: ", short(root.filename)),
-                            code_table(hl, 1, None, marks or None, only=span))
-        side = [h("h4", "Transformed code beside the original"), h("div", left, right, class_="side")]
+            right = codebox(
+                h("span", "original: ", short(root.filename)),
+                code_table(hl, 1, None, marks or None, only=span),
+            )
+        side = [
+            h("h4", "Transformed code beside the original"),
+            h("div", left, right, class_="side"),
+        ]
     extra = []
     if c.bytecode_files:
-        extra.append(h("div", "bytecode listings: ",
-                       join([h("span", k, " ", site.file_link(v, short(v))) for k, v in sorted(c.bytecode_files.items())], "; "),
-                       class_="muted"))
+        extra.append(
+            h(
+                "div",
+                "bytecode listings: ",
+                join(
+                    [
+                        h("span", k, " ", site.file_link(v, short(v)))
+                        for k, v in sorted(c.bytecode_files.items())
+                    ],
+                    "; ",
+                ),
+                class_="muted",
+            )
+        )
     return h(
         "section",
         h("h3", head),
@@ -826,25 +1101,49 @@ def compile_section(site: Site, s: Session, c: Compile, root: Function, here: st
 def function_page(site: Site, s: Session, root: Function) -> str:
     here = site.fn_page(root) or ""
     family = root.family()
-    compiles = sorted((c for fn in family for c in fn.compiles), key=lambda c: compile_sort_key(c.compile_id))
+    compiles = sorted(
+        (c for fn in family for c in fn.compiles), key=lambda c: compile_sort_key(c.compile_id)
+    )
     breaks = [b for c in compiles for b in c.breaks]
     recompiles = [c.recompile for c in compiles if c.recompile is not None]
     body: list[Any] = [h("h1", display_name(root))]
-    loc = SourceLoc(root.filename, root.firstlineno)
     fhref = site.source_href(root.filename)
     body.append(
-        h("div", "defined at ", h("a", h("code", f"{root.filename}:{root.firstlineno}"), href=fhref) if fhref
-          else h("code", f"{root.filename}:{root.firstlineno}"),
-          " · ", f"{len(compiles)} frame(s), {len(breaks)} graph break(s), {len(recompiles)} recompilation(s)",
-          " · whole story: ", site.file_link(root.full_code_file, short(root.full_code_file or "")) if root.full_code_file else "—",
-          class_="muted")
+        h(
+            "div",
+            "defined at ",
+            h("a", h("code", f"{root.filename}:{root.firstlineno}"), href=fhref)
+            if fhref
+            else h("code", f"{root.filename}:{root.firstlineno}"),
+            " · ",
+            f"{len(compiles)} frame(s), {len(breaks)} graph break(s), {len(recompiles)} recompilation(s)",
+            " · whole story: ",
+            site.file_link(root.full_code_file, short(root.full_code_file or ""))
+            if root.full_code_file
+            else "—",
+            class_="muted",
+        )
     )
-    body.append(h("nav", h("a", "source", href="#source"), h("a", "structure", href="#structure"),
-                  h("a", "graph breaks", href="#graph-breaks"), h("a", "recompilations", href="#recompilations"),
-                  h("a", "frames", href="#frames"), class_="toc"))
+    body.append(
+        h(
+            "nav",
+            h("a", "source", href="#source"),
+            h("a", "structure", href="#structure"),
+            h("a", "graph breaks", href="#graph-breaks"),
+            h("a", "recompilations", href="#recompilations"),
+            h("a", "frames", href="#frames"),
+            class_="toc",
+        )
+    )
     if root.compiled_before:
-        body.append(h("div", "This function was compiled before prepare_debug: its files are for reading; "
-                             "it runs the code compiled before.", class_="event failure"))
+        body.append(
+            h(
+                "div",
+                "This function was compiled before prepare_debug: its files are for reading; "
+                "it runs the code compiled before.",
+                class_="event failure",
+            )
+        )
     # source with marks
     body.append(h("h2", "Source", id="source"))
     lines = site.sources.lines(root.filename)
@@ -853,52 +1152,130 @@ def function_page(site: Site, s: Session, root: Function) -> str:
         marks: dict[int, tuple[str, Markup]] = {}
         for r in recompiles:
             if r.loc.filename == root.filename and r.loc.lineno:
-                marks[r.loc.lineno] = ("mark-recompile", join([
-                    h("a", f"recompilation {r.number}", href=f"#recompile-{r.number}"), ": ",
-                    (r.failed_guards or [r.summary])[0]]))
+                marks[r.loc.lineno] = (
+                    "mark-recompile",
+                    join(
+                        [
+                            h("a", f"recompilation {r.number}", href=f"#recompile-{r.number}"),
+                            ": ",
+                            (r.failed_guards or [r.summary])[0],
+                        ]
+                    ),
+                )
         for b in breaks:
             if b.loc.filename == root.filename and b.loc.lineno:
                 prev = marks.get(b.loc.lineno)
-                note = join([h("a", f"graph break {b.number}", href=f"#break-{b.number}"), ": ", b.kind])
+                note = join(
+                    [h("a", f"graph break {b.number}", href=f"#break-{b.number}"), ": ", b.kind]
+                )
                 if prev and prev[0] == "mark-break":
                     note = join([prev[1], h("br"), note])
                 marks[b.loc.lineno] = ("mark-break", note)
         # lines outside the function (e.g. a break inside a called helper) are listed after
-        body.append(codebox(h("span", root.filename), code_table(site.highlight("\n".join(lines)), 1, "src", marks, only=span)))
-        outside = [b for b in breaks if b.loc.lineno and not (b.loc.filename == root.filename and span[0] <= b.loc.lineno <= span[1])]
+        body.append(
+            codebox(
+                h("span", root.filename),
+                code_table(site.highlight("\n".join(lines)), 1, "src", marks, only=span),
+            )
+        )
+        outside = [
+            b
+            for b in breaks
+            if b.loc.lineno
+            and not (b.loc.filename == root.filename and span[0] <= b.loc.lineno <= span[1])
+        ]
         if outside:
-            body.append(h("p", "Graph breaks in code this function calls: ",
-                          join([h("a", f"{b.number} ({loc_text(b.loc)})", href=f"#break-{b.number}") for b in outside], ", ")))
+            body.append(
+                h(
+                    "p",
+                    "Graph breaks in code this function calls: ",
+                    join(
+                        [
+                            h("a", f"{b.number} ({loc_text(b.loc)})", href=f"#break-{b.number}")
+                            for b in outside
+                        ],
+                        ", ",
+                    ),
+                )
+            )
         # ids used by links for lines outside the span
-        anchors = sorted({x.loc.lineno for x in [*breaks, *recompiles] if x.loc.lineno and x.loc.filename == root.filename
-                          and not span[0] <= x.loc.lineno <= span[1]})
+        anchors = sorted(
+            {
+                x.loc.lineno
+                for x in [*breaks, *recompiles]
+                if x.loc.lineno
+                and x.loc.filename == root.filename
+                and not span[0] <= x.loc.lineno <= span[1]
+            }
+        )
         if anchors:
-            body.append(codebox("other lines of " + short(root.filename),
-                                join([code_table(site.highlight("\n".join(lines)), 1, "src", marks, only=(a, a)) for a in anchors])))
+            body.append(
+                codebox(
+                    "other lines of " + short(root.filename),
+                    join(
+                        [
+                            code_table(
+                                site.highlight("\n".join(lines)), 1, "src", marks, only=(a, a)
+                            )
+                            for a in anchors
+                        ]
+                    ),
+                )
+            )
     else:
         body.append(h("p", f"The source of {root.filename} is not available.", class_="muted"))
-        body.append(join([h("span", "", id=f"src-L{x.loc.lineno}") for x in [*breaks, *recompiles] if x.loc.lineno]))
+        body.append(
+            join(
+                [
+                    h("span", "", id=f"src-L{x.loc.lineno}")
+                    for x in [*breaks, *recompiles]
+                    if x.loc.lineno
+                ]
+            )
+        )
     body.append(h("h2", "Frames, graphs and graph breaks", id="structure"))
     body.append(structure_picture(site, s, [root], here, "fn"))
     body.append(h("h2", f"Graph breaks ({len(breaks)})", id="graph-breaks"))
-    body.extend(break_event(site, s, b, here) for b in breaks) if breaks else body.append(
-        h("p", "No graph breaks.", class_="muted"))
+    body.extend(break_event(site, s, b, here) for b in breaks)
+    if not breaks:
+        body.append(h("p", "No graph breaks.", class_="muted"))
     body.append(h("h2", f"Recompilations ({len(recompiles)})", id="recompilations"))
-    body.extend(recompile_event(site, s, r, here) for r in recompiles) if recompiles else body.append(
-        h("p", "No recompilations.", class_="muted"))
+    body.extend(recompile_event(site, s, r, here) for r in recompiles)
+    if not recompiles:
+        body.append(h("p", "No recompilations.", class_="muted"))
     body.append(h("h2", "Frames", id="frames"))
-    body.append(h("p", "In compile order. Each frame Dynamo compiled: its guards, the transformed code it runs "
-                       "(decompiled by pellucid) beside the original, and the graphs it calls.", class_="help"))
+    body.append(
+        h(
+            "p",
+            "In compile order. Each frame Dynamo compiled: its guards, the transformed code it runs "
+            "(decompiled by pellucid) beside the original, and the graphs it calls.",
+            class_="help",
+        )
+    )
     for fn in family:
-        body.append(h("h3", display_name(fn), " ", h("span", fn.kind, class_="pill"), id="fn-" + slug(fn.key, 80)))
+        body.append(
+            h(
+                "h3",
+                display_name(fn),
+                " ",
+                h("span", fn.kind, class_="pill"),
+                id="fn-" + slug(fn.key, 80),
+            )
+        )
         for c in fn.compiles:
             body.append(compile_section(site, s, c, root, here))
         alive = {c.compile_id for c in fn.compiles}
         orphans = [ce for ce in fn.cache_entries if ce.compile_id not in alive]
         for ce in orphans:
-            body.append(h("section", h("h4", f"cache entry {ce.index} (compile id {ce.compile_id})"),
-                          guards_list(ce, []), h("div", "transformed code: ", site.file_link(ce.transformed_code_file)),
-                          class_="compile"))
+            body.append(
+                h(
+                    "section",
+                    h("h4", f"cache entry {ce.index} (compile id {ce.compile_id})"),
+                    guards_list(ce, []),
+                    h("div", "transformed code: ", site.file_link(ce.transformed_code_file)),
+                    class_="compile",
+                )
+            )
     crumbs = [h("a", "pellucid report", href="index.html"), display_name(root)]
     return page(site, f"{root.name} — pellucid report", crumbs, body)
 
@@ -909,11 +1286,16 @@ def function_page(site: Site, s: Session, root: Function) -> str:
 
 def fx_picture(site: Site, fx: FxGraph, stage: str) -> Markup:
     if len(fx.nodes) > site.max_graph_nodes:
-        return h("p", f"{len(fx.nodes)} nodes: too many to draw (limit {site.max_graph_nodes}); read the code below.",
-                 class_="muted")
+        return h(
+            "p",
+            f"{len(fx.nodes)} nodes: too many to draw (limit {site.max_graph_nodes}); read the code below.",
+            class_="muted",
+        )
     nodes = []
     for n in fx.nodes:
-        kind = {"placeholder": "placeholder", "output": "output", "get_attr": "get_attr"}.get(n.op, "op")
+        kind = {"placeholder": "placeholder", "output": "output", "get_attr": "get_attr"}.get(
+            n.op, "op"
+        )
         lines = [n.name if n.op in ("placeholder", "output") else f"{n.name} = {n.target}"]
         if n.type:
             lines.append(n.type)
@@ -924,20 +1306,35 @@ def fx_picture(site: Site, fx: FxGraph, stage: str) -> Markup:
 
 
 def graph_page(site: Site, s: Session, g: Graph) -> str:
-    here = site.graph_page(s, g.name) or ""
     owner = next((c for c in s.compiles if g.name in c.graph_names), None)
     fn = owner.function if owner else None
     fp = site.fn_page(fn)
     body: list[Any] = [h("h1", g.name)]
     body.append(
-        h("div", "captured in ",
-          h("a", f"frame {g.compile_id or (owner.compile_id if owner else '?')}", href=f"{fp}#{compile_anchor(owner.compile_id if owner else g.compile_id)}")
-          if fp else f"frame {g.compile_id}",
-          " of ", h("code", display_name(fn, "?")),
-          (f" · AOTAutograd id {g.aot_id}" if g.aot_id is not None else ""), class_="muted")
+        h(
+            "div",
+            "captured in ",
+            h(
+                "a",
+                f"frame {g.compile_id or (owner.compile_id if owner else '?')}",
+                href=f"{fp}#{compile_anchor(owner.compile_id if owner else g.compile_id)}",
+            )
+            if fp
+            else f"frame {g.compile_id}",
+            " of ",
+            h("code", display_name(fn, "?")),
+            (f" · AOTAutograd id {g.aot_id}" if g.aot_id is not None else ""),
+            class_="muted",
+        )
     )
     stages = g.ordered_stages()
-    body.append(h("nav", [h("a", STAGE_TITLES.get(st, st), href=f"#stage-{slug(st)}") for st, _ in stages], class_="toc"))
+    body.append(
+        h(
+            "nav",
+            [h("a", STAGE_TITLES.get(st, st), href=f"#stage-{slug(st)}") for st, _ in stages],
+            class_="toc",
+        )
+    )
     for st, rel in stages:
         text = site.dump.read(rel)
         body.append(h("h2", STAGE_TITLES.get(st, st), id=f"stage-{slug(st)}"))
@@ -947,7 +1344,13 @@ def graph_page(site: Site, s: Session, g: Graph) -> str:
             continue
         fx = site.fx(rel)
         if fx is not None and fx.nodes:
-            body.append(h("p", f"{len(fx.nodes)} nodes, {fx.op_count} operations. Click a node for its line.", class_="help"))
+            body.append(
+                h(
+                    "p",
+                    f"{len(fx.nodes)} nodes, {fx.op_count} operations. Click a node for its line.",
+                    class_="help",
+                )
+            )
             body.append(fx_picture(site, fx, st))
         body.append(codebox(short(rel), code_table(site.highlight(text), 1, slug(st))))
     crumbs = [h("a", "pellucid report", href="index.html")]

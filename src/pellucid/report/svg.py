@@ -191,7 +191,9 @@ def _layout(nodes: list[Node], edges: list[Edge]) -> list[_Box]:
             b = boxes[i]
             parents = [boxes[p] for p in b.preds]
             want = (
-                sum(p.x + p.w / 2 for p in parents) / len(parents) - b.w / 2 if parents and li else right + GAP_X
+                sum(p.x + p.w / 2 for p in parents) / len(parents) - b.w / 2
+                if parents and li
+                else right + GAP_X
             )
             b.x = max(want, right + GAP_X) if right > -1e9 else want
             b.y = y + (height - b.h) / 2
