@@ -27,6 +27,7 @@ Two parts:
 from __future__ import annotations
 
 import ast
+import dis
 from dataclasses import dataclass
 from typing import Any
 
@@ -80,7 +81,7 @@ def fold_suspensions(ins: list[Instr], entries: list[Entry]) -> tuple[list[Instr
         if (
             t + 1 < n
             and ins[t].op == "CALL_INTRINSIC_1"
-            and "STOPITERATION_ERROR" in str(ins[t].argval)
+            and _intrinsic(ins[t]) == "INTRINSIC_STOPITERATION_ERROR"
             and ins[t + 1].op == "RERAISE"
         ):
             drop_handlers.add(t)
@@ -91,7 +92,7 @@ def fold_suspensions(ins: list[Instr], entries: list[Entry]) -> tuple[list[Instr
         i = ins[k]
         if ins[k + 1].op == "YIELD_VALUE" and (
             i.op == "ASYNC_GEN_WRAP"
-            or (i.op == "CALL_INTRINSIC_1" and "ASYNC_GEN_WRAP" in str(i.argval))
+            or (i.op == "CALL_INTRINSIC_1" and _intrinsic(i) == "INTRINSIC_ASYNC_GEN_WRAP")
         ):
             remove.add(k)
 
@@ -235,6 +236,14 @@ def fold_suspensions(ins: list[Instr], entries: list[Entry]) -> tuple[list[Instr
             continue
         out_entries.append((s2, e2, new_index[t], d, lasti))
     return remove_instructions(ins, remove), out_entries
+
+
+def _intrinsic(i: Instr) -> str:
+    """The name of a CALL_INTRINSIC_1 function, from argval or the oparg."""
+    if isinstance(i.argval, str) and i.argval:
+        return i.argval
+    names = getattr(dis, "_intrinsic_1_descs", ())
+    return names[i.arg] if isinstance(i.arg, int) and 0 <= i.arg < len(names) else ""
 
 
 def _pseudo(i: Instr, op: str) -> None:
