@@ -19,7 +19,7 @@ import pytest
 
 import pellucid
 
-PRELUDE = '''
+PRELUDE = """
 import asyncio
 
 class AIter:
@@ -53,11 +53,16 @@ def sub(n):
         if got is not None:
             print("sub got", got)
     return "sub done"
-'''
+"""
 
 # (id, source of f, list of argument tuples, minimum version)
 CASES = [
-    ("yield_simple", "def f(n):\n    for i in range(n):\n        yield i * 2\n", [(3,), (0,)], (3, 9)),
+    (
+        "yield_simple",
+        "def f(n):\n    for i in range(n):\n        yield i * 2\n",
+        [(3,), (0,)],
+        (3, 9),
+    ),
     ("yield_bare", "def f(n):\n    yield\n    yield n\n    yield n, n\n", [(1,)], (3, 9)),
     (
         "yield_expression",
@@ -115,7 +120,12 @@ CASES = [
         [(0,), (2,)],
         (3, 11),
     ),
-    ("generator_lambda", "def f(n):\n    g = lambda: (yield n)\n    return list(g())\n", [(3,)], (3, 9)),
+    (
+        "generator_lambda",
+        "def f(n):\n    g = lambda: (yield n)\n    return list(g())\n",
+        [(3,)],
+        (3, 9),
+    ),
     (
         "await_simple",
         "async def f(a, b):\n    x = await later(a)\n    y = await later(b) + await later(x)\n"
@@ -221,9 +231,7 @@ def _define(source: str):
     return ns["f"], ns
 
 
-@pytest.mark.parametrize(
-    "case_id,source,inputs,minver", CASES, ids=[c[0] for c in CASES]
-)
+@pytest.mark.parametrize("case_id,source,inputs,minver", CASES, ids=[c[0] for c in CASES])
 def test_generator_case(case_id, source, inputs, minver):
     if sys.version_info[:2] < minver:
         pytest.skip(f"needs Python {minver}")

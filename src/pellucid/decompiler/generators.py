@@ -195,7 +195,9 @@ def fold_suspensions(ins: list[Instr], entries: list[Entry]) -> tuple[list[Instr
             head_latch = k
             drop_handlers.add(end)
         # the back edge of the loop, and where exhaustion continues
-        latches = [j.index for j in ins if j.op == "JUMP" and j.target == head_latch and j.index > k]
+        latches = [
+            j.index for j in ins if j.op == "JUMP" and j.target == head_latch and j.index > k
+        ]
         if not latches:
             continue
         latch = max(latches)
