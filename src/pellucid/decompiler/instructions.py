@@ -17,11 +17,14 @@ Version differences end here.  Later layers see a single opcode vocabulary with
 
 from __future__ import annotations
 
+import bisect
 import dis
 import sys
 from dataclasses import dataclass, field
 from types import CodeType
 from typing import Any
+
+from pellucid.decompiler.decode import Raw, decode
 
 PY = sys.version_info[:2]
 
@@ -99,13 +102,11 @@ class Instr:
         return f"<{self.index}:{self.op} {self.argval!r}{t}>"
 
 
-def _raw_instructions(code: CodeType) -> list[dis.Instruction]:
-    if PY >= (3, 11):
-        return list(dis.get_instructions(code, show_caches=False))
-    return list(dis.get_instructions(code))
+def _raw_instructions(code: CodeType) -> list[Raw]:
+    return decode(code)
 
 
-def _jump_target_offset(ins: dis.Instruction) -> int | None:
+def _jump_target_offset(ins: Raw) -> int | None:
     if ins.opcode in dis.hasjrel or ins.opcode in dis.hasjabs:
         return ins.argval if isinstance(ins.argval, int) else None
     return None
@@ -123,12 +124,7 @@ def normalize(code: CodeType) -> list[Instr]:
     for ins in raw:
         first_at[ins.offset] = len(out)
         name = ins.opname
-        if PY >= (3, 13):
-            ln = ins.line_number
-        else:
-            ln = ins.starts_line if isinstance(ins.starts_line, int) and ins.starts_line is not True else None
-        if ln is not None:
-            line = ln
+        line = ins.line_number if ins.line_number is not None else line
         if skip_pop_after_end_for:
             skip_pop_after_end_for = False
             if name == "POP_TOP":
@@ -263,25 +259,25 @@ def remove_instructions(out: list[Instr], remove: set[int]) -> list[Instr]:
 def _resolve(first_at: dict[int, int], offset: int, end: int) -> int:
     if offset in first_at:
         return first_at[offset]
-    later = [o for o in first_at if o > offset]
-    return first_at[min(later)] if later else end
+    keys = sorted(first_at)
+    k = bisect.bisect_right(keys, offset)
+    return first_at[keys[k]] if k < len(keys) else end
 
 
 def exception_entries(code: CodeType, instrs: list[Instr]) -> list[tuple[int, int, int, int, bool]]:
-    """Exception-table entries as (start, end, target, depth, lasti) instruction indices."""
+    """Exception-table entries as (start, end, target, depth, lasti) instruction indices.
+
+    An offset maps to the first normalized instruction at or after it."""
     if PY < (3, 11):
         return []
-    first_at: dict[int, int] = {}
-    for i in instrs:
-        first_at.setdefault(i.offset, i.index)
-    raw_offsets = sorted({ins.offset for ins in _raw_instructions(code)})
-    full: dict[int, int] = {}
-    for off in raw_offsets:
-        full[off] = _resolve(first_at, off, len(instrs))
-    entries = []
-    for e in dis._parse_exception_table(code):  # type: ignore[attr-defined]
-        start = _resolve(full, e.start, len(instrs))
-        end = _resolve(full, e.end, len(instrs))
-        target = _resolve(full, e.target, len(instrs))
-        entries.append((start, end, target, e.depth, e.lasti))
-    return entries
+    table = dis._parse_exception_table(code)  # type: ignore[attr-defined]
+    if not table:
+        return []
+    offsets = [i.offset for i in instrs]
+    n = len(instrs)
+
+    def index(off: int) -> int:
+        k = bisect.bisect_left(offsets, off)
+        return k if k < n else n
+
+    return [(index(e.start), index(e.end), index(e.target), e.depth, e.lasti) for e in table]

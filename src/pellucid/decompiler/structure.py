@@ -147,6 +147,8 @@ class Walker(GeneratorOps, ExceptionStructure, Evaluator):
         saved to temporaries first.  Fast locals the statement does not
         assign cannot change and stay as they are."""
         stack = self.cur_stack
+        if not any(isinstance(v, ast.expr) for v in stack[self.cur_base :]):
+            return
         assigned = {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
         local = set(self.code.co_varnames)
         done: dict[int, ast.Name] = {}

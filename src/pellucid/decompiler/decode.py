@@ -1,0 +1,161 @@
+"""A fast bytecode decoder giving what ``dis.get_instructions`` gives us, minus
+positions and display strings we never read.
+
+``dis`` formats an ``argrepr`` and a source position for every instruction;
+for decompilation that is most of its cost.  This reads ``co_code`` directly
+with the interpreter's own tables and resolves arguments the way ``dis`` does
+for each version.  tests/decompiler/test_decode.py checks it against ``dis``
+over a corpus on every version.
+"""
+
+from __future__ import annotations
+
+import dis
+import opcode
+import sys
+from types import CodeType
+from typing import Any, NamedTuple
+
+PY = sys.version_info[:2]
+
+_CACHES = getattr(dis, "_inline_cache_entries", None)
+_HASJREL = frozenset(dis.hasjrel)
+_HASJABS = frozenset(dis.hasjabs)
+_HASCONST = frozenset(dis.hasconst)
+_HASNAME = frozenset(dis.hasname)
+_HASLOCAL = frozenset(dis.haslocal) | frozenset(dis.hasfree)
+_HASCOMPARE = frozenset(dis.hascompare)
+_EXTENDED_ARG = dis.opmap["EXTENDED_ARG"]
+_HAVE_ARGUMENT = dis.HAVE_ARGUMENT
+_OPNAME = dis.opname
+_NB_OPS = getattr(dis, "_nb_ops", None)
+_INTRINSIC1 = getattr(dis, "_intrinsic_1_descs", None)
+_INTRINSIC2 = getattr(dis, "_intrinsic_2_descs", None)
+_HASARG = frozenset(getattr(opcode, "hasarg", range(_HAVE_ARGUMENT, 256)))
+_BACKWARD = frozenset(
+    dis.opmap[n]
+    for n in ("JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT", "POP_JUMP_BACKWARD_IF_FALSE",
+              "POP_JUMP_BACKWARD_IF_TRUE", "POP_JUMP_BACKWARD_IF_NONE",
+              "POP_JUMP_BACKWARD_IF_NOT_NONE")
+    if n in dis.opmap
+)
+_NAME_SHIFT = {}
+if PY >= (3, 11):
+    _NAME_SHIFT[dis.opmap["LOAD_GLOBAL"]] = 1
+if PY >= (3, 12):
+    _NAME_SHIFT[dis.opmap["LOAD_ATTR"]] = 1
+    _NAME_SHIFT[dis.opmap["LOAD_SUPER_ATTR"]] = 2
+_PAIR_LOCALS = frozenset(
+    dis.opmap[n]
+    for n in ("LOAD_FAST_LOAD_FAST", "STORE_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST")
+    if n in dis.opmap
+)
+_CMP_SHIFT = 5 if PY >= (3, 13) else 4 if PY >= (3, 12) else 0
+
+
+class Raw(NamedTuple):
+    """The fields of ``dis.Instruction`` that normalization reads."""
+
+    opname: str
+    opcode: int
+    arg: int | None
+    argval: Any
+    argrepr: str
+    offset: int
+    line_number: int | None
+
+
+def _cache_count(op: int) -> int:
+    if _CACHES is None:
+        return 0
+    if isinstance(_CACHES, dict):
+        return _CACHES.get(_OPNAME[op], 0)
+    return _CACHES[op]
+
+
+def decode(code: CodeType) -> list[Raw]:
+    co_code = code.co_code
+    consts, names = code.co_consts, code.co_names
+    if PY >= (3, 11):
+        varname = code._varname_from_oparg  # type: ignore[attr-defined]
+    else:
+        cells = code.co_cellvars + code.co_freevars
+        varnames = code.co_varnames
+        local_ops = frozenset(dis.haslocal)
+
+        def varname(i: int, op: int = 0) -> str:
+            return varnames[i] if op in local_ops else cells[i]
+
+    lines = _line_table(code)
+    out: list[Raw] = []
+    ext = 0
+    start = None
+    i = 0
+    n = len(co_code)
+    line = None
+    while i < n:
+        op = co_code[i]
+        if i in lines:
+            line = lines[i]
+        elif PY >= (3, 13):
+            line = None
+        if op in _HASARG:
+            arg = co_code[i + 1] | ext
+        else:
+            arg = None
+        caches = _cache_count(op)
+        if op == _EXTENDED_ARG:
+            ext = arg << 8
+            if start is None:
+                start = i
+            i += 2 + 2 * caches
+            continue
+        ext = 0
+        offset = i
+        argval: Any = arg
+        argrepr = ""
+        if arg is not None:
+            if op in _HASCONST:
+                argval = consts[arg]
+            elif op in _HASNAME:
+                argval = names[arg >> _NAME_SHIFT.get(op, 0)]
+            elif op in _PAIR_LOCALS:
+                argval = (varname(arg >> 4), varname(arg & 15))
+            elif op in _HASLOCAL:
+                argval = varname(arg) if PY >= (3, 11) else varname(arg, op)
+            elif op in _HASJREL:
+                if PY >= (3, 11):
+                    signed = -arg if op in _BACKWARD else arg
+                    argval = offset + 2 + signed * 2 + (2 * caches if PY >= (3, 12) else 0)
+                elif PY >= (3, 10):
+                    argval = offset + 2 + arg * 2
+                else:
+                    argval = offset + 2 + arg
+            elif op in _HASJABS:
+                argval = arg * 2 if PY >= (3, 10) else arg
+            elif op in _HASCOMPARE:
+                argval = argrepr = dis.cmp_op[arg >> _CMP_SHIFT]
+            elif _NB_OPS is not None and _OPNAME[op] == "BINARY_OP":
+                argrepr = _NB_OPS[arg][1]
+            elif _OPNAME[op] == "CALL_INTRINSIC_1" and _INTRINSIC1 is not None:
+                argrepr = _INTRINSIC1[arg]
+            elif _OPNAME[op] == "CALL_INTRINSIC_2" and _INTRINSIC2 is not None:
+                argrepr = _INTRINSIC2[arg]
+        out.append(Raw(_OPNAME[op], op, arg, argval, argrepr, offset, line))
+        start = None
+        i += 2 + 2 * caches
+    return out
+
+
+def _line_table(code: CodeType) -> dict[int, int | None]:
+    """Offset -> line: where lines start (carried forward, as 3.9-3.12 dis does),
+    or every code unit's line with None for compiler-made code (3.13)."""
+    table: dict[int, int | None] = {}
+    if PY >= (3, 13):
+        for start, end, ln in code.co_lines():
+            for off in range(start, end, 2):
+                table[off] = ln
+        return table
+    for off, ln in dis.findlinestarts(code):
+        table[off] = ln
+    return table
