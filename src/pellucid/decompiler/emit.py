@@ -10,6 +10,7 @@ from typing import Any
 
 from pellucid.decompiler import values as V
 from pellucid.decompiler.errors import DecompilationError
+from pellucid.decompiler.classes import ClassValue, class_source_def, is_class_body, module_body, store_class
 from pellucid.decompiler.evaluate import const, name
 from pellucid.decompiler.generators import is_async_code
 from pellucid.decompiler.instructions import Instr
@@ -129,6 +130,8 @@ class CodeWalker(Walker):
         return ast.Lambda(args=arguments(fv.code, fv.defaults, fv.kwdefaults, {}), body=body[0].value)
 
     def _store_function(self, fv: V.FunctionValue, target: ast.expr, ins: Instr) -> bool:
+        if isinstance(fv, ClassValue):
+            return store_class(self, fv, target, ins)
         if not isinstance(target, ast.Name) or fv.code.co_name != target.id:
             return False
         self.emit(function_def(fv.code, fv.defaults, fv.kwdefaults, fv.annotations, fv.decorators))
@@ -451,15 +454,28 @@ def _annotation_ast(v: Any) -> ast.expr:
     return _value_ast(v)
 
 
+def _with_lines(node: ast.AST) -> ast.AST:
+    """ast.unparse reads `lineno` of statements (for type comments) and nothing
+    else; set it on statements only, far cheaper than fix_missing_locations."""
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, ast.stmt) and not hasattr(n, "lineno"):
+            n.lineno = 0
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            items = getattr(n, field, None)
+            if isinstance(items, list):
+                todo.extend(items)
+    return node
+
+
 def source_for(code: CodeType, fn: FunctionType | None) -> str:
     """Source for a code object (a def statement, or a module body)."""
     if code.co_name == "<module>":
-        w = CodeWalker(code, "module")
-        body = w.body()
-        if body and isinstance(body[-1], ast.Return) and _is_none(body[-1].value):
-            body = body[:-1]
-        mod = ast.Module(body=body or [ast.Pass()], type_ignores=[])
-        return ast.unparse(ast.fix_missing_locations(mod)) + "\n"
+        mod = ast.Module(body=module_body(code), type_ignores=[])
+        return ast.unparse(_with_lines(mod)) + "\n"
+    if is_class_body(code):
+        return ast.unparse(_with_lines(class_source_def(code))) + "\n"
     if code.co_name == "<lambda>" and fn is not None:
         pass
     defaults: list[ast.expr] = []

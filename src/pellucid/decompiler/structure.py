@@ -17,6 +17,7 @@ from pellucid.decompiler import values as V
 from pellucid.decompiler.errors import DecompilationError
 from pellucid.decompiler.evaluate import Evaluator, InPlace, const, name, store_ctx
 from pellucid.decompiler.exceptions import ExceptionStructure
+from pellucid.decompiler.classes import ClassOps
 from pellucid.decompiler.generators import GeneratorOps, fold_suspensions
 from pellucid.decompiler.instructions import (
     CONDITIONAL_JUMPS,
@@ -59,7 +60,7 @@ class Region:
     exits: frozenset = field(default_factory=frozenset)
 
 
-class Walker(GeneratorOps, ExceptionStructure, Evaluator):
+class Walker(ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
     def __init__(self, code: CodeType) -> None:
         self.code = code
         self.ins = normalize(code)
@@ -1101,8 +1102,6 @@ _UNSUPPORTED = {
     "MATCH_SEQUENCE": "match statements are not supported yet",
     "MATCH_KEYS": "match statements are not supported yet",
     "GET_LEN": "match statements are not supported yet",
-    "LOAD_BUILD_CLASS": "class definitions are not supported yet",
-    "SETUP_ANNOTATIONS": "annotated module/class bodies are not supported yet",
 }
 
 

@@ -1,0 +1,364 @@
+"""Class statements, class bodies and whole modules.
+
+A ``class`` statement compiles to a call of ``__build_class__`` with the class body
+as a function, the class name, the bases and the keywords, then decorator calls and
+a store of the name.  :class:`ClassOps` (a walker mixin) turns that call into a
+:class:`ClassValue` marker, which a store of the class's own name makes a
+``ClassDef`` (decorator calls on the way are collected as for functions).
+
+The body is a code object of its own that starts by storing ``__module__``,
+``__qualname__`` (3.13: ``__firstlineno__``) and maybe ``__doc__``, and ends by
+storing ``__static_attributes__`` (3.13) and returning the ``__class__`` cell
+(``__classcell__``) or None.  :func:`class_body` walks it like a function and
+removes that bookkeeping.  Annotated names in class and module bodies store into
+``__annotations__`` (after ``SETUP_ANNOTATIONS``); :func:`annotated` turns
+``name = value`` + ``__annotations__['name'] = T`` back into ``name: T = value``.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from dataclasses import dataclass, field
+from types import CodeType
+from typing import Any, Callable
+
+from pellucid.decompiler import values as V
+from pellucid.decompiler.errors import DecompilationError
+from pellucid.decompiler.evaluate import const, name
+from pellucid.decompiler.instructions import Instr
+
+PY = sys.version_info[:2]
+CO_OPTIMIZED_NEWLOCALS = 0x3
+
+
+def is_class_body(code: CodeType) -> bool:
+    """A class body: neither optimized nor given new locals, and not a module."""
+    return not code.co_flags & CO_OPTIMIZED_NEWLOCALS and code.co_name != "<module>"
+
+
+@dataclass(eq=False)
+class ClassValue(V.FunctionValue):
+    """``__build_class__(body, name, *bases, **keywords)`` before its store."""
+
+    name: str = ""
+    bases: list = field(default_factory=list)
+    keywords: list = field(default_factory=list)
+
+
+class ClassBodyRef(ast.expr):
+    """A class-body function inside a ``*args`` list of a ``__build_class__`` call."""
+
+    _fields = ()
+
+    def __init__(self, fv: V.FunctionValue) -> None:
+        super().__init__()
+        self.fv = fv
+
+
+def _is_build_class(func: Any) -> bool:
+    return isinstance(func, ast.Name) and getattr(func, "build_class", False)
+
+
+class ClassOps:
+    """Walker mixin: ``LOAD_BUILD_CLASS`` and the call that builds a class."""
+
+    def op_LOAD_BUILD_CLASS(self, ins: Instr, stack: list) -> None:
+        n = name("__build_class__")
+        n.build_class = True
+        stack.append(n)
+
+    def as_expr(self, v: Any, ins: Instr | None) -> ast.expr:
+        if isinstance(v, V.FunctionValue) and not isinstance(v, ClassValue) and is_class_body(v.code):
+            return ClassBodyRef(v)
+        return super().as_expr(v, ins)
+
+    def _finish_call(self, func: Any, args: list, kwnames: tuple, stack: list, ins: Instr) -> None:
+        if not _is_build_class(func):
+            super()._finish_call(func, args, kwnames, stack, ins)
+            return
+        npos = len(args) - len(kwnames)
+        pos = args[:npos]
+        if len(pos) < 2 or not isinstance(pos[0], V.FunctionValue):
+            raise self.fail("__build_class__ without a class body", ins)
+        keywords = [
+            ast.keyword(arg=k, value=self.as_expr(v, ins)) for k, v in zip(kwnames, args[npos:])
+        ]
+        stack.append(self._class_value(pos[0], pos[1], pos[2:], keywords, ins))
+
+    def op_CALL_FUNCTION_EX(self, ins: Instr, stack: list) -> None:
+        super().op_CALL_FUNCTION_EX(ins, stack)
+        call = stack[-1]
+        if not (isinstance(call, ast.Call) and _is_build_class(call.func)):
+            return
+        args = call.args
+        if len(args) < 2 or not isinstance(args[0], ClassBodyRef):
+            raise self.fail("__build_class__ without a class body", ins)
+        stack[-1] = self._class_value(args[0].fv, args[1], args[2:], call.keywords, ins)
+
+    def _class_value(
+        self, fv: V.FunctionValue, cname: Any, bases: list, keywords: list, ins: Instr
+    ) -> ClassValue:
+        if not is_class_body(fv.code):
+            raise self.fail("__build_class__ of a function that is not a class body", ins)
+        cname = self.as_expr(cname, ins)
+        if not (isinstance(cname, ast.Constant) and cname.value == fv.code.co_name):
+            raise self.fail("class name differs from its body's", ins)
+        if fv.defaults or fv.kwdefaults or fv.annotations:
+            raise self.fail("class body with defaults", ins)
+        return ClassValue(
+            code=fv.code,
+            closure=fv.closure,
+            name=cname.value,
+            bases=[self.as_expr(b, ins) for b in bases],
+            keywords=keywords,
+        )
+
+
+# ---------------------------------------------------------------------------- bodies
+def _is_store(stmt: ast.stmt, target: str) -> bool:
+    return (
+        isinstance(stmt, ast.Assign)
+        and len(stmt.targets) == 1
+        and isinstance(stmt.targets[0], ast.Name)
+        and stmt.targets[0].id == target
+    )
+
+
+def _is_classcell_return(stmt: ast.stmt) -> bool:
+    if not isinstance(stmt, ast.Return):
+        return False
+    v = stmt.value
+    if v is None or (isinstance(v, ast.Constant) and v.value is None):
+        return True
+    return (
+        isinstance(v, ast.NamedExpr)
+        and v.target.id == "__classcell__"
+        and isinstance(v.value, ast.Name)
+        and v.value.id == "__class__"
+    )
+
+
+def _is_none_return(stmt: ast.stmt) -> bool:
+    return isinstance(stmt, ast.Return) and (
+        stmt.value is None or (isinstance(stmt.value, ast.Constant) and stmt.value.value is None)
+    )
+
+
+def _strip_final(body: list[ast.stmt], implicit: Callable[[ast.stmt], bool]) -> None:
+    """Drop the copies of the implicit return the compiler put on every path ending the body."""
+    if not body:
+        return
+    last = body[-1]
+    if implicit(last):
+        body.pop()
+        return
+    if isinstance(last, ast.If):
+        for branch in (last.body, last.orelse):
+            _strip_final(branch, implicit)
+        if not last.body:
+            last.body.append(ast.Pass())
+    elif isinstance(last, ast.Try) and not last.finalbody:
+        for b in [last.orelse or last.body] + [h.body for h in last.handlers]:
+            _strip_final(b, implicit)
+            if not b and b is not last.orelse:
+                b.append(ast.Pass())
+    elif isinstance(last, (ast.With, ast.AsyncWith)):
+        _strip_final(last.body, implicit)
+        if not last.body:
+            last.body.append(ast.Pass())
+
+
+def annotated(body: list[ast.stmt]) -> list[ast.stmt]:
+    """``x = v`` then ``__annotations__['x'] = T`` -> ``x: T = v``; alone -> ``x: T``."""
+    out: list[ast.stmt] = []
+    for stmt in body:
+        for attr in ("body", "orelse", "finalbody"):
+            inner = getattr(stmt, attr, None)
+            if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
+                setattr(stmt, attr, annotated(inner))
+        if isinstance(stmt, ast.Try):
+            for h in stmt.handlers:
+                h.body = annotated(h.body)
+        ann = _annotation_store(stmt)
+        if ann is None:
+            out.append(stmt)
+            continue
+        target, annotation = ann
+        prev = out[-1] if out else None
+        if prev is not None and _is_store(prev, target) and not getattr(prev, "annotated", False):
+            node = ast.AnnAssign(
+                target=ast.Name(id=target, ctx=ast.Store()),
+                annotation=annotation,
+                value=prev.value,
+                simple=1,
+            )
+            out[-1] = node
+        else:
+            out.append(
+                ast.AnnAssign(
+                    target=ast.Name(id=target, ctx=ast.Store()),
+                    annotation=annotation,
+                    value=None,
+                    simple=1,
+                )
+            )
+    return out
+
+
+def _annotation_store(stmt: ast.stmt) -> tuple[str, ast.expr] | None:
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
+        return None
+    t = stmt.targets[0]
+    if not (
+        isinstance(t, ast.Subscript)
+        and isinstance(t.value, ast.Name)
+        and t.value.id == "__annotations__"
+        and isinstance(t.slice, ast.Constant)
+        and isinstance(t.slice.value, str)
+        and t.slice.value.isidentifier()
+    ):
+        return None
+    return t.slice.value, stmt.value
+
+
+def _uses_annotations(code: CodeType, ins: list[Instr]) -> bool:
+    return any(i.op == "SETUP_ANNOTATIONS" for i in ins)
+
+
+def _finish_body(w: Any, body: list[ast.stmt], implicit: Callable[[ast.stmt], bool]) -> list[ast.stmt]:
+    """The function_body clean-ups for class and module bodies."""
+    from pellucid.decompiler import emit
+
+    if PY >= (3, 12):
+        body = emit._fold_return_ternaries(body)
+    if body and implicit(body[-1]) and w.initially_reachable[w.n - 1]:
+        body = body[:-1]
+        _strip_final(body, implicit)
+    elif emit._dead_implicit_return(w) and body and isinstance(body[-1], (ast.Return, ast.Raise)):
+        emit._restore_final_else(body)
+    if _has_return(body):
+        raise w.fail("return outside a function")
+    if _uses_annotations(w.code, w.ins):
+        body = annotated(body)
+    return body
+
+
+def _has_return(body: list[ast.stmt]) -> bool:
+    """A return statement outside nested functions and classes."""
+    work = list(body)
+    while work:
+        node = work.pop()
+        if isinstance(node, ast.Return):
+            return True
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        work.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def class_body(code: CodeType) -> list[ast.stmt]:
+    """The statements of a class body, without the compiler's bookkeeping."""
+    from pellucid.decompiler.emit import CodeWalker, declarations
+
+    w = CodeWalker(code, "class")
+    body = w.body()
+    qual = getattr(code, "co_qualname", None)
+    # prologue: __module__ = __name__; __qualname__ = '...'; (3.13) __firstlineno__ = N
+    k = 0
+    if (
+        k < len(body)
+        and _is_store(body[k], "__module__")
+        and isinstance(body[k].value, ast.Name)
+        and body[k].value.id == "__name__"
+    ):
+        k += 1
+    else:
+        raise w.fail("class body without __module__")
+    if (
+        k < len(body)
+        and _is_store(body[k], "__qualname__")
+        and isinstance(body[k].value, ast.Constant)
+        and isinstance(body[k].value.value, str)
+        and (qual is None or body[k].value.value == qual)
+    ):
+        k += 1
+    else:
+        raise w.fail("class body without __qualname__")
+    if PY >= (3, 13) and k < len(body) and _is_store(body[k], "__firstlineno__"):
+        k += 1
+    body = body[k:]
+    doc = None
+    if (
+        body
+        and _is_store(body[0], "__doc__")
+        and isinstance(body[0].value, ast.Constant)
+        and isinstance(body[0].value.value, str)
+    ):
+        doc = body[0].value.value
+        body = body[1:]
+    # epilogue: (3.13) __static_attributes__ = (...); return the __class__ cell
+    body = _finish_body(w, _drop_static_attributes(body), _is_classcell_return)
+    pre = declarations(code, w.ins)
+    if doc is not None:
+        pre.insert(0, ast.Expr(value=ast.Constant(value=doc)))
+    return pre + body or [ast.Pass()]
+
+
+def _drop_static_attributes(body: list[ast.stmt]) -> list[ast.stmt]:
+    if PY < (3, 13):
+        return body
+    for k in range(len(body) - 1, -1, -1):
+        if _is_store(body[k], "__static_attributes__"):
+            return body[:k] + body[k + 1 :]
+    return body
+
+
+def class_def(cv: ClassValue) -> ast.ClassDef:
+    node = ast.ClassDef(
+        name=cv.name,
+        bases=list(cv.bases),
+        keywords=list(cv.keywords),
+        body=class_body(cv.code),
+        decorator_list=list(cv.decorators),
+    )
+    if PY >= (3, 12):
+        node.type_params = []
+    return node
+
+
+def class_source_def(code: CodeType) -> ast.ClassDef:
+    """A class statement for a class-body code object handed over on its own."""
+    node = ast.ClassDef(name=code.co_name, bases=[], keywords=[], body=class_body(code), decorator_list=[])
+    if PY >= (3, 12):
+        node.type_params = []
+    return node
+
+
+def module_body(code: CodeType) -> list[ast.stmt]:
+    """The statements of a module code object."""
+    from pellucid.decompiler.emit import CodeWalker
+
+    w = CodeWalker(code, "module")
+    body = w.body()
+    body = _finish_body(w, body, _is_none_return)
+    # the docstring is the first store of __doc__ (3.9/3.10 after SETUP_ANNOTATIONS)
+    if (
+        body
+        and _is_store(body[0], "__doc__")
+        and isinstance(body[0].value, ast.Constant)
+        and isinstance(body[0].value.value, str)
+    ):
+        body[0] = ast.Expr(value=const(body[0].value.value))
+    return body or [ast.Pass()]
+
+
+def store_class(walker: Any, cv: ClassValue, target: ast.expr, ins: Instr) -> bool:
+    """Emit the ``class`` statement when its value is stored under its own name."""
+    if not isinstance(target, ast.Name) or target.id != cv.name:
+        raise walker.fail("class stored under another name", ins)
+    try:
+        walker.emit(class_def(cv))
+    except DecompilationError:
+        raise
+    return True
