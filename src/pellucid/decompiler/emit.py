@@ -491,4 +491,4 @@ def source_for(code: CodeType, fn: FunctionType | None) -> str:
     node = function_def(code, defaults, kwdefaults, annotations, [])
     if not node.name.isidentifier():
         node.name = "_" + "".join(c if c.isalnum() else "_" for c in node.name)
-    return ast.unparse(ast.fix_missing_locations(node)) + "\n"
+    return ast.unparse(_with_lines(node)) + "\n"
