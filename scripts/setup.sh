@@ -4,6 +4,7 @@
 # Creates, idempotently, one virtual environment per CPython version that pyenv has:
 #   .venv       Python 3.11: pellucid[test,report] + torch==2.13.0 (local CPU wheel) + torch test deps
 #   .venv-3.X   Python 3.9, 3.10, 3.12, 3.13: pellucid[test]
+# and pytest-timeout in each.
 # A venv is (re)installed only when its inputs change (stamp file), so re-runs take a second.
 
 PELLUCID_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -12,6 +13,12 @@ export PELLUCID_ROOT
 # Versions tested; 3.11 is the main one (torch wheels exist for it).
 PELLUCID_VERSIONS=(3.9 3.10 3.11 3.12 3.13)
 PELLUCID_MAIN_VERSION=3.11
+
+# Extra packages of every venv: a per-test timeout, so that a hang (e.g. decompiled code that
+# loops forever) fails one test instead of the whole run.
+PELLUCID_COMMON_PKGS=(
+    "pytest-timeout"
+)
 
 # Extra packages of the main venv. transformers has no hard torch requirement, so pinning it
 # cannot pull another torch; torch itself is pinned to the CPU wheel on local disk.
@@ -69,10 +76,10 @@ pellucid_ensure_venv() {
         return 3
     fi
     venv="$(pellucid_venv_dir "$ver")"
-    local pkgs=()
+    local pkgs=("${PELLUCID_COMMON_PKGS[@]}")
     if [[ "$ver" == "$PELLUCID_MAIN_VERSION" ]]; then
         extras="test,report"
-        pkgs=("${PELLUCID_TORCH_PKGS[@]}")
+        pkgs+=("${PELLUCID_TORCH_PKGS[@]}")
     else
         extras="test"
     fi

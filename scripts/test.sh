@@ -2,6 +2,7 @@
 # Run the whole test suite: ruff, then pytest under every CPython 3.9-3.13 that pyenv has.
 # Does all set-up itself (see scripts/setup.sh). Extra arguments are passed to every pytest run.
 # Exit status is non-zero if ruff fails or any pytest run fails or collects no test (exit 5).
+# Each test is stopped after PELLUCID_TEST_TIMEOUT seconds (default 180; pytest-timeout).
 set -uo pipefail
 
 # shellcheck source=scripts/setup.sh
@@ -56,7 +57,8 @@ for ver in "${PELLUCID_VERSIONS[@]}"; do
     fi
     echo "=== Python $ver: pytest ${targets[*]}"
     log="$(mktemp)"
-    "$venv/bin/python" -m pytest -q -p no:cacheprovider "${targets[@]}" "$@" 2>&1 | tee "$log"
+    "$venv/bin/python" -m pytest -q -p no:cacheprovider --timeout="${PELLUCID_TEST_TIMEOUT:-180}" \
+        "${targets[@]}" "$@" 2>&1 | tee "$log"
     rc=${PIPESTATUS[0]}
     # pytest's closing line, e.g. "12 passed, 1 failed in 3.2s"
     last="$(grep -E '(passed|failed|error|no tests ran)' "$log" | tail -n1 | sed -E 's/^=+ //; s/ =+$//')"
