@@ -234,7 +234,13 @@ class ProgramGenerator:
     # -- statements
     def block(self, depth, n=None):
         n = n if n is not None else self.rng.randint(1, 4)
-        body = [self.stmt(depth) for _ in range(n)]
+        body = []
+        for _ in range(n):
+            body.append(self.stmt(depth))
+            # nothing after a jump: unreachable code is dropped by the compiler (keeping only
+            # its names), which no decompiler can reproduce
+            if isinstance(body[-1], (ast.Return, ast.Break, ast.Continue, ast.Raise)):
+                break
         return body or [ast.Pass()]
 
     def target(self):
@@ -403,7 +409,8 @@ class ProgramGenerator:
             body.append(ast.Global(["G"]))
             body.append(ast.Assign([ast.Name("G", ast.Store())], self.expr()))
         body += self.block(depth + 1, self.rng.randint(2, 6))
-        body.append(ast.Return(self.expr()))
+        if not isinstance(body[-1], (ast.Return, ast.Raise)):
+            body.append(ast.Return(self.expr()))
         self.frames.pop()
         ndef = self.rng.randint(0, len(params))
         args = ast.arguments(
@@ -588,35 +595,40 @@ def test_hypothesmith_programs():
 
     collected = []
 
-    @settings(
-        max_examples=N_HYPOTHESMITH,
-        derandomize=True,
-        deadline=None,
-        database=None,
-        suppress_health_check=list(HealthCheck),
-    )
-    @given(hypothesmith.from_grammar())
-    def gather(src):
-        try:
-            compile(src, "<hypothesmith>", "exec", dont_inherit=True)
-        except (SyntaxError, ValueError):
-            return
-        collected.append(src)
+    def gather_from(strategy, label, n):
+        @settings(
+            max_examples=n,
+            derandomize=True,
+            deadline=None,
+            database=None,
+            suppress_health_check=list(HealthCheck),
+        )
+        @given(strategy)
+        def gather(src):
+            try:
+                compile(src, "<hypothesmith>", "exec", dont_inherit=True)
+            except (SyntaxError, ValueError):
+                return
+            collected.append((f"{label} {len(collected)}", label, src))
+
+        gather()
 
     start = time.perf_counter()
-    gather()
-    sources = [(f"hypothesmith {i}", "hypothesmith", s) for i, s in enumerate(collected)]
-    counts, by_kind, failures = check_programs(sources)
+    # from_grammar: odd token-level programs; from_node: libcst trees with defs and classes
+    gather_from(hypothesmith.from_grammar(), "from_grammar", N_HYPOTHESMITH)
+    gather_from(hypothesmith.from_node(), "from_node", max(1, N_HYPOTHESMITH // 2))
+    counts, by_kind, failures = check_programs(collected)
     elapsed = time.perf_counter() - start
     _report("hypothesmith programs", counts, by_kind, elapsed)
     _write_artifact(
         "property-hypothesmith",
         {
             "python": sys.version.split()[0],
-            "generator": "hypothesmith.from_grammar",
+            "generator": "hypothesmith.from_grammar + from_node",
             "programs": counts["programs"],
             "code_objects": counts["code objects"],
             "counts": {k: v for k, v in counts.items() if k not in ("programs", "code objects")},
+            "by_kind": {k: dict(v) for k, v in by_kind.items()},
             "seconds": round(elapsed, 2),
         },
     )
