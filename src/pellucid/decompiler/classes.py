@@ -145,30 +145,6 @@ def _is_none_return(stmt: ast.stmt) -> bool:
     )
 
 
-def _strip_final(body: list[ast.stmt], implicit: Callable[[ast.stmt], bool]) -> None:
-    """Drop the copies of the implicit return the compiler put on every path ending the body."""
-    if not body:
-        return
-    last = body[-1]
-    if implicit(last):
-        body.pop()
-        return
-    if isinstance(last, ast.If):
-        for branch in (last.body, last.orelse):
-            _strip_final(branch, implicit)
-        if not last.body:
-            last.body.append(ast.Pass())
-    elif isinstance(last, ast.Try) and not last.finalbody:
-        for b in [last.orelse or last.body] + [h.body for h in last.handlers]:
-            _strip_final(b, implicit)
-            if not b and b is not last.orelse:
-                b.append(ast.Pass())
-    elif isinstance(last, (ast.With, ast.AsyncWith)):
-        _strip_final(last.body, implicit)
-        if not last.body:
-            last.body.append(ast.Pass())
-
-
 def annotated(body: list[ast.stmt]) -> list[ast.stmt]:
     """``x = v`` then ``__annotations__['x'] = T`` -> ``x: T = v``; alone -> ``x: T``."""
     out: list[ast.stmt] = []
@@ -227,21 +203,64 @@ def _uses_annotations(code: CodeType, ins: list[Instr]) -> bool:
 
 
 def _finish_body(w: Any, body: list[ast.stmt], implicit: Callable[[ast.stmt], bool]) -> list[ast.stmt]:
-    """The function_body clean-ups for class and module bodies."""
-    from pellucid.decompiler import emit
-
-    if PY >= (3, 12):
-        body = emit._fold_return_ternaries(body)
-    if body and implicit(body[-1]) and w.initially_reachable[w.n - 1]:
-        body = body[:-1]
-        _strip_final(body, implicit)
-    elif emit._dead_implicit_return(w) and body and isinstance(body[-1], (ast.Return, ast.Raise)):
-        emit._restore_final_else(body)
+    """Class and module bodies: every return in them is a copy of the implicit one."""
+    body = _absorb(body, implicit)
     if _has_return(body):
         raise w.fail("return outside a function")
     if _uses_annotations(w.code, w.ins):
         body = annotated(body)
     return body
+
+
+def _tail_return(branch: list[ast.stmt], implicit: Callable[[ast.stmt], bool]) -> bool:
+    """Some path through ``branch`` ends in the implicit return."""
+    if not branch:
+        return False
+    last = branch[-1]
+    if implicit(last):
+        return True
+    if isinstance(last, ast.If):
+        return _tail_return(last.body, implicit) or _tail_return(last.orelse, implicit)
+    return False
+
+
+def _all_return(branch: list[ast.stmt], implicit: Callable[[ast.stmt], bool]) -> bool:
+    """Every path through ``branch`` ends in the implicit return."""
+    if not branch:
+        return False
+    last = branch[-1]
+    if implicit(last):
+        return True
+    if isinstance(last, ast.If):
+        return _all_return(last.body, implicit) and _all_return(last.orelse, implicit)
+    return False
+
+
+def _absorb(stmts: list[ast.stmt], implicit: Callable[[ast.stmt], bool]) -> list[ast.stmt]:
+    """Remove the implicit-return copies 3.11+ put in branches that end the body.
+
+    ``if t: A; return`` then ``B; return`` means ``if t: A`` ``else: B``: the code
+    after a branch that returns moves into the branches that do not.
+    """
+    out: list[ast.stmt] = []
+    for k, st in enumerate(stmts):
+        if implicit(st):
+            return out  # what follows is dead
+        if isinstance(st, ast.If) and (
+            _tail_return(st.body, implicit) or _tail_return(st.orelse, implicit)
+        ):
+            rest = stmts[k + 1 :]
+            for attr in ("body", "orelse"):
+                branch = getattr(st, attr)
+                if not _all_return(branch, implicit):
+                    branch = branch + rest
+                setattr(st, attr, _absorb(branch, implicit))
+            if not st.body:
+                st.body = [ast.Pass()]
+            out.append(st)
+            return out
+        out.append(st)
+    return out
 
 
 def _has_return(body: list[ast.stmt]) -> bool:

@@ -88,6 +88,10 @@ class CodeWalker(Walker):
     def op_MAP_ADD(self, ins: Instr, stack: list) -> None:
         v = self.pop_expr(stack, ins)
         k = self.pop_expr(stack, ins)
+        if self._literal_target(ins, stack, ast.Dict):
+            stack[-ins.arg].keys.append(k)  # a large dict display
+            stack[-ins.arg].values.append(v)
+            return
         self._check_acc(stack, ins, "dict")
         self.emit(CompAppend("dict", k, v))
 
@@ -208,7 +212,7 @@ class CodeWalker(Walker):
         return ast.GeneratorExp(elt=app.elt, generators=gens)
 
     def as_expr(self, v: Any, ins: Instr | None) -> ast.expr:
-        targets = self.assign_chains.pop(id(v), None)
+        targets = self.assign_chains.pop(id(v), (None, None))[1]
         e = super().as_expr(v, ins)
         if targets:
             if len(targets) != 1 or not isinstance(targets[0], ast.Name):
@@ -476,8 +480,15 @@ def source_for(code: CodeType, fn: FunctionType | None) -> str:
         return ast.unparse(_with_lines(mod)) + "\n"
     if is_class_body(code):
         return ast.unparse(_with_lines(class_source_def(code))) + "\n"
-    if code.co_name == "<lambda>" and fn is not None:
-        pass
+    if code.co_name == "<lambda>":
+        # a lambda is an expression: give it as one
+        w = CodeWalker(code)
+        fv = V.FunctionValue(code=code)
+        if fn is not None:
+            fv.defaults = [_value_ast(v) for v in (fn.__defaults__ or ())]
+            fv.kwdefaults = [(k, _value_ast(v)) for k, v in (fn.__kwdefaults__ or {}).items()]
+        expr = w.function_expr(fv, None)
+        return ast.unparse(_with_lines(ast.Module(body=[ast.Expr(value=expr)], type_ignores=[]))) + "\n"
     defaults: list[ast.expr] = []
     kwdefaults: list[tuple[str, ast.expr]] = []
     annotations: dict[str, ast.expr] = {}

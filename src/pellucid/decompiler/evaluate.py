@@ -107,6 +107,8 @@ class Evaluator:
             return v
         if isinstance(v, V.FunctionValue):
             return self.function_expr(v, ins)
+        if isinstance(v, ClosureTuple):  # it was a tuple of names after all
+            return ast.Tuple(elts=[name(n) for n in v.names], ctx=ast.Load())
         raise self.fail(f"cannot use {type(v).__name__} as an expression", ins)
 
     def pop_n(self, stack: list, n: int, ins: Instr) -> list[ast.expr]:
@@ -321,7 +323,8 @@ class Evaluator:
 
     def op_BUILD_SLICE(self, ins: Instr, stack: list) -> None:
         parts = self.pop_n(stack, ins.arg, ins)
-        parts = [None if _is_none(p) else p for p in parts]
+        # `x[a:b:None]` keeps its explicit step (BUILD_SLICE 3); bounds fold
+        parts = [None if _is_none(p) and k < 2 else p for k, p in enumerate(parts)]
         if ins.arg == 2:
             stack.append(ast.Slice(lower=parts[0], upper=parts[1], step=None))
         else:
@@ -522,8 +525,8 @@ class Evaluator:
             stack[-ins.arg] = target
         if not isinstance(target, ast.Set):
             raise self.fail("SET_UPDATE on a non-set", ins)
-        if isinstance(it, ast.Constant) and isinstance(it.value, frozenset) and not target.elts:
-            target.elts.extend(const(v) for v in it.value)
+        if isinstance(it, ast.Set) and not target.elts and all(isinstance(e, ast.Constant) for e in it.elts):
+            target.elts.extend(it.elts)  # a constant set display folded to a frozenset
         else:
             target.elts.append(ast.Starred(value=it, ctx=ast.Load()))
 
@@ -538,6 +541,11 @@ class Evaluator:
         target = stack[-ins.arg]
         if not isinstance(target, ast.Dict):
             raise self.fail("DICT_UPDATE on a non-dict", ins)
+        if isinstance(it, ast.Dict) and None not in it.keys and not getattr(it, "_seen", False):
+            # a large dict display is compiled in chunks
+            target.keys.extend(it.keys)
+            target.values.extend(it.values)
+            return
         target.keys.append(None)
         target.values.append(it)
 

@@ -70,7 +70,8 @@ class Walker(ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         self.block: list[ast.stmt] = []
         self.loops: list[Loop] = []
         self.pending_kwnames: tuple | None = None
-        self.assign_chains: dict[int, list[ast.expr]] = {}
+        # id(value) -> (value, targets); the value is kept so its id stays unique
+        self.assign_chains: dict[int, tuple[Any, list[ast.expr]]] = {}
         self.parallel: list[tuple[Any, ast.expr]] | None = None
         self.globals_declared: set[str] = set()
         self.latch: dict[int, int] = {}
@@ -506,7 +507,7 @@ class Walker(ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         if stmts:
             return None
         j = st.pop()
-        first = st.pop()
+        first = self.as_expr(st.pop(), self.ins[j])
         if len(st) != len(stack):
             return None
         return self.condition_chain(j, first, stack, start)
@@ -529,7 +530,7 @@ class Walker(ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             if stmts:
                 break
             jj = st.pop()
-            e = st.pop()
+            e = self.as_expr(st.pop(), self.ins[jj])
             if len(st) != len(stack) or any(a is not b for a, b in zip(st, stack)):
                 break
             blocks.append(self._block(e, jj, k))
@@ -997,9 +998,9 @@ class Walker(ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             return
         # `a = b = value`: the same object is still on the stack
         if any(value is s for s in stack):
-            self.assign_chains.setdefault(id(value), []).append(target)
+            self.assign_chains.setdefault(id(value), (value, []))[1].append(target)
             return
-        targets = self.assign_chains.pop(id(value), []) + [target]
+        targets = self.assign_chains.pop(id(value), (None, []))[1] + [target]
         if len(targets) == 1 and (
             self.parallel or (self._more_values_pending(stack) and self._parallel_ahead(ins, stack))
         ):
