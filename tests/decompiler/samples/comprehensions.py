@@ -212,3 +212,29 @@ def comp_result_used_in_condition(n):
 @cases((3,),)
 def comp_multiple_in_one_expression(n):
     return [i for i in range(n)] + [j * 2 for j in range(n)], len({i for i in range(n)} | {9})
+
+
+@cases((3,),)
+def comp_inlined_shadows_cell(n):
+    x = "outer"
+    get = lambda: x  # noqa: E731
+    r = [x for x in range(n)]
+    return r, get(), x
+
+
+@cases((3,),)
+def comp_inlined_loop_var_is_cell(n):
+    fs = [lambda: i * 2 for i in range(n)]
+    i = "after"
+    return [f() for f in fs], i
+
+
+@cases((2,),)
+def comp_nested_closure_chain(n):
+    return [[(lambda: (i, j))() for j in range(i)] for i in range(n + 1)]
+
+
+@cases((4,),)
+def comp_in_lambda_in_comprehension(n):
+    fs = [lambda k=k: [k * m for m in range(k)] for k in range(n)]
+    return [f() for f in fs]
