@@ -69,7 +69,11 @@ class ClassOps:
         stack.append(n)
 
     def as_expr(self, v: Any, ins: Instr | None) -> ast.expr:
-        if isinstance(v, V.FunctionValue) and not isinstance(v, ClassValue) and is_class_body(v.code):
+        if (
+            isinstance(v, V.FunctionValue)
+            and not isinstance(v, ClassValue)
+            and is_class_body(v.code)
+        ):
             return ClassBodyRef(v)
         return super().as_expr(v, ins)
 
@@ -202,14 +206,32 @@ def _uses_annotations(code: CodeType, ins: list[Instr]) -> bool:
     return any(i.op == "SETUP_ANNOTATIONS" for i in ins)
 
 
-def _finish_body(w: Any, body: list[ast.stmt], implicit: Callable[[ast.stmt], bool]) -> list[ast.stmt]:
+def _finish_body(
+    w: Any, body: list[ast.stmt], implicit: Callable[[ast.stmt], bool]
+) -> list[ast.stmt]:
     """Class and module bodies: every return in them is a copy of the implicit one."""
-    body = _absorb(body, implicit)
+    try:
+        body = _absorb(body, implicit)
+    except _NoSource as e:
+        raise w.fail(str(e)) from None
     if _has_return(body):
         raise w.fail("return outside a function")
     if _uses_annotations(w.code, w.ins):
         body = annotated(body)
     return body
+
+
+class _NoSource(Exception):
+    pass
+
+
+def _parts(st: ast.stmt, create: bool = False) -> list[tuple[Any, str]] | None:
+    """The branches of ``st`` whose end continues after ``st`` (owner, attribute)."""
+    if isinstance(st, ast.If):
+        return [(st, "body"), (st, "orelse")]
+    if isinstance(st, ast.Try) and not st.finalbody and st.handlers:
+        return [(st, "orelse")] + [(h, "body") for h in st.handlers]
+    return None
 
 
 def _tail_return(branch: list[ast.stmt], implicit: Callable[[ast.stmt], bool]) -> bool:
@@ -219,9 +241,10 @@ def _tail_return(branch: list[ast.stmt], implicit: Callable[[ast.stmt], bool]) -
     last = branch[-1]
     if implicit(last):
         return True
-    if isinstance(last, ast.If):
-        return _tail_return(last.body, implicit) or _tail_return(last.orelse, implicit)
-    return False
+    parts = _parts(last)
+    if parts is None:
+        return False
+    return any(_tail_return(getattr(o, a), implicit) for o, a in parts)
 
 
 def _all_return(branch: list[ast.stmt], implicit: Callable[[ast.stmt], bool]) -> bool:
@@ -231,36 +254,60 @@ def _all_return(branch: list[ast.stmt], implicit: Callable[[ast.stmt], bool]) ->
     last = branch[-1]
     if implicit(last):
         return True
-    if isinstance(last, ast.If):
-        return _all_return(last.body, implicit) and _all_return(last.orelse, implicit)
-    return False
+    if isinstance(last, ast.Try) and not last.orelse and _parts(last) is not None:
+        return _all_return(last.body, implicit) and all(
+            _all_return(h.body, implicit) for h in last.handlers
+        )
+    parts = _parts(last)
+    if parts is None:
+        return False
+    return all(_all_return(getattr(o, a), implicit) for o, a in parts)
 
 
 def _absorb(stmts: list[ast.stmt], implicit: Callable[[ast.stmt], bool]) -> list[ast.stmt]:
     """Remove the implicit-return copies 3.11+ put in branches that end the body.
 
-    ``if t: A; return`` then ``B; return`` means ``if t: A`` ``else: B``: the code
-    after a branch that returns moves into the branches that do not.
+    ``if t: A; T; return`` then ``B; T; return`` is ``if t: A`` ``else: B`` then
+    ``T``: the code after a compound statement moves into its branches that do not
+    return, and the tail the compiler copied into all of them moves out again.
     """
     out: list[ast.stmt] = []
     for k, st in enumerate(stmts):
         if implicit(st):
             return out  # what follows is dead
-        if isinstance(st, ast.If) and (
-            _tail_return(st.body, implicit) or _tail_return(st.orelse, implicit)
-        ):
+        parts = _parts(st)
+        if parts is not None and any(_tail_return(getattr(o, a), implicit) for o, a in parts):
             rest = stmts[k + 1 :]
-            for attr in ("body", "orelse"):
-                branch = getattr(st, attr)
+            if isinstance(st, ast.Try) and not st.orelse and _tail_return(st.body, implicit):
+                raise _NoSource("return copy at the end of a try body")
+            branches = []
+            for o, a in parts:
+                branch = getattr(o, a)
                 if not _all_return(branch, implicit):
                     branch = branch + rest
-                setattr(st, attr, _absorb(branch, implicit))
-            if not st.body:
-                st.body = [ast.Pass()]
+                branches.append(_absorb(branch, implicit))
+            # the tail copied into every branch (at most what followed) goes back out
+            common = 0
+            while common < len(rest) and all(
+                len(b) > common and _same_stmt(b[-1 - common], branches[0][-1 - common])
+                for b in branches
+            ):
+                common += 1
+            tail = branches[0][len(branches[0]) - common :] if common else []
+            for (o, a), branch in zip(parts, branches):
+                branch = branch[: len(branch) - common]
+                if not branch and not (o is st and a == "orelse"):
+                    branch = [ast.Pass()]
+                setattr(o, a, branch)
             out.append(st)
+            out.extend(tail)
             return out
         out.append(st)
     return out
+
+
+def _same_stmt(a: ast.stmt, b: ast.stmt) -> bool:
+    return ast.dump(a) == ast.dump(b)
 
 
 def _has_return(body: list[ast.stmt]) -> bool:
@@ -325,12 +372,25 @@ def class_body(code: CodeType) -> list[ast.stmt]:
 
 
 def _drop_static_attributes(body: list[ast.stmt]) -> list[ast.stmt]:
+    """3.13: ``__static_attributes__ = (...)`` goes with every copy of the final return."""
     if PY < (3, 13):
         return body
-    for k in range(len(body) - 1, -1, -1):
-        if _is_store(body[k], "__static_attributes__"):
-            return body[:k] + body[k + 1 :]
-    return body
+    out: list[ast.stmt] = []
+    for k, st in enumerate(body):
+        if (
+            _is_store(st, "__static_attributes__")
+            and isinstance(st.value, (ast.Tuple, ast.Constant))
+            and (k + 1 == len(body) or _is_classcell_return(body[k + 1]))
+        ):
+            continue
+        for attr in ("body", "orelse", "finalbody"):
+            inner = getattr(st, attr, None)
+            if isinstance(inner, list) and not isinstance(st, (ast.FunctionDef, ast.ClassDef)):
+                setattr(st, attr, _drop_static_attributes(inner))
+        for h in getattr(st, "handlers", None) or []:
+            h.body = _drop_static_attributes(h.body)
+        out.append(st)
+    return out
 
 
 def class_def(cv: ClassValue) -> ast.ClassDef:
@@ -348,7 +408,9 @@ def class_def(cv: ClassValue) -> ast.ClassDef:
 
 def class_source_def(code: CodeType) -> ast.ClassDef:
     """A class statement for a class-body code object handed over on its own."""
-    node = ast.ClassDef(name=code.co_name, bases=[], keywords=[], body=class_body(code), decorator_list=[])
+    node = ast.ClassDef(
+        name=code.co_name, bases=[], keywords=[], body=class_body(code), decorator_list=[]
+    )
     if PY >= (3, 12):
         node.type_params = []
     return node
