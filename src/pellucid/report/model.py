@@ -278,14 +278,25 @@ class Dump:
     run: dict[str, Any] | None  # pellucid_run.json written by `pellucid run`, if any
     problems: list[str]  # what could not be read (shown in the report)
 
-    def file_exists(self, rel: str | None) -> bool:
-        return bool(rel) and os.path.isfile(os.path.join(self.path, rel))  # type: ignore[arg-type]
-
-    def read(self, rel: str | None) -> str | None:
+    def inside(self, rel: str | None) -> str | None:
+        """The absolute path of ``rel`` if it names a file inside the dump directory."""
         if not rel:
             return None
+        full = os.path.realpath(os.path.join(self.path, rel))
+        root = os.path.realpath(self.path)
+        if not full.startswith(root + os.sep) or not os.path.isfile(full):
+            return None
+        return full
+
+    def file_exists(self, rel: str | None) -> bool:
+        return self.inside(rel) is not None
+
+    def read(self, rel: str | None) -> str | None:
+        full = self.inside(rel)
+        if full is None:
+            return None
         try:
-            with open(os.path.join(self.path, rel), encoding="utf-8", errors="replace") as f:
+            with open(full, encoding="utf-8", errors="replace") as f:
                 return f.read()
         except OSError:
             return None
