@@ -230,7 +230,13 @@ def rebuild_decompiled(fn, source: str, module_globals: dict, fresh_fn=None):
     name = fn.__name__
     original_value = g.pop(name, None)
     before = dict(g)
-    exec(compile(source, f"<decompiled {fn.__qualname__}>", "exec", dont_inherit=True), g)
+    try:
+        exec(compile(source, f"<decompiled {fn.__qualname__}>", "exec", dont_inherit=True), g)
+    except Exception as exc:  # noqa: BLE001 - the def statement itself must run
+        pytest.fail(
+            f"executing the decompiled def raised {type(exc).__name__}: {exc}\n{source}",
+            pytrace=False,
+        )
     new = g.get(name)
     if not isinstance(new, types.FunctionType):
         fresh = [
@@ -412,7 +418,10 @@ def pytest_runtest_logreport(report):
     test = report.nodeid.split("::")[-1]
     func, param = test.split("[", 1)
     param = param.rstrip("]")
-    construct = CONSTRUCT_OF.get(param, "other")
+    # "__main__-modules.mod_basic": the sample id is the part that names a known sample
+    construct = next((CONSTRUCT_OF[p] for p in param.split("-") if p in CONSTRUCT_OF), None)
+    if construct is None:
+        return
     outcome = "xfailed" if hasattr(report, "wasxfail") else report.outcome
     _OUTCOMES.setdefault((construct, func), {}).setdefault(outcome, 0)
     _OUTCOMES[(construct, func)][outcome] += 1
