@@ -29,7 +29,31 @@ PELLUCID_TORCH_PKGS=(
     "pygments"
     "hypothesis"
     "hypothesmith"
+    "playwright"  # report tests drive the system Chromium (no `playwright install`)
+    "tlparse"     # TORCH_TRACE test reads pellucid's artifacts back with PyTorch's tlparse
 )
+
+# Debian packages for the report tests: a real headless browser, and graphviz for graph pictures.
+PELLUCID_APT_PKGS=(chromium chromium-driver graphviz)
+
+# Install PELLUCID_APT_PKGS when one is missing (fast no-op otherwise; needs root and apt-get).
+pellucid_ensure_apt_pkgs() {
+    local missing=()
+    command -v chromium >/dev/null 2>&1 || missing+=(chromium chromium-driver)
+    command -v dot >/dev/null 2>&1 || missing+=(graphviz)
+    [[ ${#missing[@]} -eq 0 ]] && return 0
+    if [[ "$(id -u)" != 0 ]] || ! command -v apt-get >/dev/null 2>&1; then
+        _pellucid_log "missing ${missing[*]} (no root/apt-get): browser report tests will be skipped"
+        return 0
+    fi
+    _pellucid_log "apt-get install ${missing[*]}"
+    if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"; } \
+        >/tmp/pellucid-apt.log 2>&1; then
+        tail -n 20 /tmp/pellucid-apt.log >&2
+        _pellucid_log "apt-get install failed: browser report tests will be skipped"
+    fi
+    return 0
+}
 
 _pellucid_log() { printf '[setup] %s\n' "$*" >&2; }
 
@@ -119,6 +143,7 @@ pellucid_ensure_venv() {
 # Ensure every venv whose interpreter exists. Fails if any present version fails to install.
 pellucid_setup_all() {
     local ver rc failed=0
+    pellucid_ensure_apt_pkgs
     for ver in "${PELLUCID_VERSIONS[@]}"; do
         pellucid_ensure_venv "$ver"
         rc=$?
