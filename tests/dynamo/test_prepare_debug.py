@@ -116,6 +116,8 @@ def test_graph_breaks_and_recompiles_are_indexed(tmp_path, monkeypatch):
     assert len(f["cache_entries"]) == 2
     failed = [e for e in f["cache_entries"] if e["failed_guards"]]
     assert failed and "size mismatch" in failed[0]["failed_guards"][0]
+    guard_text = open(tmp_path / "dyn" / failed[0]["guard_file"]).read()
+    assert "guard failed on a later call" in guard_text and "size mismatch" in guard_text
     assert any(c["recompile_reason"] for c in s["compiles"])
     assert all(c["times_s"]["entire_frame"] is not None for c in s["compiles"])
 

@@ -163,7 +163,15 @@ def _tiny_bert():
 def _tiny_gpt2():
     from transformers import GPT2Config, GPT2LMHeadModel
 
-    cfg = GPT2Config(vocab_size=100, n_embd=64, n_layer=2, n_head=2, n_positions=32)
+    cfg = GPT2Config(
+        vocab_size=100,
+        n_embd=64,
+        n_layer=2,
+        n_head=2,
+        n_positions=32,
+        bos_token_id=0,
+        eos_token_id=0,
+    )
     return GPT2LMHeadModel(cfg).eval()
 
 
