@@ -310,6 +310,7 @@ def function_body(code: CodeType) -> list[ast.stmt]:
         and isinstance(body[-1], ast.Return)
         and _is_none(body[-1].value)
         and w.initially_reachable[w.n - 1]
+        and not _explicit_final_return(w)
     ):
         body = body[:-1]
         _strip_implicit_returns(body)
@@ -380,6 +381,15 @@ def _strip_implicit_returns(body: list[ast.stmt]) -> None:
             if not branch and branch is node.body:
                 branch.append(ast.Pass())
         _strip_implicit_returns(branch)
+
+
+def _explicit_final_return(w: CodeWalker) -> bool:
+    """3.10+ copy the implicit `return None` into each path that reaches it;
+    a final `return None` that jumps land on was written in the source."""
+    if sys.version_info < (3, 10) or w.n < 2:
+        return False
+    first = w.n - 2
+    return any(i.target == first and i.op == "JUMP" for i in w.ins)
 
 
 def _dead_implicit_return(w: CodeWalker) -> bool:

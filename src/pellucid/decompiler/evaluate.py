@@ -541,7 +541,13 @@ class Evaluator:
         target = stack[-ins.arg]
         if not isinstance(target, ast.Dict):
             raise self.fail("DICT_UPDATE on a non-dict", ins)
-        if isinstance(it, ast.Dict) and None not in it.keys and not getattr(it, "_seen", False):
+        if (
+            isinstance(it, ast.Dict)
+            and None not in it.keys
+            and target.keys
+            and None not in target.keys
+            and len(target.keys) % 16 == 0
+        ):
             # a large dict display is compiled in chunks
             target.keys.extend(it.keys)
             target.values.extend(it.values)

@@ -311,6 +311,13 @@ class Walker(ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             self.cur_base = saved_base
             self.cur_stack = saved_stack
 
+    def _exits_at(self, follow: int, stop: int, exits: frozenset) -> frozenset:
+        """Exits of a block that ends at ``follow``: the enclosing block's exits
+        only when ``follow`` is where the enclosing block ends too."""
+        if follow == stop or follow in exits:
+            return frozenset({follow}) | exits
+        return frozenset({follow})
+
     def _only_dead_or_exit_until(self, i: int, stop: int) -> bool:
         return all(not self.reachable[j] for j in range(i, stop))
 
@@ -366,7 +373,7 @@ class Walker(ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                     loop.follow = F
                     loop.break_targets = {F}
                 if F < follow and F not in exits:
-                    orelse, st = self.walk(F, follow, list(stack), exits)
+                    orelse, st = self.walk(F, follow, list(stack), self._exits_at(follow, stop, exits))
                     if len(st) != len(stack):
                         raise self.fail("while-else leaves values on the stack", ins)
                 elif F > follow:
@@ -428,7 +435,7 @@ class Walker(ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         if follow != exit_ and follow not in exits:
             if follow < exit_:
                 raise self.fail("break jumps backwards", ins)
-            orelse, st2 = self.walk(exit_, follow, list(stack), exits)
+            orelse, st2 = self.walk(exit_, follow, list(stack), self._exits_at(follow, stop, exits))
             if len(st2) != len(stack):
                 raise self.fail("for-else changes the stack", ins)
             nxt = follow
@@ -489,7 +496,7 @@ class Walker(ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         if follow != F and follow not in exits:
             if F != exit_ and F > exit_:
                 return None
-            orelse, st2 = self.walk(exit_, follow, list(stack), exits)
+            orelse, st2 = self.walk(exit_, follow, list(stack), self._exits_at(follow, stop, exits))
             if len(st2) != len(stack):
                 raise self.fail("while-else changes the stack", self.ins[T])
         self.emit(ast.While(test=expr, body=_trim_continue(body), orelse=orelse))
