@@ -431,12 +431,45 @@ def module_body(code: CodeType) -> list[ast.stmt]:
         and isinstance(body[0].value.value, str)
     ):
         body[0] = ast.Expr(value=const(body[0].value.value))
+    # names some function declares global are *_GLOBAL in the module code too
+    names = _global_names(w.ins)
+    if names:
+        k = 0
+        while k < len(body) and (
+            (isinstance(body[k], ast.Expr) and k == 0 and isinstance(body[k].value, ast.Constant))
+            or (isinstance(body[k], ast.ImportFrom) and body[k].module == "__future__")
+        ):
+            k += 1
+        body.insert(k, ast.Global(names=names))
     return body or [ast.Pass()]
+
+
+def _global_names(ins: list[Instr]) -> list[str]:
+    out: list[str] = []
+    for i in ins:
+        if i.op in ("STORE_GLOBAL", "DELETE_GLOBAL", "LOAD_GLOBAL") and i.argval not in out:
+            out.append(i.argval)
+    return out
+
+
+def mangle(class_name: str, name: str) -> str:
+    """CPython's private-name mangling of ``name`` inside class ``class_name``."""
+    if not name.startswith("__") or name.endswith("__") or "." in name:
+        return name
+    stripped = class_name.lstrip("_")
+    return f"_{stripped}{name}" if stripped else name
+
+
+def def_name_matches(walker: Any, def_name: str, stored: str) -> bool:
+    """``def name`` stores under ``name``, mangled in a class body (``def __f`` in C: ``_C__f``)."""
+    if def_name == stored:
+        return True
+    return getattr(walker, "mode", None) == "class" and mangle(walker.code.co_name, def_name) == stored
 
 
 def store_class(walker: Any, cv: ClassValue, target: ast.expr, ins: Instr) -> bool:
     """Emit the ``class`` statement when its value is stored under its own name."""
-    if not isinstance(target, ast.Name) or target.id != cv.name:
+    if not isinstance(target, ast.Name) or not def_name_matches(walker, cv.name, target.id):
         raise walker.fail("class stored under another name", ins)
     try:
         walker.emit(class_def(cv))

@@ -9,8 +9,14 @@ from types import CodeType, FunctionType
 from typing import Any
 
 from pellucid.decompiler import values as V
-from pellucid.decompiler.errors import DecompilationError
-from pellucid.decompiler.classes import ClassValue, class_source_def, is_class_body, module_body, store_class
+from pellucid.decompiler.classes import (
+    ClassValue,
+    class_source_def,
+    def_name_matches,
+    is_class_body,
+    module_body,
+    store_class,
+)
 from pellucid.decompiler.evaluate import const, name
 from pellucid.decompiler.generators import is_async_code
 from pellucid.decompiler.instructions import Instr
@@ -136,7 +142,7 @@ class CodeWalker(Walker):
     def _store_function(self, fv: V.FunctionValue, target: ast.expr, ins: Instr) -> bool:
         if isinstance(fv, ClassValue):
             return store_class(self, fv, target, ins)
-        if not isinstance(target, ast.Name) or fv.code.co_name != target.id:
+        if not isinstance(target, ast.Name) or not def_name_matches(self, fv.code.co_name, target.id):
             return False
         self.emit(function_def(fv.code, fv.defaults, fv.kwdefaults, fv.annotations, fv.decorators))
         return True
