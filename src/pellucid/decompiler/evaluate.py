@@ -63,6 +63,8 @@ def const(value: Any) -> ast.expr:
     """An ast for a constant, keeping tuples/frozensets literal."""
     if isinstance(value, tuple):
         return ast.Tuple(elts=[const(v) for v in value], ctx=ast.Load())
+    if isinstance(value, complex):
+        return _complex_ast(value)
     if isinstance(value, frozenset) and value:
         # `x in {a, b}` folds the set display into a frozenset constant
         return ast.Set(elts=[const(v) for v in sorted(value, key=repr)])
@@ -827,6 +829,42 @@ class Converted(ast.expr):
 class ClosureTuple(V.Marker):
     def __init__(self, names: list[str]) -> None:
         self.names = names
+
+
+def _same_number(a: complex, b: complex) -> bool:
+    import math
+
+    return all(
+        x == y and math.copysign(1.0, x) == math.copysign(1.0, y)
+        for x, y in ((a.real, b.real), (a.imag, b.imag))
+    )
+
+
+def _complex_ast(c: complex) -> ast.expr:
+    """A complex constant as source that folds back to the same value, signed
+    zeros included (`-1.5j` is complex(-0.0, -1.5); `(-0-1.5j)` is not)."""
+    real, imag = c.real, c.imag
+    j = ast.Constant(value=complex(0.0, abs(imag)))
+    candidates = [
+        ast.Constant(value=c),
+        ast.UnaryOp(op=ast.USub(), operand=ast.Constant(value=-c)),
+        ast.BinOp(left=ast.Constant(value=real), op=ast.Add() if imag >= 0 else ast.Sub(), right=j),
+        ast.UnaryOp(
+            op=ast.USub(),
+            operand=ast.BinOp(
+                left=ast.Constant(value=-real), op=ast.Sub() if imag >= 0 else ast.Add(), right=j
+            ),
+        ),
+    ]
+    for cand in candidates:
+        try:
+            # judge the text, as it will be read back, not the ast node
+            folded = eval(compile(ast.unparse(cand), "<complex>", "eval"), {"__builtins__": {}})
+        except Exception:
+            continue
+        if isinstance(folded, complex) and _same_number(folded, c):
+            return cand
+    raise ValueError(f"no source spelling for {c!r}")
 
 
 def _formatted(value: ast.expr, conversion: int, spec: ast.expr | None) -> ast.FormattedValue:

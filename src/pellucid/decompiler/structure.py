@@ -385,9 +385,13 @@ class Walker(ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             self.loops.pop()
         if len(st) != len(stack):
             raise self.fail("loop body changes the stack", ins)
-        self.emit(
-            ast.While(test=test if test is not None else const(True), body=_trim_continue(body), orelse=orelse)
-        )
+        body = _trim_continue(body)
+        if self.ins[latch].op in CONDITIONAL_JUMPS and not _ends_in_jump(body):
+            # the back edge is conditional: falling through it leaves the loop
+            if latch + 1 != follow:
+                raise self.fail("loop left through its conditional back edge into an else", ins)
+            body = body + [ast.Break()]
+        self.emit(ast.While(test=test if test is not None else const(True), body=body, orelse=orelse))
         if follow > stop and follow not in exits:
             raise self.fail("loop exits past its enclosing block", ins)
         return min(follow, stop) if follow in exits or follow == stop else follow
@@ -1210,6 +1214,10 @@ def _build(chain: list[Block], lo: int, hi: int, t_true: int, t_false: int, star
                 continue
             return _boolop(ast.Or(), left, right)
     return None
+
+
+def _ends_in_jump(body: list[ast.stmt]) -> bool:
+    return bool(body) and isinstance(body[-1], (ast.Return, ast.Raise, ast.Break, ast.Continue))
 
 
 def _trim_continue(body: list[ast.stmt]) -> list[ast.stmt]:
