@@ -44,6 +44,7 @@ class _Ids(HTMLParser):
         self.ids: set[str] = set()
         self.scripts = 0
         self.handlers: list[str] = []
+        self.links: list[str] = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag == "script":
@@ -51,6 +52,8 @@ class _Ids(HTMLParser):
         for k, v in attrs:
             if k == "id" and v:
                 self.ids.add(v)
+            if k in ("href", "xlink:href", "src") and v is not None:
+                self.links.append(v)
             if k.startswith("on"):
                 self.handlers.append(f"<{tag} {k}={v!r}>")
 
@@ -142,3 +145,19 @@ def _check_link(page_url: str, href: str, parsed: dict) -> str | None:
         if unquote(u.fragment) not in ids.ids:
             return f"no element with id {u.fragment!r} for link {href!r}"
     return None
+
+
+def static_link_problems(out_dir: str) -> list[str]:
+    """The link checks of :func:`check_report` without a browser (parsed HTML only)."""
+    pages = sorted(glob.glob(os.path.join(out_dir, "*.html")))
+    parsed = {os.path.abspath(p): page_ids(p) for p in pages}
+    problems = []
+    for path, ids in parsed.items():
+        url = "file://" + path
+        for href in ids.links:
+            problem = _check_link(url, href, parsed)
+            if problem:
+                problems.append(f"{os.path.basename(path)}: {problem}")
+        if ids.scripts or ids.handlers:
+            problems.append(f"{os.path.basename(path)}: scripts or event handlers")
+    return problems

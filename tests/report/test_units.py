@@ -348,3 +348,25 @@ def test_display_name():
     assert display_name(fn) == "f (resumed at line 3)"
     assert display_name(None, "k") == "k"
     assert esc(SourceLoc("a", 1).filename) == "a"
+
+
+def test_multi_session_dump_links_resolve(tmp_path):
+    """Two prepare_debug sessions (e.g. two torchrun ranks) in one dump: pages and anchors per session."""
+    from report_browser import static_link_problems
+
+    d = str(tmp_path / "dump")
+    hostile_dump(d)
+    with open(os.path.join(d, "index.json")) as f:
+        data = json.load(f)
+    second = json.loads(json.dumps(data["sessions"][0]))
+    second["id"], second["pid"], second["rank"] = "2", 2, "1"
+    data["sessions"].append(second)
+    with open(os.path.join(d, "index.json"), "w") as f:
+        json.dump(data, f)
+    for engine in ("builtin", "auto"):
+        out = str(tmp_path / f"out-{engine}")
+        index = build_report(d, out, engine=engine)
+        assert any(p.startswith("s1-") for p in index.pages), index.pages
+        html = open(index, encoding="utf-8").read()
+        assert 'id="s1-graph-breaks"' in html and "Session 2" in html
+        assert static_link_problems(out) == []

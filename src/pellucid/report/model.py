@@ -311,6 +311,8 @@ class SourceCache:
 
     def __init__(self) -> None:
         self._lines: dict[str, list[str] | None] = {}
+        self._spans: dict[tuple[str, int | None], tuple[int, int] | None] = {}
+        self._trees: dict[str, Any] = {}
 
     def lines(self, filename: str) -> list[str] | None:
         if filename not in self._lines:
@@ -341,14 +343,29 @@ class SourceCache:
 
     def function_span(self, filename: str, firstlineno: int | None) -> tuple[int, int] | None:
         """(first, last) line of the def/lambda/class starting at ``firstlineno``."""
+        key = (filename, firstlineno)
+        if key not in self._spans:
+            self._spans[key] = self._function_span(filename, firstlineno)
+        return self._spans[key]
+
+    def _tree(self, filename: str) -> Any:
+        if filename not in self._trees:
+            import ast
+
+            try:
+                self._trees[filename] = ast.parse("\n".join(self.lines(filename) or []) + "\n")
+            except (SyntaxError, ValueError):
+                self._trees[filename] = None
+        return self._trees[filename]
+
+    def _function_span(self, filename: str, firstlineno: int | None) -> tuple[int, int] | None:
         lines = self.lines(filename)
         if lines is None or not firstlineno or not 1 <= firstlineno <= len(lines):
             return None
         import ast
 
-        try:
-            tree = ast.parse("\n".join(lines) + "\n")
-        except (SyntaxError, ValueError):
+        tree = self._tree(filename)
+        if tree is None:
             return (firstlineno, min(len(lines), firstlineno + 30))
         best: tuple[int, int] | None = None
         for node in ast.walk(tree):

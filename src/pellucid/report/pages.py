@@ -60,6 +60,7 @@ class Site:
     fn_pages: dict[int, str] = field(default_factory=dict)  # id(Function root) -> page
     graph_pages: dict[tuple[int, str], str] = field(default_factory=dict)
     _fx: dict[str, FxGraph | None] = field(default_factory=dict)
+    _hl_files: dict[str, list[Markup]] = field(default_factory=dict)
 
     # ---------------------------------------------------------------- naming
     def assign_pages(self) -> None:
@@ -114,6 +115,13 @@ class Site:
 
     def highlight(self, source: str) -> list[Markup]:
         return highlight.highlight_lines(source, self.use_pygments)
+
+    def highlight_file(self, filename: str) -> list[Markup]:
+        """The user's file, highlighted once per report."""
+        if filename not in self._hl_files:
+            lines = self.sources.lines(filename) or []
+            self._hl_files[filename] = self.highlight("\n".join(lines))
+        return self._hl_files[filename]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -224,17 +232,13 @@ def source_line_box(site: Site, loc: SourceLoc) -> Markup:
 # locating a user line on a function page
 
 
-def function_for_line(s: Session, loc: SourceLoc) -> Function | None:
+def function_for_line(site: Site, s: Session, loc: SourceLoc) -> Function | None:
     """The root function whose source span contains the line (for linking to its page)."""
     best = None
     for fn in s.roots():
         if fn.filename != loc.filename or not fn.firstlineno or not loc.lineno:
             continue
-        span = None
-        try:
-            span = SourceCache().function_span(fn.filename, fn.firstlineno)
-        except Exception:  # noqa: BLE001
-            span = None
+        span = site.sources.function_span(fn.filename, fn.firstlineno)
         if span and span[0] <= loc.lineno <= span[1]:
             if best is None or (best.firstlineno or 0) < fn.firstlineno:
                 best = fn
@@ -246,7 +250,7 @@ def loc_link(
 ) -> Markup:
     """``file.py:18`` linking to the marked line on the function's page (or the file)."""
     label = loc_text(loc)
-    fn = fn.root if fn is not None else function_for_line(s, loc)
+    fn = fn.root if fn is not None else function_for_line(site, s, loc)
     target = site.fn_page(fn)
     if target is not None and loc.lineno:
         href = ("" if target == here else target) + f"#src-L{loc.lineno}"
@@ -1055,7 +1059,7 @@ def compile_section(site: Site, s: Session, c: Compile, root: Function, here: st
             parsed = resume_parent(fn.name) if fn is not None else None
             if parsed:
                 mark_line = parsed[1]
-            hl = site.highlight("\n".join(orig_lines))
+            hl = site.highlight_file(root.filename)
             marks = {mark_line: ("mark-resume", Markup(""))} if mark_line else {}
             right = codebox(
                 h("span", "original: ", short(root.filename)),
@@ -1175,7 +1179,7 @@ def function_page(site: Site, s: Session, root: Function) -> str:
         body.append(
             codebox(
                 h("span", root.filename),
-                code_table(site.highlight("\n".join(lines)), 1, "src", marks, only=span),
+                code_table(site.highlight_file(root.filename), 1, "src", marks, only=span),
             )
         )
         outside = [
@@ -1215,7 +1219,7 @@ def function_page(site: Site, s: Session, root: Function) -> str:
                     join(
                         [
                             code_table(
-                                site.highlight("\n".join(lines)), 1, "src", marks, only=(a, a)
+                                site.highlight_file(root.filename), 1, "src", marks, only=(a, a)
                             )
                             for a in anchors
                         ]
