@@ -17,7 +17,8 @@ import inspect
 import sys
 
 import pytest
-from conftest import (
+from samples import all_samples
+from samples._harness import (
     CONSTRUCT_OF,
     ast_arg_shape,
     code_arg_shape,
@@ -28,7 +29,6 @@ from conftest import (
     recompile,
     source_or_outcome,
 )
-from samples import all_samples
 
 SAMPLES = all_samples()
 for _s in SAMPLES:

@@ -18,7 +18,7 @@ import sys
 import types
 
 import pytest
-from conftest import DECOMPILE, recompile
+from samples._harness import DECOMPILE, recompile
 
 from pellucid import DecompilationError
 

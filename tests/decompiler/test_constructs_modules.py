@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import (
+from samples._harness import (
     CASE_TIMEOUT,
     CONSTRUCT_OF,
     CaseTimeout,

@@ -32,7 +32,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import DECOMPILE, recompile, time_limit
+from samples._harness import DECOMPILE, recompile, time_limit
 
 from pellucid import DecompilationError
 

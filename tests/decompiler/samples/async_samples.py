@@ -200,3 +200,55 @@ async def async_generator_with_asend(n):
         v = yield i
         got.append(v)
     yield tuple(got)
+
+
+def asend_all(values):
+    """Driver: step an async generator with asend() by hand, recording what comes back."""
+
+    def step(awaitable):
+        try:
+            while True:
+                awaitable.send(None)
+        except StopIteration as stop:
+            return ("returned", stop.value)
+        except Exception as e:  # noqa: BLE001
+            return ("raised", type(e).__name__, str(e))
+
+    def drive(agen):
+        drive_coroutine = step
+        out = [drive_coroutine(agen.asend(None))]
+        for v in values:
+            res = drive_coroutine(agen.asend(v))
+            out.append(res)
+            if res[0] != "returned":
+                break
+        return out
+
+    return drive
+
+
+@cases((3,), drive=asend_all(["a", "b", "c", "d"]))
+async def async_generator_asend(n):
+    got = []
+    for i in range(n):
+        v = yield i
+        await pause(v)
+        got.append(v)
+    yield tuple(got)
+
+
+@cases((2,),)
+async def async_generator_try_finally(n):
+    try:
+        for i in range(n):
+            yield i
+            await pause(i)
+    finally:
+        print("agen cleanup")
+
+
+@cases((3,),)
+async def async_await_in_comprehension_condition_and_ternary(n):
+    vals = [x for x in range(n) if await add_later(x, 0)]
+    pick = (await add_later(n, 1)) if n else (await add_later(0, 0))
+    return vals, pick

@@ -240,6 +240,66 @@ def cls_global_and_nonlocal_in_method(x):
     return c.bump(), counter
 
 
+@cases((2,), (0,))
+def cls_comprehension_scoping(n):
+    class C:
+        xs = list(range(n + 1))
+        doubled = [x * 2 for x in xs]  # the iterable is evaluated in the class scope
+        try:
+            hidden = [x * len(xs) for x in range(2)]  # class names are invisible here
+        except NameError as e:
+            hidden = str(e)
+
+    return C.doubled, C.hidden
+
+
+@cases((1,),)
+def cls_slots_and_class_getitem(x):
+    class S:
+        __slots__ = ("a", "b")
+
+        def __init__(self):
+            self.a = x
+
+        def __class_getitem__(cls, item):
+            return (cls.__name__, item)
+
+    s = S()
+    try:
+        s.c = 1
+    except AttributeError:
+        blocked = True
+    return s.a, S[int], blocked
+
+
+@cases((1,), state={"CLASS_GLOBAL": None})
+def cls_global_in_class_body(x):
+    class C:
+        global CLASS_GLOBAL
+        CLASS_GLOBAL = x * 7
+        local = CLASS_GLOBAL + 1
+
+    return C.local, CLASS_GLOBAL, "CLASS_GLOBAL" in vars(C)
+
+
+@cases((3,),)
+def cls_super_in_nested_function_and_lambda(x):
+    class Base:
+        def value(self):
+            return x
+
+    class Child(Base):
+        def value(self):
+            get = lambda: super(Child, self).value()  # noqa: E731
+
+            def explicit():
+                return super(Child, self).value() * 10
+
+            return get(), explicit(), super().value()
+
+    return Child().value()
+
+
 # --- methods decompiled on their own
 
 

@@ -230,3 +230,74 @@ def match_tuple_subject(x):
             return ("pair of len 2", a, b)
         case _, n:
             return ("len", n)
+
+
+@cases(*SUBJECTS)
+def match_class_no_args_and_builtins(x):
+    match x:
+        case Point():
+            return "a point"
+        case bool(b):
+            return ("bool", b)
+        case bytes() | bytearray():
+            return "binary"
+        case list([]) | tuple(()):
+            return "empty sequence"
+        case dict({"k": 1}):
+            return "dict with k=1"
+        case complex(c):
+            return ("complex", c.real)
+    return "other"
+
+
+@cases(*SUBJECTS)
+def match_mapping_rest_only_and_literal_keys(x):
+    match x:
+        case {"type": _, **rest}:
+            return ("typed", sorted(rest))
+        case {**rest} if not rest:
+            return "empty mapping"
+        case {"k": 1, "extra": 2}:
+            return "both"
+        case {**rest}:
+            return ("mapping", sorted(rest))
+    return "no mapping"
+
+
+@cases(*SUBJECTS)
+def match_capture_used_after(x):
+    match x:
+        case [first, *_]:
+            pass
+        case _:
+            first = "none"
+    return first
+
+
+@cases(*SUBJECTS)
+def match_return_in_every_case(x):
+    match x:
+        case int():
+            return 1
+        case str():
+            return 2
+        case _:
+            return 3
+
+
+@cases((0,), (1,), (2,), (5,))
+def match_in_while_with_continue(n):
+    out = []
+    i = 0
+    while i < n:
+        i += 1
+        match i % 3:
+            case 0:
+                continue
+            case 1:
+                out.append("one")
+            case _:
+                out.append("other")
+                if i > 3:
+                    break
+    return out
