@@ -21,9 +21,12 @@ are written to ``dir/property-<python version>.json`` for the README.
 from __future__ import annotations
 
 import ast
+import contextlib
+import io
 import json
 import os
 import random
+import re
 import sys
 import time
 import traceback
@@ -32,7 +35,15 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from samples._harness import DECOMPILE, recompile, time_limit
+from samples._harness import (
+    DECOMPILE,
+    CaseTimeout,
+    describe,
+    exc_signature,
+    normalize,
+    recompile,
+    time_limit,
+)
 
 from pellucid import DecompilationError
 
@@ -454,18 +465,19 @@ def code_objects(code: types.CodeType):
 
 
 def classify(code: types.CodeType):
-    """Return ``(outcome, detail, failure)`` for one code object.
+    """Return ``(outcome, detail, failure, src)`` for one code object.
 
     Outcomes of ``decompile(code)``: exact, error (DecompilationError), mismatch (recompiled
     bytecode differs, or the source lacks the code object), does-not-compile, crash (any other
     exception).  ``failure`` is None, or says why this is a bug: a crash of either call, or
-    ``verify=True`` returning source that does not verify.
+    ``verify=True`` returning source that does not verify.  ``src`` is what decompile returned.
     """
     try:
         from pellucid.decompiler.verify import compare_code
     except ImportError:  # pragma: no cover - infra not there yet
         compare_code = None
     failure = None
+    src = None
     try:
         with time_limit(20, f"decompile {code.co_name}"):
             src = DECOMPILE(code)
@@ -487,7 +499,7 @@ def classify(code: types.CodeType):
     else:
         if outcome in ("mismatch", "does-not-compile"):
             failure = failure or "decompile(verify=True) returned source that does not verify"
-    return outcome, detail, failure
+    return outcome, detail, failure, src
 
 
 def _compare(code, src, compare_code):
@@ -503,24 +515,93 @@ def _compare(code, src, compare_code):
     return "exact", ""
 
 
-def check_programs(sources):
+ARGUMENT_SETS = [(0, 1, 2), (1, "ab", [1, 2]), ([], {}, 2.5), (-3, (1, 2), "s")]
+MAX_DIFFERENTIAL = 60  # behaviour checks per run (each may cost a few timeouts)
+
+
+def _call(fn, args):
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        try:
+            with time_limit(0.2, "random function", CaseTimeout):
+                return ("returned", describe(normalize(fn(*args))))
+        except BaseException as exc:  # noqa: BLE001
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            return ("raised", exc_signature(exc))
+
+
+def behaviour_differs(top: types.CodeType, code: types.CodeType, src: str):
+    """Run a mismatching top-level function and its recompiled source on a few argument sets.
+
+    Returns a description of the first difference, or None when they agree (the mismatch is
+    then a different but equivalent encoding, as far as these inputs show).
+    """
+    ns_a = {"__name__": "random_program"}
+    ns_b = {"__name__": "random_program"}
+    exec(top, ns_a)
+    exec(top, ns_b)
+    original = ns_a.get(code.co_name)
+    if not isinstance(original, types.FunctionType) or original.__code__ is not code:
+        return None
+    try:
+        new_code = recompile(src, code)
+    except Exception:  # noqa: BLE001 - nothing to run
+        return None
+    rebuilt = types.FunctionType(new_code, ns_b, code.co_name, original.__defaults__)
+    for args in ARGUMENT_SETS[: 1 + code.co_argcount]:
+        args = args[: code.co_argcount]
+        a, b = _call(original, args), _call(rebuilt, args)
+        if a != b:
+            return f"args {args!r}: original {a!r} / decompiled {b!r}"
+    return None
+
+
+def _reason(outcome: str, detail: str) -> str:
+    """A short, number-free category for a non-exact outcome (for the README's table)."""
+    first = detail.split("\n", 1)[0]
+    if outcome == "error":
+        first = first.split(", in ", 1)[0]
+    elif ": " in first:
+        first = first.split(": ", 1)[1]  # drop the code object's name
+    return re.sub(r"\d+", "N", first)[:110]
+
+
+def check_programs(sources, differential=False):
     counts: Counter = Counter()
     by_kind: dict = {}
+    reasons: Counter = Counter()
     failures = []
+    wrong = []
     for label, kind, src in sources:
         counts["programs"] += 1
         top = compile(src, f"<{label}>", "exec", dont_inherit=True)
         for co in code_objects(top):
-            outcome, detail, failure = classify(co)
+            outcome, detail, failure, out = classify(co)
             counts["code objects"] += 1
             counts[outcome] += 1
             by_kind.setdefault(kind, Counter())[outcome] += 1
+            if outcome in ("mismatch", "does-not-compile", "error"):
+                reasons[f"{outcome}: {_reason(outcome, detail)}"] += 1
             if failure:
                 counts["failures"] += 1
                 failures.append(
                     f"{label} / {co.co_name}: {failure}\n{outcome}: {detail}\n--- program ---\n{src}"
                 )
-    return counts, by_kind, failures
+            top_level_plain = co in top.co_consts and not co.co_flags & 0x3A0  # no gen/coro
+            if (
+                differential
+                and outcome == "mismatch"
+                and kind == "core"
+                and top_level_plain
+                and counts["behaviour checked"] < MAX_DIFFERENTIAL
+            ):
+                counts["behaviour checked"] += 1
+                diff = behaviour_differs(top, co, out)
+                if diff:
+                    counts["mismatch, behaviour differs"] += 1
+                    wrong.append(f"{label} / {co.co_name}: {diff}\n--- decompiled ---\n{out}")
+    return counts, by_kind, failures, reasons, wrong
 
 
 def _write_artifact(name: str, payload: dict):
@@ -569,9 +650,17 @@ def test_random_programs_never_crash_or_return_unverified_code():
             sources.append((f"seed {seed}", kind, src))
         seed += 1
     assert len(sources) == N_PROGRAMS, f"generator produced too many invalid programs ({invalid})"
-    counts, by_kind, failures = check_programs(sources)
+    counts, by_kind, failures, reasons, wrong = check_programs(sources, differential=True)
     elapsed = time.perf_counter() - start
     _report("random ast programs", counts, by_kind, elapsed)
+    print(
+        f"  mismatches run on sample inputs: {counts['behaviour checked']}, "
+        f"behaviour differs: {counts['mismatch, behaviour differs']}"
+    )
+    for reason, n in reasons.most_common(8):
+        print(f"  {n:5}  {reason}")
+    for w in wrong[:3]:
+        print("  WRONG CODE (verify=False output):", w.replace("\n", "\n    "))
     _write_artifact(
         "property",
         {
@@ -583,6 +672,8 @@ def test_random_programs_never_crash_or_return_unverified_code():
             "discarded_invalid": invalid,
             "counts": {k: v for k, v in counts.items() if k not in ("programs", "code objects")},
             "by_kind": {k: dict(v) for k, v in by_kind.items()},
+            "top_reasons": dict(reasons.most_common(15)),
+            "wrong_code_examples": wrong[:5],
             "seconds": round(elapsed, 2),
         },
     )
@@ -617,7 +708,7 @@ def test_hypothesmith_programs():
     # from_grammar: odd token-level programs; from_node: libcst trees with defs and classes
     gather_from(hypothesmith.from_grammar(), "from_grammar", N_HYPOTHESMITH)
     gather_from(hypothesmith.from_node(), "from_node", max(1, N_HYPOTHESMITH // 2))
-    counts, by_kind, failures = check_programs(collected)
+    counts, by_kind, failures, reasons, _ = check_programs(collected)
     elapsed = time.perf_counter() - start
     _report("hypothesmith programs", counts, by_kind, elapsed)
     _write_artifact(
