@@ -370,3 +370,42 @@ def test_multi_session_dump_links_resolve(tmp_path):
         html = open(index, encoding="utf-8").read()
         assert 'id="s1-graph-breaks"' in html and "Session 2" in html
         assert static_link_problems(out) == []
+
+
+def test_break_inside_a_called_helper_marks_the_call(tmp_path):
+    d = tmp_path / "dump"
+    d.mkdir()
+    user = tmp_path / "prog.py"
+    user.write_text(
+        "def f(x):\n    y = x + 1\n    y = helper(y)\n    return y\n\n\n"
+        "def helper(y):\n    print(y)\n    return y\n"
+    )
+    key = f"f@{user}:1"
+    write_index(
+        str(d),
+        [
+            {
+                "functions": [{"key": key, "name": "f", "filename": str(user), "firstlineno": 1}],
+                "compiles": [{"compile_id": "0/0", "function": key}],
+                "graph_breaks": [
+                    {
+                        "compile_id": "0/0",
+                        "function": "helper",
+                        "reason": "Failed to trace builtin operator",
+                        "filename": str(user),
+                        "lineno": 8,
+                        "user_stack": [
+                            {"filename": str(user), "lineno": 3, "name": "f"},
+                            {"filename": str(user), "lineno": 8, "name": "helper"},
+                        ],
+                    }
+                ],
+            }
+        ],
+    )
+    index = build_report(str(d), str(tmp_path / "out"), engine="builtin")
+    page = next(p for p in index.pages if "-fn0-f" in p)
+    html = open(os.path.join(tmp_path / "out", page), encoding="utf-8").read()
+    assert 'id="src-L3" class="mark-break"' in html
+    assert "inside this call, at prog.py:8" in html
+    assert 'id="src-L8"' in html  # the helper's line is shown too, so links to it resolve

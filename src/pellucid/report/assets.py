@@ -35,6 +35,7 @@ code, pre, .mono { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consola
 .card .n { font-size: 22px; font-weight: 600; }
 .card.bad { border-color: #f3b4b4; background: var(--break-bg); }
 .card.warn { border-color: #f1cf9f; background: var(--recompile-bg); }
+div.wide { overflow-x: auto; }
 table.list { border-collapse: collapse; width: 100%; margin: 6px 0 12px; }
 table.list th, table.list td { border-bottom: 1px solid var(--line); padding: 4px 8px; text-align: left; vertical-align: top; }
 table.list th { background: var(--soft); font-weight: 600; font-size: 13px; }

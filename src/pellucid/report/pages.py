@@ -601,7 +601,11 @@ def function_rows(site: Site, s: Session) -> Markup:
                     class_="failed" if failed else None,
                 )
             )
-    return h("table", h("thead", header), h("tbody", rows), class_="list functions")
+    return h(
+        "div",
+        h("table", h("thead", header), h("tbody", rows), class_="list functions"),
+        class_="wide",
+    )
 
 
 def counters_section(run: dict[str, Any]) -> Markup:
@@ -1167,14 +1171,32 @@ def function_page(site: Site, s: Session, root: Function) -> str:
                     ),
                 )
         for b in breaks:
-            if b.loc.filename == root.filename and b.loc.lineno:
-                prev = marks.get(b.loc.lineno)
-                note = join(
-                    [h("a", f"graph break {b.number}", href=f"#break-{b.number}"), ": ", b.kind]
-                )
-                if prev and prev[0] == "mark-break":
-                    note = join([prev[1], h("br"), note])
-                marks[b.loc.lineno] = ("mark-break", note)
+            line = b.loc.lineno if b.loc.filename == root.filename else None
+            via = None
+            if not (line and span[0] <= line <= span[1]):
+                # the break is inside a call: mark the call in this function (outermost frame)
+                for fr in b.user_stack:
+                    if (
+                        fr.filename == root.filename
+                        and fr.lineno
+                        and span[0] <= fr.lineno <= span[1]
+                    ):
+                        line, via = fr.lineno, b.loc
+                        break
+            if not line:
+                continue
+            prev = marks.get(line)
+            note = join(
+                [
+                    h("a", f"graph break {b.number}", href=f"#break-{b.number}"),
+                    f" (inside this call, at {loc_text(via)})" if via else None,
+                    ": ",
+                    b.kind,
+                ]
+            )
+            if prev and prev[0] == "mark-break":
+                note = join([prev[1], h("br"), note])
+            marks[line] = ("mark-break", note)
         # lines outside the function (e.g. a break inside a called helper) are listed after
         body.append(
             codebox(
