@@ -9,7 +9,9 @@ compiled, and every code object in them is decompiled:
 * the returned source is recompiled and compared (``pellucid.decompiler.verify``), giving the
   counts exact / error / mismatch / does-not-compile;
 * ``decompile(code, verify=True)`` either raises ``DecompilationError`` or returns source that
-  verifies -- returning source that does not verify is a failure.
+  verifies -- returning source that does not verify is a failure;
+* top-level functions whose unverified output mismatches are run, original and recompiled, on a
+  few argument sets: a different result, exception or output is *wrong code* (its own test).
 
 If ``hypothesmith`` is installed, programs from its grammar strategy are checked the same way.
 
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import functools
 import io
 import json
 import os
@@ -636,7 +639,9 @@ def test_generator_is_deterministic():
     assert a == b
 
 
-def test_random_programs_never_crash_or_return_unverified_code():
+@functools.cache
+def random_program_results():
+    """Generate and check the random programs once; both tests below read the result."""
     start = time.perf_counter()
     sources = []
     seed = SEED
@@ -677,7 +682,20 @@ def test_random_programs_never_crash_or_return_unverified_code():
             "seconds": round(elapsed, 2),
         },
     )
+    return failures, wrong
+
+
+def test_random_programs_never_crash_or_return_unverified_code():
+    failures, _ = random_program_results()
     assert not failures, f"{len(failures)} failures; first:\n" + "\n\n".join(failures[:3])
+
+
+def test_random_programs_unverified_output_is_never_wrong_code():
+    """decompile() without verify must not return source that behaves differently either."""
+    _, wrong = random_program_results()
+    assert not wrong, f"{len(wrong)} functions decompiled to wrong code; first:\n" + "\n\n".join(
+        wrong[:3]
+    )
 
 
 def test_hypothesmith_programs():
