@@ -248,3 +248,49 @@ def test_run_toy_example_default_dump_dir(tmp_path):
     report = (dumps[0] / "report" / "index.html").read_text()
     assert "Graph breaks (1)" in report and "toy.py:18" in report
     assert "Data-dependent branching" in report
+
+
+# ---------------------------------------------------------------------------------------------
+# in-process pieces
+
+
+@pytest.mark.parametrize(
+    "argv,expected",
+    [
+        (["s.py", "-m", "x", "--report"], ("s.py", ["-m", "x", "--report"], False, None, False)),
+        (["--report", "--dump-dir", "D", "s.py", "--"], ("s.py", ["--"], False, "D", True)),
+        (["--dump-dir=D", "--", "-weird.py", "a"], ("-weird.py", ["a"], False, "D", False)),
+        (
+            ["--open", "-m", "pkg.mod", "--x", "--", "y"],
+            ("pkg.mod", ["--x", "--", "y"], True, None, False),
+        ),
+        (["-mpkg", "a"], ("pkg", ["a"], True, None, False)),
+    ],
+)
+def test_parse_run_args(argv, expected):
+    from pellucid.runner import parse_run_args
+
+    o = parse_run_args(argv)
+    assert (o.target, o.args, o.module, o.dump_dir, o.report) == expected
+
+
+@needs_torch
+def test_joined_prepare_debug_is_restored(tmp_path):
+    import pellucid
+    import pellucid.dynamo as dynamo
+    import pellucid.dynamo.session as session
+    from pellucid.runner import joined_prepare_debug
+
+    before = (dynamo.prepare_debug, session.prepare_debug)
+    original = session.prepare_debug
+    with joined_prepare_debug(str(tmp_path)) as asked:
+        assert pellucid.prepare_debug is not before[0]
+        with original(str(tmp_path / "outer")) as outer:
+            with pellucid.prepare_debug(str(tmp_path / "inner")) as inner:
+                assert inner is outer
+        with pellucid.prepare_debug(str(tmp_path / "alone")) as alone:  # no session: a real one
+            assert alone is not outer
+    assert (dynamo.prepare_debug, session.prepare_debug) == before
+    assert pellucid.prepare_debug is before[0]
+    assert asked == [str(tmp_path / "inner")]
+    assert not (tmp_path / "inner").exists()
