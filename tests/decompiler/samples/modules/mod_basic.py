@@ -9,6 +9,7 @@ __all__ = ["area", "Counter", "VERSION"]
 VERSION = (1, 2, 3)
 NAMES = ["a", "b"]
 TABLE = {n: i for i, n in enumerate(NAMES)}
+global _state  # legal (and a no-op) at module level
 _state = 0
 
 
