@@ -122,6 +122,7 @@ def test_dynamic_report_explains_recompilation(dumps, browser):
     assert "size mismatch" in text
     # the failed guard is on x: the line of dynamic_fn's signature
     assert "workloads.py:71" in text and "the guard on local x" in text
+    assert "mark_dynamic" in text  # what a size mismatch means
 
 
 def test_mlp_backward_report_has_aot_stages(dumps, browser):

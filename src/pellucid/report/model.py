@@ -46,6 +46,35 @@ _LOCAL_NAME = re.compile(
 )
 
 
+_GUARD_HINTS = [
+    (
+        r"size mismatch|stride mismatch",
+        "A tensor came with a new shape. Dynamo compiles again (the second time it usually makes "
+        "the changed dimension dynamic); torch._dynamo.mark_dynamic(x, dim) or "
+        "torch.compile(dynamic=True) compiles once for all sizes.",
+    ),
+    (
+        r"dtype mismatch|device mismatch|requires_grad mismatch|dispatch key set mismatch",
+        "A tensor's dtype, device or requires_grad changed: each combination is compiled separately.",
+    ),
+    (
+        r"___check_obj_id|id mismatch|ID_MATCH",
+        "A different object (module, function, ...) was used where Dynamo saw another one.",
+    ),
+    (r"___check_type_id|type mismatch|TYPE_MATCH", "A value of another type was passed."),
+    (r"len\(", "A list, tuple or dict changed its length."),
+    (
+        r"global_state|grad_mode|autocast",
+        "Global state (grad mode, autocast, ...) differed from the call that compiled this frame.",
+    ),
+    (
+        r"== ",
+        "Dynamo treated a Python value as a constant and a call brought another value: every new "
+        "value compiles again. Pass it as a tensor, or keep it constant.",
+    ),
+]
+
+
 class DumpError(Exception):
     """The directory holds no readable pellucid index."""
 
@@ -205,6 +234,15 @@ class Recompile:
     def summary(self) -> str:
         lines = [ln.strip() for ln in self.reason.splitlines() if ln.strip()]
         return lines[0] if lines else "recompiled"
+
+    @property
+    def hint(self) -> str | None:
+        """What this kind of failed guard usually means, in plain words (None if unknown)."""
+        text = " ".join(self.failed_guards) or self.reason
+        for pattern, hint in _GUARD_HINTS:
+            if re.search(pattern, text):
+                return hint
+        return None
 
 
 @dataclass

@@ -380,6 +380,7 @@ def recompile_event(site: Site, s: Session, r: Recompile, here: str) -> Markup:
             + " (why the earlier cache entries did not match):",
         ),
         h("ul", [h("li", h("code", g)) for g in guards]),
+        h("div", r.hint, class_="muted") if r.hint else None,
         reason_details(r.reason) if r.reason.strip() not in guards else None,
         class_="event recompile",
         id=anchor if target == here else None,
