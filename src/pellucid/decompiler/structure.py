@@ -19,6 +19,7 @@ from pellucid.decompiler.evaluate import Evaluator, InPlace, const, name, store_
 from pellucid.decompiler.exceptions import ExceptionStructure
 from pellucid.decompiler.classes import ClassOps
 from pellucid.decompiler.generators import GeneratorOps, fold_suspensions
+from pellucid.decompiler.patterns import PatternOps
 from pellucid.decompiler.instructions import (
     CONDITIONAL_JUMPS,
     PY,
@@ -60,7 +61,7 @@ class Region:
     exits: frozenset = field(default_factory=frozenset)
 
 
-class Walker(ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
+class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
     def __init__(self, code: CodeType) -> None:
         self.code = code
         self.ins = normalize(code)
@@ -255,6 +256,9 @@ class Walker(ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                     if until_cond:
                         raise self.fail("try inside a condition", ins)
                     i = self.do_try(i, stack, stop, exits)
+                    continue
+                if not until_cond and self.match_at(i, stack):
+                    i = self.do_match(i, stack, stop, exits)
                     continue
                 if i in self.latch and not self._in_loop(i):
                     if until_cond:
@@ -1109,11 +1113,6 @@ def _key(v: Any) -> Any:
 _UNSUPPORTED = {
     "SETUP_ASYNC_WITH": "async with is not supported yet",
     "BEFORE_ASYNC_WITH": "async with is not supported yet",
-    "MATCH_CLASS": "match statements are not supported yet",
-    "MATCH_MAPPING": "match statements are not supported yet",
-    "MATCH_SEQUENCE": "match statements are not supported yet",
-    "MATCH_KEYS": "match statements are not supported yet",
-    "GET_LEN": "match statements are not supported yet",
 }
 
 
