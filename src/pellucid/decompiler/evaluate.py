@@ -265,6 +265,11 @@ class Evaluator:
 
     op_UNARY_POSITIVE = op_UNARY_INVERT = op_UNARY_NOT = op_UNARY_NEGATIVE
 
+    def op_TO_BOOL_VALUE(self, ins: Instr, stack: list) -> None:
+        operand = self.pop_expr(stack, ins)
+        inner = ast.UnaryOp(op=ast.Not(), operand=operand)
+        stack.append(ast.UnaryOp(op=ast.Not(), operand=inner))
+
     def op_COMPARE_OP(self, ins: Instr, stack: list) -> None:
         right = self.pop_expr(stack, ins)
         left = self.pop_expr(stack, ins)

@@ -58,6 +58,8 @@ JUMP_ALIASES = {
     "POP_JUMP_BACKWARD_IF_NOT_NONE": "POP_JUMP_IF_NOT_NONE",
 }
 
+_TO_BOOL_USERS = frozenset({"POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "UNARY_NOT"})
+
 CONDITIONAL_JUMPS = frozenset(
     {"POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE"}
 )
@@ -115,15 +117,25 @@ def _jump_target_offset(ins: Raw) -> int | None:
 def normalize(code: CodeType) -> list[Instr]:
     """Return the normalized instruction list of ``code`` (not of nested code)."""
     raw = _raw_instructions(code)
+    # 3.13 TO_BOOL is implied by a following conditional jump or `not`; alone
+    # (`not not x`) it is a conversion the source must say
+    kept_to_bool = {
+        k
+        for k, ins in enumerate(raw)
+        if ins.opname == "TO_BOOL"
+        and (k + 1 >= len(raw) or raw[k + 1].opname not in _TO_BOOL_USERS)
+    }
     out: list[Instr] = []
     # offset of raw instruction -> index of first normalized instruction at or after it
     first_at: dict[int, int] = {}
     pending_targets: list[tuple[Instr, int]] = []
     skip_pop_after_end_for = False
     line = None
-    for ins in raw:
+    for k, ins in enumerate(raw):
         first_at[ins.offset] = len(out)
         name = ins.opname
+        if k in kept_to_bool:
+            name = "TO_BOOL_VALUE"
         line = ins.line_number if ins.line_number is not None else line
         if skip_pop_after_end_for:
             skip_pop_after_end_for = False

@@ -688,6 +688,16 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         last_in_then = self.ins[F - 1] if T <= F - 1 < self.n else None
         if last_in_then is not None and last_in_then.op in VALUE_JUMPS and last_in_then.target > F:
             return self._mixed_boolop(expr, T, F, last_in_then, stack)
+        if (
+            PY >= (3, 12)
+            and else_range is None
+            and then_stop == F
+            and F - 1 >= T
+            and self.ins[F - 1].op in TERMINAL
+        ):
+            r = self._tail_ternary(expr, T, F, stack, stop, exits)
+            if r is not None:
+                return r
         then_body, st1 = self.walk(T, then_stop, list(stack), branch_exits)
         if (
             else_range is None
@@ -712,12 +722,60 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 return else_range[1]
             if len(st1) != len(stack) or len(st2) != len(stack):
                 raise self.fail("if/else branches leave different stacks", ins)
+            if self._pending(stack):
+                # values computed before the test must not be recomputed in the branches
+                self.materialize(stack)
+                then_body, st1 = self.walk(T, then_stop, list(stack), branch_exits)
+                else_body, st2 = self.walk(else_range[0], else_range[1], list(stack), branch_exits)
             self.emit(ast.If(test=expr, body=then_body or [ast.Pass()], orelse=else_body))
             return else_range[1]
         if len(st1) != len(stack):
             raise self.fail("if branch changes the stack", ins)
+        if self._pending(stack):
+            self.materialize(stack)
+            then_body, st1 = self.walk(T, then_stop, list(stack), branch_exits)
         self.emit(ast.If(test=expr, body=then_body or [ast.Pass()], orelse=[]))
         return then_stop if F > stop else F
+
+    def _pending(self, stack: list) -> bool:
+        local = set(self.code.co_varnames)
+        return any(
+            isinstance(v, ast.expr) and not _pure(v, local) for v in stack[self.cur_base :]
+        )
+
+    def _tail_ternary(
+        self, expr: ast.expr, T: int, F: int, stack: list, stop: int, exits: frozenset
+    ) -> int | None:
+        """3.12+ copy a small tail (`return (b, <here>)`) into both arms of a
+        conditional expression: A+S at [T, F) and B+S after F.  Find the
+        longest shared tail S for which A and B each compute one value."""
+        # a tail of just the return is `if t: return a` / `return b`: same code
+        for n_s in range(F - T, 1, -1):
+            tail_start = F - n_s
+            p = F
+            while p + n_s <= min(stop, self.n) and not self._same_code(tail_start, p, n_s):
+                p += 1
+            if p + n_s > min(stop, self.n) or p == F:
+                continue
+            try:
+                a_stmts, a_st = self.walk(T, tail_start, list(stack), frozenset())
+                b_stmts, b_st = self.walk(F, p, list(stack), frozenset())
+            except DecompilationError:
+                continue
+            if a_stmts or b_stmts or len(a_st) != len(stack) + 1 or len(b_st) != len(stack) + 1:
+                continue
+            if any(x is not y for x, y in zip(a_st, stack)) or any(x is not y for x, y in zip(b_st, stack)):
+                continue
+            value = ast.IfExp(test=expr, body=self.as_expr(a_st[-1], None), orelse=self.as_expr(b_st[-1], None))
+            stack.append(value)
+            for k in range(p, p + n_s):
+                self.reachable[k] = False
+            body, _ = self.walk(tail_start, F, list(stack), exits)
+            for stmt in body:
+                self.block.append(stmt)
+            del stack[self.cur_base :]  # the shared tail ends the block (return/raise)
+            return p + n_s
+        return None
 
     def _mixed_boolop(self, cond: ast.expr, T: int, F: int, vj: Instr, stack: list) -> int:
         """``(a and b) or c`` / ``(a or b) and c`` on 3.9-3.11: a pop-jump into the last operand."""

@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 from types import CodeType
 from typing import Any, Iterator
 
+from pellucid.decompiler.decode import decode
+
 __all__ = [
     "Difference",
     "NormalizedCode",
@@ -682,14 +684,20 @@ def _import_originated_globals(code: CodeType) -> set[str]:
     while stack:
         c = stack.pop()
         stack.extend(k for k in c.co_consts if isinstance(k, CodeType))
-        ins = [i for i in dis.get_instructions(c) if i.opname not in ("CACHE", "EXTENDED_ARG")]
-        for a, b, c in zip(ins, ins[1:], ins[2:] + [ins[-1]]):
-            if (
-                a.opname == "LOAD_GLOBAL"
-                and (a.arg & 1 or (PY >= (3, 13) and c.opname == "PUSH_NULL"))
-                and b.opname == "LOAD_ATTR"
-                and not (PY >= (3, 12) and b.arg & 1)
-            ):
+        ins = decode(c)
+        imported_here = {
+            b.argval
+            for a, b in zip(ins, ins[1:])
+            if a.opname in ("IMPORT_NAME", "IMPORT_FROM") and b.opname.startswith("STORE_")
+        }
+        for p, a, b, c in zip([ins[0]] + ins, ins, ins[1:], ins[2:] + [ins[-1]]):
+            if b.opname != "LOAD_ATTR" or (PY >= (3, 12) and b.arg & 1):
+                continue
+            called = c.opname == "PUSH_NULL" if PY >= (3, 13) else p.opname == "PUSH_NULL"
+            if a.opname == "LOAD_GLOBAL" and (a.arg & 1 or called):
+                found.add(a.argval)
+            elif a.opname in ("LOAD_FAST", "LOAD_DEREF", "LOAD_NAME") and called and a.argval in imported_here:
+                # a local bound by `import x` that the module also imports
                 found.add(a.argval)
     return found
 
