@@ -28,6 +28,7 @@ from samples._harness import (
     rebuild_original,
     recompile,
     source_or_outcome,
+    uncovered_lines,
 )
 
 SAMPLES = all_samples()
@@ -114,3 +115,13 @@ def test_every_construct_class_has_samples():
 def test_sample_inputs_are_declared():
     for s in SAMPLES:
         assert s.spec.inputs, f"{s.id} declares no inputs"
+
+
+def test_sample_inputs_take_every_path():
+    """Every line of every sample runs on its declared inputs (else the behaviour test is blind
+    there).  Deliberately dead lines carry a ``# unreachable`` comment."""
+    missing = {s.id: uncovered_lines(s) for s in SAMPLES}
+    missing = {k: v for k, v in missing.items() if v}
+    assert not missing, "inputs leave lines unexecuted:\n" + "\n".join(
+        f"  {k}: {v}" for k, v in missing.items()
+    )

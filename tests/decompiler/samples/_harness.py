@@ -394,3 +394,53 @@ def ast_arg_shape(args: ast.arguments) -> dict:
         "vararg": args.vararg.arg if args.vararg else None,
         "kwarg": args.kwarg.arg if args.kwarg else None,
     }
+
+
+# --------------------------------------------------------------------------- sample coverage
+
+
+def _code_tree(code: types.CodeType):
+    yield code
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            yield from _code_tree(const)
+
+
+def uncovered_lines(sample) -> list[tuple[int, str]]:
+    """Lines of the sample (nested code included) that its declared inputs never execute.
+
+    Lines marked ``# unreachable`` are deliberately dead and not counted.
+    """
+    import dis
+
+    fn = sample.fresh()
+    codes = set(_code_tree(fn.__code__))
+    wanted = {line for co in codes for _, line in dis.findlinestarts(co) if line is not None}
+    wanted.discard(fn.__code__.co_firstlineno)
+    seen: set = set()
+
+    def tracer(frame, event, arg):
+        if frame.f_code in codes:
+            if event in ("call", "line"):
+                seen.add(frame.f_lineno)
+            return tracer
+        return None
+
+    original, globs = rebuild_original(fn, vars(sample.module))
+    old = sys.gettrace()
+    sys.settrace(tracer)
+    try:
+        for case in sample.spec.inputs:
+            run_case(original, globs, sample.spec, case)
+    finally:
+        sys.settrace(old)
+    lines = Path(fn.__code__.co_filename).read_text(encoding="utf-8").splitlines()
+    # 3.9's peephole optimizer folds a `continue` into the jump before it: no line event
+    untraceable = {"continue"} if sys.version_info < (3, 10) else set()
+    return [
+        (n, lines[n - 1].strip())
+        for n in sorted(wanted - seen)
+        if 0 < n <= len(lines)
+        and "# unreachable" not in lines[n - 1]
+        and lines[n - 1].strip() not in untraceable
+    ]

@@ -170,7 +170,7 @@ def bool_if_body_only_pass(a, b):
     return a
 
 
-@cases((0, 0, 0), (1, 1, 0), (0, 1, 1), (1, 1, 1))
+@cases((0, 0, 0), (1, 1, 0), (0, 1, 1), (1, 1, 1), (0, 1, 0))
 def bool_nested_ifs_vs_and(a, b, c):
     r = 0
     if a:

@@ -187,7 +187,7 @@ def cls_private_name_mangling(x):
     return C().reveal(), hasattr(C, "_C__secret")
 
 
-@cases((1,),)
+@cases((1,), (0,))
 def cls_class_body_control_flow(x):
     class C:
         if x:
@@ -199,8 +199,8 @@ def cls_class_body_control_flow(x):
         del i
         try:
             import math as m
-        except ImportError:
-            m = None
+        except ImportError:  # unreachable
+            m = None  # unreachable
 
     return C.kind, C.m.__name__
 

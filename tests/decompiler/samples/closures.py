@@ -234,8 +234,8 @@ def clo_unbound_free_raises(x):
         return later  # noqa: F821
 
     value = inner()
-    later = x  # noqa: F841
-    return value
+    later = x  # noqa: F841  # unreachable
+    return value  # unreachable
 
 
 # --- inner functions decompiled on their own (free variables stay free)

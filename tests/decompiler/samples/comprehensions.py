@@ -202,7 +202,7 @@ def comp_comprehension_in_loop(n):
     return out
 
 
-@cases((3,),)
+@cases((3,), (1,))
 def comp_result_used_in_condition(n):
     if [i for i in range(n) if i > 1]:
         return "some"

@@ -131,7 +131,7 @@ def const_in_list_literal(x):
     return x in [1, 2, "b"]
 
 
-@cases((3,), (9,))
+@cases((3,), (9,), (7,))
 def const_in_condition(x):
     if x in {1, 2, 3}:
         return "small"

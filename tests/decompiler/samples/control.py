@@ -161,7 +161,7 @@ def ctl_return_expression_forms(n):
     return [n] * 2
 
 
-@cases((1, 2, 3), (3, 2, 1), (2, 3, 1))
+@cases((1, 2, 3), (3, 2, 1), (2, 3, 1), (2, 1, 3))
 def ctl_max_of_three(a, b, c):
     if a >= b:
         if a >= c:
@@ -183,7 +183,7 @@ def ctl_unreachable_after_return(x):
     return "nonzero"
 
 
-@cases((1,), (-1,))
+@cases((1,), (-1,), (10,), (-10,))
 def ctl_if_inside_else_inside_if(x):
     if x > 0:
         if x > 5:

@@ -186,7 +186,7 @@ def exc_return_in_finally_overrides(k):
 def exc_finally_after_return(k):
     log = []
     try:
-        if k == 0:
+        if k == 5:
             return "early", log
         risky(k)
     except Exception:
@@ -232,7 +232,7 @@ def exc_try_in_handler(k):
         risky(k)
     except Exception as e:
         try:
-            risky(len(e.args) % 6)
+            risky(k - len(e.args))
         except ValueError:
             return "handler's try caught"
         return "handler ok"
@@ -253,7 +253,7 @@ def exc_try_in_finally(k):
     return log
 
 
-@cases(*KINDS)
+@cases(*KINDS, (-1,))
 def exc_try_in_else(k):
     try:
         r = risky(k)
@@ -261,7 +261,7 @@ def exc_try_in_else(k):
         r = "zero"
     else:
         try:
-            r = risky(r % 6)
+            r = risky(r // 10 + 1)
         except ValueError:
             r = "else caught"
     return r
@@ -340,8 +340,8 @@ def exc_handler_falls_through_to_code(k):
 def exc_try_only_pass(k):
     try:
         pass
-    except Exception:
-        return "impossible"
+    except Exception:  # unreachable
+        return "impossible"  # unreachable
     try:
         risky(k)
     except Exception:
@@ -366,8 +366,8 @@ def exc_finally_reraises(k):
 def exc_exception_in_else_not_caught(k):
     try:
         r = risky(0)
-    except ValueError:
-        return "never"
+    except ValueError:  # unreachable
+        return "never"  # unreachable
     else:
         if k:
             raise ValueError("from else")

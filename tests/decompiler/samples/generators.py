@@ -72,7 +72,7 @@ def gen_return_value(n):
     return "done", n
 
 
-@cases((2,), drive=send_all([10, 20, 30]))
+@cases((2,), (0,), drive=send_all([10, 20, 30, None]))
 def gen_yield_expression(n):
     total = 0
     while True:
@@ -84,7 +84,7 @@ def gen_yield_expression(n):
             return "limit"
 
 
-@cases((1,), drive=send_all(["a", "b"]))
+@cases((1,), drive=send_all(["a", "b", "c"]))
 def gen_yield_expression_forms(n):
     x = yield n
     y = (yield x) or "default"
@@ -101,7 +101,7 @@ def gen_yield_from(n):
     yield from [10, 20]
 
 
-@cases((2,), drive=send_all([1, 2, 3, 4]))
+@cases((2,), drive=send_all([1, 2, None, 5]))
 def gen_yield_from_forwards_send(n):
     result = yield from gen_yield_expression(n)
     yield ("delegate result", result)
@@ -153,7 +153,7 @@ def gen_break_in_generator(n):
     yield "after"
 
 
-@cases((3,),)
+@cases((3,), (1,))
 def gen_early_return(n):
     yield 1
     if n > 2:
@@ -202,7 +202,7 @@ def gen_yield_in_with(n):
     yield log
 
 
-@cases((2,),)
+@cases((2,), (1,))
 def gen_yield_inside_try_except_else(n):
     try:
         yield "try"

@@ -72,10 +72,17 @@ def imp_relative():
 
 
 @cases((),)
-def imp_relative_parent_module():
-    from .. import samples as s
+def imp_relative_sibling_module():
+    from .constants import const_bools as cb, const_none
 
-    return s.__name__.rsplit(".", 1)[-1]
+    return cb(), const_none()
+
+
+@cases((),)
+def imp_relative_beyond_top_level():
+    from .. import samples as s  # ImportError: the samples package is top-level
+
+    return s.__name__  # unreachable
 
 
 @cases((0,), (1,))
@@ -91,14 +98,14 @@ def imp_conditional(flag):
 def imp_missing_module():
     import pellucid_this_module_does_not_exist  # noqa: F401
 
-    return "unreachable"
+    return "unreachable"  # unreachable
 
 
 @cases((),)
 def imp_missing_name():
     from math import this_name_does_not_exist  # noqa: F401
 
-    return "unreachable"
+    return "unreachable"  # unreachable
 
 
 @cases((),)

@@ -133,7 +133,7 @@ def loop_return_from_for(items):
     return "none"
 
 
-@cases(([3, 4, -1, 5],), ([1],))
+@cases(([3, 4, -1, 5],), ([1],), ([1, 2],))
 def loop_return_from_nested(items):
     for x in items:
         for y in items:
@@ -244,7 +244,7 @@ def loop_else_returns(items, t):
     return "found"
 
 
-@cases((3,),)
+@cases((3,), (11,))
 def loop_while_else_return(n):
     while n > 0:
         n -= 1
@@ -326,7 +326,7 @@ def loop_flatten(rows):
     return flat
 
 
-@cases((3,), (0,))
+@cases((3,), (0,), (30,))
 def loop_long_body_extended_arg(n):
     """Jumps longer than 255 instructions: EXTENDED_ARG on every version."""
     t = 0

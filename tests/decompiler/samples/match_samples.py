@@ -30,6 +30,12 @@ SUBJECTS = (
     (-1,),
     (1 + 2j,),
     ("",),
+    ([1, 2, 3],),
+    ({"z": 0},),
+    ({},),
+    (Point(0, 5),),
+    (4,),
+    ([[1, 2], 3],),
 )
 
 
@@ -94,10 +100,10 @@ def match_sequences(x):
             return "empty"
         case [a]:
             return ("one", a)
+        case (first, "x"):
+            return ("pair ending in x", first)
         case [a, b]:
             return ("two", a, b)
-        case (first, "x"):
-            return ("tuple ending in x", first)
         case [first, *rest]:
             return ("star", first, rest)
         case _:
@@ -245,7 +251,7 @@ def match_class_no_args_and_builtins(x):
             return "empty sequence"
         case dict({"k": 1}):
             return "dict with k=1"
-        case complex(c):
+        case complex() as c:
             return ("complex", c.real)
     return "other"
 

@@ -240,7 +240,7 @@ def tr_loop_variable_after_loop(n):
         pass
     j = None
     for j in []:
-        pass
+        pass  # unreachable
     return i, j
 
 

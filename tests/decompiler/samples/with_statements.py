@@ -6,7 +6,7 @@ from .exceptions import risky
 
 CONSTRUCT = "with"
 
-KINDS = tuple((k,) for k in range(3))
+KINDS = tuple((k,) for k in (0, 1, 2, -1))
 
 
 @cases(*KINDS)
@@ -96,7 +96,7 @@ def with_in_loop_break_continue(ks):
     return log
 
 
-@cases(([0, 0, 2],), ([1],))
+@cases(([0, 0, 2],), ([1],), ([0, 0],))
 def with_loop_inside_with(ks):
     log = []
     with CM(log):
