@@ -623,6 +623,7 @@ class Case:
     chain: int | None  # first instruction of the failure clean-up (None: irrefutable)
     next: int | None  # where the next case starts
     guard: ast.expr | None = None
+    skip: tuple | None = None  # code the statement owns but nobody walks
 
 
 class PatternOps:
@@ -678,11 +679,66 @@ class PatternOps:
             if not case.copy:
                 break
             pos = case.next
+        cases = self._merge_inlined_or(cases)
         if not any(c.chain is not None for c in cases):
             raise NoMatch("no refutable case")
         if not any(c.copy for c in cases) and not self._has_match_ops(i, cases[-1]):
             raise NoMatch("a single value test is an if statement")
         return cases
+
+    def _merge_inlined_or(self, cases: list[Case]) -> list[Case]:
+        """An OR pattern in the last case whose small end the compiler copied into
+        every alternative reads as copy-cases with identical bodies followed by a
+        lone ``POP_TOP`` (the OR's failure pop of the subject): put the OR back."""
+        last = cases[-1]
+        if not (
+            len(cases) >= 3
+            and not last.copy
+            and last.chain is None
+            and last.guard is None
+            and last.body == last.start + 1
+            and self.ins[last.start].op == "POP_TOP"
+        ):
+            return cases
+        k = len(cases) - 2
+        run: list[Case] = []
+        while (
+            k >= 0
+            and cases[k].copy
+            and cases[k].guard is None
+            and self._same_body(cases[k], cases[-2])
+        ):
+            run.insert(0, cases[k])
+            k -= 1
+        if len(run) < 2:
+            raise NoMatch("lone failure pop after the cases")
+        first = run[0]
+        merged = Case(
+            ast.MatchOr(patterns=[c.pattern for c in run]),
+            False,
+            first.start,
+            first.body,
+            first.chain,
+            last.body,
+        )
+        merged.skip = (first.chain, last.body)
+        return cases[: k + 1] + [merged]
+
+    def _same_body(self, a: Case, b: Case) -> bool:
+        if a.chain is None or b.chain is None or a.chain - a.body != b.chain - b.body:
+            return False
+        for d in range(a.chain - a.body):
+            x, y = self.ins[a.body + d], self.ins[b.body + d]
+            if x.op != y.op or repr(x.argval) != repr(y.argval):
+                return False
+            if x.target is not None or y.target is not None:
+                xin = x.target is not None and a.body <= x.target < a.chain
+                if xin:
+                    if y.target is None or x.target - a.body != y.target - b.body:
+                        return False
+                elif x.target != y.target:
+                    return False
+        return True
 
     def _has_match_ops(self, i: int, case: Case) -> bool:
         return any(self.ins[k].op.startswith("MATCH_") for k in range(i, case.body))
@@ -782,7 +838,8 @@ class PatternOps:
                 ast.match_case(pattern=_wildcard(), guard=None, body=body or [ast.Pass()])
             )
         for c in cases:
-            for k in range(c.chain or c.body, c.next or c.body):
+            lo, hi = c.skip or (c.chain or c.body, c.next or c.body)
+            for k in range(lo, hi):
                 self.reachable[k] = False
         self.emit(ast.Match(subject=subject, cases=out_cases))
         return stop if end >= stop else end
