@@ -82,6 +82,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         self.reachable = self._reachability()
         self.initially_reachable = list(self.reachable)
         self.loop_counter = 0
+        self.stmt_start = 0
         self.fallthrough: dict[int, int] = {}
         self.seq = 0
         self.cur_base = 0
@@ -243,14 +244,14 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         saved_base, self.cur_base = self.cur_base, base
         saved_stack, self.cur_stack = self.cur_stack, stack
         i = start
-        self.stmt_start = start
+        stmt_start = start  # where the statement being evaluated began
         try:
             while i < stop:
                 if not self.reachable[i]:
                     i += 1
                     continue
                 if len(stack) == base:
-                    self.stmt_start = i
+                    stmt_start = i
                 ins = self.ins[i]
                 if self.try_at(i):
                     if until_cond:
@@ -279,6 +280,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 if op in CONDITIONAL_JUMPS:
                     if until_cond and len(stack) == base + 1:
                         return self.block, stack + [i]
+                    self.stmt_start = stmt_start  # nested walks may have moved it
                     i = self.do_condition(i, stack, stop, exits)
                     continue
                 if op in VALUE_JUMPS:
