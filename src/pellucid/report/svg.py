@@ -43,6 +43,8 @@ PAD_Y = 6.0
 GAP_X = 22.0
 GAP_Y = 38.0
 MAX_LABEL = 48
+DOT_MAX_NODES = 120  # "auto" uses the built-in layout above this
+DOT_TIMEOUT_S = 5.0
 
 
 @dataclass
@@ -93,17 +95,21 @@ def render_graph(
     css_class: str = "graph",
     prefix: str = "g",
 ) -> Markup:
-    """Inline SVG for the graph. ``engine``: ``"auto"`` (dot if installed), ``"dot"``, ``"builtin"``.
+    """Inline SVG for the graph. ``engine``: ``"auto"`` (dot if installed and the graph small),
+    ``"dot"`` (whenever installed), ``"builtin"``.
 
     ``prefix`` makes the ids inside the SVG unique on a page with several pictures.
     """
     if not nodes:
         return Markup("")
     prefix = _ID_SAFE.sub("_", prefix) or "g"
-    if engine in ("auto", "dot"):
+    # dot's layout time grows quickly with long edges (weights used far down an AOT graph):
+    # 20-50 s for 350-node joint graphs. "auto" keeps it for pictures it draws in well under a second.
+    small = len(nodes) <= DOT_MAX_NODES and len(edges) <= 2 * DOT_MAX_NODES
+    if engine == "dot" or (engine == "auto" and small):
         dot = dot_path()
         if dot is not None:
-            svg = _dot_svg(nodes, edges, dot)
+            svg = _dot_svg(nodes, edges, dot, timeout=DOT_TIMEOUT_S if engine == "auto" else 60.0)
             if svg is not None:
                 svg = _DOT_ID.sub(lambda m: f'{m.group(1)}="{prefix}-', svg)
                 return Markup(f'<div class="{esc(css_class)} dot">{svg}</div>')
@@ -163,6 +169,11 @@ def _layout(nodes: list[Node], edges: list[Edge]) -> list[_Box]:
             indeg[s] -= 1
             if indeg[s] == 0:
                 ready.append(s)
+    # sources (inputs, weights) sit right above their first user, not all in the top row
+    for i in reversed(topo):
+        b = boxes[i]
+        if not b.preds and b.succs:
+            b.layer = max(0, min(boxes[s].layer for s in b.succs) - 1)
     layers: list[list[int]] = []
     for i in topo:
         while len(layers) <= boxes[i].layer:
