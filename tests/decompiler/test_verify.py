@@ -66,7 +66,32 @@ def test_nested_function_difference_reports_path_and_category():
     (diff,) = verify.differences(a, b)
     assert diff.path == "f.<locals>.g"
     assert diff.kind == "instruction"
-    assert "/" in diff.category
+    assert diff.category in ("BINARY_MULTIPLY/BINARY_TRUE_DIVIDE", "BINARY_OP: argument")
+
+
+@pytest.mark.parametrize(
+    "left, right, category",
+    [
+        ("def f(a):\n    return a", "def f(a):\n    return b", "LOAD_FAST/LOAD_GLOBAL"),
+        (
+            "def f(a):\n    return a is None",
+            "def f(a):\n    return a is not None",
+            "IS_OP: argument",
+        ),
+        (
+            "def f(a):\n    while a:\n        a -= 1\n    return a",
+            "def f(a):\n    while a:\n        a -= 1\n        a -= 1\n    return a",
+            None,
+        ),
+    ],
+)
+def test_difference_categories(left, right, category):
+    diffs = verify.differences(func(left), func(right))
+    assert diffs
+    if category is not None:
+        assert diffs[0].category == category
+    else:
+        assert diffs[0].category
 
 
 @pytest.mark.parametrize(

@@ -227,9 +227,19 @@ class Difference:
 
     @property
     def category(self) -> str:
-        """A short key for grouping differences, e.g. ``LOAD_FAST/LOAD_GLOBAL``."""
-        if self.kind in ("instruction", "length"):
-            return f"{self.original.split(' ')[0]}/{self.recompiled.split(' ')[0]}"
+        """A short key for grouping differences.
+
+        ``LOAD_FAST/LOAD_GLOBAL`` for different opnames, ``POP_JUMP_IF_FALSE: jump target`` or
+        ``IS_OP: argument`` for the same opname, ``extra PUSH_EXC_INFO`` / ``missing RETURN_VALUE``
+        for a length difference, else the kind (``flags``, ``exception_table``, ...).
+        """
+        a, b = self.original.split(" ")[0], self.recompiled.split(" ")[0]
+        if self.kind == "length":
+            return f"extra {a}" if b == "<end>" else f"missing {b}"
+        if self.kind == "instruction":
+            if a != b:
+                return f"{a}/{b}"
+            return f"{a}: jump target" if " -> " in self.original else f"{a}: argument"
         return self.kind
 
     def __str__(self) -> str:
@@ -696,7 +706,11 @@ def _import_originated_globals(code: CodeType) -> set[str]:
             called = c.opname == "PUSH_NULL" if PY >= (3, 13) else p.opname == "PUSH_NULL"
             if a.opname == "LOAD_GLOBAL" and (a.arg & 1 or called):
                 found.add(a.argval)
-            elif a.opname in ("LOAD_FAST", "LOAD_DEREF", "LOAD_NAME") and called and a.argval in imported_here:
+            elif (
+                a.opname in ("LOAD_FAST", "LOAD_DEREF", "LOAD_NAME")
+                and called
+                and a.argval in imported_here
+            ):
                 # a local bound by `import x` that the module also imports
                 found.add(a.argval)
     return found
