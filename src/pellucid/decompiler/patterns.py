@@ -773,6 +773,12 @@ class PatternOps:
                 raise NoMatch("failure jumps into the pattern")
         elif copy:
             raise NoMatch("irrefutable case before others")
+        if not copy and chain is not None:
+            # the last case's guard: a test whose failure goes where the pattern's does
+            # (an `if` opening the body would jump to the end of the statement instead)
+            cond = self.try_condition_at(body, stack[:-1])
+            if cond is not None and cond[2] == nxt and cond[1] <= chain:
+                guard, body = cond[0], cond[1]
         return Case(pattern, copy, pos, body, chain, nxt, guard)
 
     def _guard(self, q: int, stack: list, fails: list) -> tuple[ast.expr, int]:
