@@ -210,12 +210,25 @@ def _run_script(path: str, args: list[str]) -> None:
     exec(code, main.__dict__)
 
 
+class ProgramNotFound(Exception):
+    """``-m name`` names no module (python -m says so and exits with 1)."""
+
+
 def _run_module(name: str, args: list[str]) -> None:
     """``python -m name args``: the current directory first on sys.path."""
+    import importlib.util
     import runpy
 
     sys.argv = [name, *args]  # runpy sets argv[0] to the module's file, as python -m does
     sys.path[0:1] = [os.getcwd()]
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError) as exc:
+        raise ProgramNotFound(
+            f"Error while finding module specification for {name!r} ({exc})"
+        ) from None
+    if spec is None:
+        raise ProgramNotFound(f"No module named {name}")
     runpy.run_module(name, run_name="__main__", alter_sys=True)
 
 
@@ -295,6 +308,10 @@ def run(opts: RunOptions) -> int:
                     _run_script(opts.target, opts.args)
             except SystemExit as exc:
                 exit_code = _exit_code(exc)
+            except ProgramNotFound as exc:
+                print(f"pellucid run: {exc}", file=sys.stderr)
+                exit_code = 1
+                record["exception"] = str(exc)
             except KeyboardInterrupt as exc:
                 _print_program_traceback(exc)
                 exit_code = 130

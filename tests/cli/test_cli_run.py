@@ -127,6 +127,14 @@ def test_run_missing_script(tmp_path):
     assert "can't open file" in proc.stderr and "nope.py" in proc.stderr
 
 
+@needs_torch
+def test_run_missing_module(tmp_path):
+    proc = pellucid("run", "--dump-dir", str(tmp_path / "d"), "-m", "no_such_mod_x", cwd=tmp_path)
+    assert proc.returncode == 1
+    assert "No module named no_such_mod_x" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
 def test_report_of_missing_dump(tmp_path):
     proc = pellucid("report", str(tmp_path / "nothing"))
     assert proc.returncode == 1
