@@ -424,9 +424,22 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             allowed = {follow} | set(exits)
             if not set(breaks) <= allowed:
                 raise self.fail("for loop with several break targets", ins)
+        # `break` whose target is the end of an enclosing loop body arrives
+        # threaded to that loop's head: pop our iterator, jump back there
+        outer = self.loops[-1] if self.loops else None
+        to_outer = set()
+        if outer is not None and not breaks and exits & outer.continue_targets:
+            to_outer = {
+                self.ins[j].target
+                for j in range(h + 1, body_end)
+                if self.ins[j].op == "JUMP"
+                and self.ins[j].target in outer.continue_targets
+                and self.reachable[j]
+                and self.ins[j - 1].op == "POP_TOP"
+            }
         self.loop_counter += 1
         item = V.ForItem(self.loop_counter)
-        loop = Loop(h, follow, {h}, set(breaks) | {follow}, item=item)
+        loop = Loop(h, follow, {h}, set(breaks) | {follow} | to_outer, item=item)
         accumulator = stack[-2] if len(stack) >= 2 and isinstance(stack[-2], V.Accumulator) else None
         self.loops.append(loop)
         try:
@@ -442,7 +455,13 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         stack.pop()
         orelse: list[ast.stmt] = []
         nxt = exit_
-        if follow != exit_ and follow not in exits:
+        if to_outer and exit_ < stop:
+            # the rest of the enclosing body runs only when the loop did not break
+            orelse, st2 = self.walk(exit_, stop, list(stack), exits)
+            if len(st2) != len(stack):
+                raise self.fail("for-else changes the stack", ins)
+            nxt = stop
+        elif follow != exit_ and follow not in exits:
             if follow < exit_:
                 raise self.fail("break jumps backwards", ins)
             orelse, st2 = self.walk(exit_, follow, list(stack), self._exits_at(follow, stop, exits))
