@@ -246,14 +246,22 @@ def test_run_module_with_uncaught_exception(tmp_path):
 
 @needs_torch
 def test_run_toy_example_default_dump_dir(tmp_path):
-    """The README promise: `pellucid run --report examples/toy.py` explains its graph break."""
-    proc = pellucid("run", "--report", str(ROOT / "examples" / "toy.py"), cwd=tmp_path)
+    """The README promise: `pellucid run --report examples/toy.py` explains its graph break
+    (here with --open, which implies --report, and $BROWSER standing in for a browser)."""
+    opened = tmp_path / "opened.txt"
+    browser = (
+        f"{sys.executable} -c \"import sys; open({str(opened)!r}, 'w').write(sys.argv[1])\" %s"
+    )
+    proc = pellucid(
+        "run", "--open", str(ROOT / "examples" / "toy.py"), cwd=tmp_path, BROWSER=browser
+    )
     assert proc.returncode == 0, proc.stderr
     # toy.py calls prepare_debug itself: it joins the run's dump
     assert "joins the run's dump" in proc.stderr
     dumps = list((tmp_path / "pellucid_dump").glob("toy-*"))
     assert len(dumps) == 1, dumps
     report = (dumps[0] / "report" / "index.html").read_text()
+    assert opened.read_text() == "file://" + str(dumps[0] / "report" / "index.html")
     assert "Graph breaks (1)" in report and "toy.py:18" in report
     assert "Data-dependent branching" in report
 
