@@ -144,6 +144,7 @@ class PatternReader:
     def __init__(self, ins: list[Instr]) -> None:
         self.ins = ins
         self.n = len(ins)
+        self.inlined: tuple[int, int] | None = None
 
     def run(self, pos: int, stack: list, base: int, fails: list) -> int:
         """Execute from ``pos`` until the stack is back at ``base`` (after at least one step)."""
@@ -446,13 +447,21 @@ class PatternReader:
         return self._try_or(pos, stack, fails)
 
     def _try_or(self, pos: int, stack: list, fails: list) -> int | None:
-        """``COPY 1; alt; JUMP end; <pops>; COPY 1; alt; JUMP end; <pops>; POP_TOP; JUMP fail; end:``."""
+        """``COPY 1; alt; JUMP end; <pops>; COPY 1; alt; JUMP end; <pops>; POP_TOP; JUMP fail; end:``.
+
+        When the code after the OR is a small exit block (``... return``), 3.10 and
+        3.12+ copy it into every alternative instead of jumping: each alternative
+        then ends in an identical copy followed by its failure pops.  The walk goes
+        on in the first copy; :attr:`inlined` tells the case where that copy ends
+        and which code (the other alternatives) nobody walks.
+        """
         ins = self.ins
         x = stack[-1]
         h0 = len(stack)
         alts: list[tuple[Slot, list]] = []
         p = pos
         end = None
+        copies: list[tuple[int, int]] = []  # inlined exit copies [start, stop)
         while True:
             if not (ins[p].op == "COPY" and ins[p].argval == 1):
                 return None
@@ -460,65 +469,116 @@ class PatternReader:
             st = stack[:-1] + [x, view]
             alt_fails: list[Fail] = []
             try:
-                q = self._run_to_jump(p + 1, st, h0, alt_fails)
+                q, how = self._run_alternative(p + 1, st, h0, alt_fails)
             except NoMatch:
                 return None
-            j = ins[q]
-            if end is None:
-                end = j.target
-            if j.target != end or end <= q:
-                return None
+            if how == "jump":
+                if copies:
+                    return None
+                j = ins[q]
+                if end is None:
+                    end = j.target
+                if j.target != end or end <= q:
+                    return None
+                chain = q + 1
+            else:
+                if end is not None:
+                    return None
+                t = q
+                while t < self.n and ins[t].op not in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE"):
+                    if ins[t].target is not None or t - q > 8:
+                        return None
+                    t += 1
+                if t >= self.n:
+                    return None
+                copies.append((q, t + 1))
+                chain = t + 1
             alts.append((view, st[h0:]))
             # the alternative's failure pops, then the next alternative or the OR's failure
-            k = q + 1
-            while k < self.n and ins[k].op == "POP_TOP":
+            k = chain
+            while k < self.n and ins[k].op == "POP_TOP" and not _fails_land(alt_fails, chain, k, h0, ins):
                 k += 1
-            if k >= self.n:
-                return None
-            if ins[k].op == "COPY" and ins[k].argval == 1:
-                if not _fails_land(alt_fails, q + 1, k, h0, ins):
-                    return None
+            if k < self.n and ins[k].op == "COPY" and ins[k].argval == 1 and _fails_land(alt_fails, chain, k, h0, ins):
                 p = k
                 continue
-            if ins[k].op == "JUMP" and k > q + 1 and ins[k].target is not None:
-                # the last POP_TOP pops the OR's subject
-                if not _fails_land(alt_fails, q + 1, k, h0 - 1, ins):
+            # the last alternative: its pops include the OR's subject
+            k = chain
+            while k < self.n and ins[k].op == "POP_TOP" and not _fails_land(alt_fails, chain, k, h0 - 1, ins):
+                k += 1
+            if k >= self.n or not _fails_land(alt_fails, chain, k, h0 - 1, ins) or k == chain:
+                return None
+            if how == "jump":
+                if not (ins[k].op == "JUMP" and ins[k].target is not None and end == k + 1):
                     return None
                 or_fail = Fail(k, ins[k].target, h0 - 1)
-                if end != k + 1:
-                    return None
-                break
-            return None
+            else:
+                target = ins[k].target if ins[k].op == "JUMP" and ins[k].target is not None else k
+                or_fail = Fail(k, target, h0 - 1)
+                skip_to = k + 1 if ins[k].op == "JUMP" else k
+            break
         if len(alts) < 2:
             return None
         widths = {len(extra) for _, extra in alts}
         if len(widths) != 1:
             return None
+        if copies:
+            first = copies[0]
+            if any(not self._same_code(first, c) for c in copies[1:]):
+                return None
         fails.append(or_fail)
         x_slot = x
         x_slot.require("or")
         x_slot.alts = [view for view, _ in alts]
         width = widths.pop()
         stack[:] = stack[:h0] + [Joined([extra[w] for _, extra in alts]) for w in range(width)]
+        if copies:
+            self.inlined = (copies[0][1], skip_to)
+            return copies[0][0]
         return end
 
-    def _run_to_jump(self, pos: int, stack: list, h0: int, fails: list) -> int:
+    def _same_code(self, a: tuple[int, int], b: tuple[int, int]) -> bool:
+        if a[1] - a[0] != b[1] - b[0]:
+            return False
+        for d in range(a[1] - a[0]):
+            x, y = self.ins[a[0] + d], self.ins[b[0] + d]
+            if x.op != y.op or repr(x.argval) != repr(y.argval) or x.target is not None:
+                return False
+        return True
+
+    def _run_alternative(self, pos: int, stack: list, h0: int, fails: list) -> tuple[int, str]:
+        """Run one alternative: to its ``JUMP`` to the OR's end ("jump"), or to the
+        first instruction that touches the OR's subject, the start of an inlined
+        copy of the code after the OR ("inlined")."""
         x = stack[h0 - 1]
         while True:
             if pos >= self.n:
                 raise NoMatch("alternative runs off the end")
             i = self.ins[pos]
             if i.op == "JUMP":
-                return pos
+                return pos, "jump"
             if i.op == "COPY" and i.argval == 1 and stack and isinstance(stack[-1], Slot):
                 end = self._or(pos, stack, fails)
                 if end is not None:
                     pos = end
                     continue
+            if len(stack) - _reach(i) < h0:
+                return pos, "inlined"
             self.step(i, stack, fails)
             pos += 1
             if len(stack) < h0 or stack[h0 - 1] is not x:
                 raise NoMatch("alternative pops the OR's subject")
+
+
+def _reach(i: Instr) -> int:
+    """How deep into the stack an instruction reaches (pops or rearranges)."""
+    op = i.op
+    if op in ("POP_TOP",) or op in STORES:
+        return 1
+    if op in ("SWAP", "COPY"):
+        return i.argval
+    if op in ("ROT_THREE", "ROT_FOUR", "ROT_N"):
+        return {"ROT_THREE": 3, "ROT_FOUR": 4}.get(op, i.arg)
+    return 0
 
 
 def _fails_land(fails: list[Fail], lo: int, hi: int, keep: int, ins: list[Instr]) -> bool:
@@ -624,6 +684,8 @@ class Case:
     next: int | None  # where the next case starts
     guard: ast.expr | None = None
     skip: tuple | None = None  # code the statement owns but nobody walks
+    body_end: int | None = None  # the body ends before the failure clean-up
+    extra_skip: int | None = None  # ... and the code up to here is skipped too
 
 
 class PatternOps:
@@ -639,18 +701,27 @@ class PatternOps:
             return False
         if len(stack) != self.cur_base + 1 or not isinstance(stack[-1], ast.expr):
             return False
+        # parsing is a trial: it must leave no trace when it is not a match
+        chains = dict(self.assign_chains)
         try:
             self._pending_match = (i, self._parse_match(i, stack))
         except NoMatch:
+            self.assign_chains.clear()
+            self.assign_chains.update(chains)
             return False
         return True
+
+    def _subject_copy(self, k: int) -> bool:
+        """COPY 1 of a match subject is followed by a pattern test, never a store."""
+        nxt = self.ins[k + 1].op if k + 1 < self.n else ""
+        return not nxt.startswith("STORE_") and nxt not in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE")
 
     def _find_match_candidates(self) -> set[int]:
         ins = self.ins
         has_match_ops = any(x.op.startswith("MATCH_") for x in ins)
         out = set()
         for x in ins:
-            if x.op == "COPY" and x.argval == 1:
+            if x.op == "COPY" and x.argval == 1 and self._subject_copy(x.index):
                 out.add(x.index)
             elif has_match_ops and x.op in ("MATCH_SEQUENCE", "MATCH_MAPPING"):
                 out.add(x.index)
@@ -748,7 +819,9 @@ class PatternOps:
         st: list = [subject, subject] if copy else [subject]
         base = 1 if copy else 0
         fails: list[Fail] = []
+        reader.inlined = None
         q = reader.run(pos + 1 if copy else pos, st, base, fails)
+        inlined = reader.inlined
         pattern = build_pattern(subject)
         guard = None
         if copy:
@@ -777,9 +850,15 @@ class PatternOps:
             # the last case's guard: a test whose failure goes where the pattern's does
             # (an `if` opening the body would jump to the end of the statement instead)
             cond = self.try_condition_at(body, stack[:-1])
-            if cond is not None and cond[2] == nxt and cond[1] <= chain:
+            limit = inlined[0] if inlined else chain
+            if cond is not None and cond[2] == nxt and cond[1] <= limit:
                 guard, body = cond[0], cond[1]
-        return Case(pattern, copy, pos, body, chain, nxt, guard)
+        case = Case(pattern, copy, pos, body, chain, nxt, guard)
+        if inlined is not None:
+            if not body <= inlined[0] <= inlined[1] <= (chain if chain is not None else inlined[1]):
+                raise NoMatch("inlined OR end outside its case")
+            case.body_end, case.extra_skip = inlined
+        return case
 
     def _guard(self, q: int, stack: list, fails: list) -> tuple[ast.expr, int]:
         cond = self.try_condition_at(q, stack)
@@ -829,7 +908,7 @@ class PatternOps:
         branch_exits = frozenset({end, stop_at}) | inherited
         out_cases = []
         for c in cases:
-            b_end = c.chain if c.chain is not None else stop_at
+            b_end = c.body_end or (c.chain if c.chain is not None else stop_at)
             body, st = self.walk(c.body, b_end, list(stack), branch_exits)
             if len(st) != len(stack):
                 raise self.fail("case body changes the stack", ins[c.body])
@@ -847,5 +926,8 @@ class PatternOps:
             lo, hi = c.skip or (c.chain or c.body, c.next or c.body)
             for k in range(lo, hi):
                 self.reachable[k] = False
+            if c.body_end is not None:
+                for k in range(c.body_end, c.extra_skip):
+                    self.reachable[k] = False
         self.emit(ast.Match(subject=subject, cases=out_cases))
         return stop if end >= stop else end
