@@ -496,14 +496,27 @@ class PatternReader:
             alts.append((view, st[h0:]))
             # the alternative's failure pops, then the next alternative or the OR's failure
             k = chain
-            while k < self.n and ins[k].op == "POP_TOP" and not _fails_land(alt_fails, chain, k, h0, ins):
+            while (
+                k < self.n
+                and ins[k].op == "POP_TOP"
+                and not _fails_land(alt_fails, chain, k, h0, ins)
+            ):
                 k += 1
-            if k < self.n and ins[k].op == "COPY" and ins[k].argval == 1 and _fails_land(alt_fails, chain, k, h0, ins):
+            if (
+                k < self.n
+                and ins[k].op == "COPY"
+                and ins[k].argval == 1
+                and _fails_land(alt_fails, chain, k, h0, ins)
+            ):
                 p = k
                 continue
             # the last alternative: its pops include the OR's subject
             k = chain
-            while k < self.n and ins[k].op == "POP_TOP" and not _fails_land(alt_fails, chain, k, h0 - 1, ins):
+            while (
+                k < self.n
+                and ins[k].op == "POP_TOP"
+                and not _fails_land(alt_fails, chain, k, h0 - 1, ins)
+            ):
                 k += 1
             if k >= self.n or not _fails_land(alt_fails, chain, k, h0 - 1, ins) or k == chain:
                 return None
