@@ -278,6 +278,8 @@ class ProgramGenerator:
             options += ["with"]
         if "generators" in self.features:
             options += ["yield"]
+        if "classes" in self.features and depth < 2:
+            options += ["classdef"]
         kind = self.pick(options)
         d = depth + 1
         if kind == "assign":
@@ -387,6 +389,8 @@ class ProgramGenerator:
                 self.target() if self.chance(0.5) else None,
             )
             return ast.With([item], self.block(d))
+        if kind == "classdef":
+            return self.classdef(d)
         if kind == "yield":
             fr.kind = "generator"
             return ast.Expr(ast.Yield(self.expr()))
@@ -399,6 +403,28 @@ class ProgramGenerator:
         name = self.target().id
         return ast.Name(name, ast.Del())
 
+    def classdef(self, depth):
+        """A class with attributes and methods (one may call super()); bound in the scope."""
+        name = self.fresh("C")
+        outer = self.frame
+        frame = Frame([], kind="class")
+        self.frames.append(frame)
+        body = []
+        for _ in range(self.rng.randint(0, 2)):
+            body.append(ast.Assign([self.target()], self.expr(1)))
+        for _ in range(self.rng.randint(1, 2)):
+            method = self.funcdef(depth + 1, nested=True)
+            method.args.args.insert(0, ast.arg("self"))
+            if self.chance(0.4):
+                call = ast.Call(ast.Name("super", ast.Load()), [], [])
+                attr = ast.Attribute(call, "__init__", ast.Load())
+                method.body.insert(0, ast.Expr(ast.Call(attr, [], [])))
+            body.append(method)
+        self.frames.pop()
+        bases = [ast.Name("object", ast.Load())] if self.chance(0.5) else []
+        outer.assigned.add(name)
+        return ast.ClassDef(name, bases, [], body, [])
+
     def funcdef(self, depth, nested=False):
         name = self.fresh("f")
         params = (
@@ -408,7 +434,7 @@ class ProgramGenerator:
         frame = Frame(params)
         self.frames.append(frame)
         body = []
-        if nested and outer is not None and self.chance(0.5):
+        if nested and outer is not None and outer.kind != "class" and self.chance(0.5):
             candidates = sorted(
                 n for n in outer.assigned | set(outer.params) if n not in outer.declared
             )
@@ -629,7 +655,7 @@ FEATURE_SETS = [
     ("core", frozenset()),
     ("core", frozenset()),
     ("exceptions+with", frozenset({"exceptions", "with"})),
-    ("generators", frozenset({"generators"})),
+    ("generators+classes", frozenset({"generators", "classes"})),
 ]
 
 
