@@ -42,7 +42,6 @@ CONSTRUCT_OF = _harness.CONSTRUCT_OF
 # --------------------------------------------------------------------------- reporting
 
 _OUTCOMES: dict = {}
-CONSTRUCT_OF: dict = {}  # parametrize id -> construct class, filled by the test modules
 
 
 def pytest_runtest_logreport(report):
@@ -67,20 +66,27 @@ def pytest_terminal_summary(terminalreporter):
         return
     tr = terminalreporter
     ver = f"{sys.version_info.major}.{sys.version_info.minor}"
-    tr.section(f"pellucid constructs (Python {ver})")
+    tr.section(f"pellucid constructs (Python {ver}): tests per construct class")
     kinds = ("passed", "failed", "xfailed", "skipped")
-    tr.write_line(f"{'construct':<16} {'test':<28} " + " ".join(f"{k:>8}" for k in kinds))
+    by_construct: dict = {}
     rows = []
     for (construct, func), counts in sorted(_OUTCOMES.items()):
-        tr.write_line(
-            f"{construct:<16} {func:<28} " + " ".join(f"{counts.get(k, 0):>8}" for k in kinds)
-        )
-        rows.append({"construct": construct, "test": func, **{k: counts.get(k, 0) for k in kinds}})
-    by_construct: dict = {}
-    for (construct, _), counts in _OUTCOMES.items():
         agg = by_construct.setdefault(construct, {})
         for k, v in counts.items():
             agg[k] = agg.get(k, 0) + v
+        rows.append({"construct": construct, "test": func, **{k: counts.get(k, 0) for k in kinds}})
+    tr.write_line(f"{'construct':<16} " + " ".join(f"{k:>8}" for k in kinds) + "  failing tests")
+    for construct, agg in sorted(by_construct.items()):
+        failing = sorted(
+            f"{func}:{c['failed']}"
+            for (cons, func), c in _OUTCOMES.items()
+            if cons == construct and c.get("failed")
+        )
+        tr.write_line(
+            f"{construct:<16} "
+            + " ".join(f"{agg.get(k, 0):>8}" for k in kinds)
+            + ("  " + ", ".join(failing) if failing else "")
+        )
     for construct in sorted(NOT_YET):
         agg = by_construct.get(construct)
         if agg and agg.get("passed") and not agg.get("xfailed"):
