@@ -8,13 +8,16 @@ it by the opcodes it contains, and for each one: decompiles it (``DecompilationE
 *no-compile*), and compares normalized bytecode (*exact* or *mismatch*). Any other exception is a
 *crash* and is listed: crashes are bugs. Each module's code object is also decompiled whole.
 
-The peer, ``depyf`` (PyPI 0.20.0, in its own venv ``.venv-depyf``), runs on the same corpus in
-the same run, checked by the same verify module.
+The peer, ``depyf`` (PyPI 0.20.0, in its own venvs ``.venv-depyf`` for 3.11 and
+``.venv-depyf-3.X`` for the others, created on first use; it does not need torch), runs on the
+same corpus in the same run, checked by the same verify module. A code object that keeps a
+decompiler busy for more than ``--function-timeout`` seconds counts as a crash.
 
 Usage::
 
     python benchmarks/roundtrip.py [--versions 3.11,3.12] [--json out.json]
                                    [--show-mismatches N] [--limit N] [--no-depyf]
+                                   [--depyf-versions 3.11]
 
 The worker runs under Python 3.9, so this file avoids newer syntax.
 """
@@ -317,13 +320,6 @@ def worker(args: argparse.Namespace) -> int:
         found = module_source(name)
         if found is not None:
             sources.append((name, found[0], found[1]))
-    # CPython's own compile() of the same sources: best of 3
-    compile_time = float("inf")
-    for _ in range(3):
-        t0 = time.perf_counter()
-        for _name, path, text in sources:
-            compile(text, path, "exec")
-        compile_time = min(compile_time, time.perf_counter() - t0)
     emit(
         {
             "kind": "header",
@@ -331,14 +327,18 @@ def worker(args: argparse.Namespace) -> int:
             "tool_version": tool_version,
             "python": sys.version.split()[0],
             "modules": [name for name, _, _ in sources],
-            "compile_time": compile_time,
         }
     )
     left = args.limit if args.limit else None
     for name, path, text in sources:
         if left is not None and left <= 0:
             break
-        module_code = compile(text, path, "exec")
+        # CPython's own compile() of the same source: best of 3
+        compile_time = float("inf")
+        for _ in range(3):
+            t0 = time.perf_counter()
+            module_code = compile(text, path, "exec")
+            compile_time = min(compile_time, time.perf_counter() - t0)
         timings = [0.0, 0.0]
         rows = []
         for qualname, code in walk_code(module_code):
@@ -363,6 +363,7 @@ def worker(args: argparse.Namespace) -> int:
                 "module": name,
                 "functions": rows,
                 "module_row": mod_record,
+                "compile_time": compile_time,
                 "decompile_time": timings[0],
                 "verify_time": timings[1],
                 "module_decompile_time": mod_timings[0],
@@ -498,7 +499,7 @@ def aggregate(lines: list[dict], status: str, wall: float) -> dict:
         "tool_version": header.get("tool_version"),
         "python": header.get("python"),
         "modules": [mod["module"] for mod in modules],
-        "compile_time": header.get("compile_time"),
+        "compile_time": sum(mod["compile_time"] for mod in modules),
         "functions": functions,
         "decompile_time": decompile_time,
         "verify_time": verify_time,
@@ -621,7 +622,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, default=0, help="code objects per version")
     parser.add_argument("--no-depyf", action="store_true", help="skip the peer")
     parser.add_argument(
-        "--depyf-versions", default="3.11", help="versions to run depyf on (default: 3.11)"
+        "--depyf-versions",
+        default="all",
+        help="versions to run depyf on, e.g. 3.11 (default: every version run; depyf is"
+        " pure Python and installs on 3.9-3.13; about 3 minutes per version)",
     )
     parser.add_argument("--timeout", type=float, default=3600.0, help="per worker, seconds")
     parser.add_argument(
@@ -641,7 +645,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"[roundtrip] {msg}", file=sys.stderr, flush=True)
 
     versions = args.versions.split(",") if args.versions else VERSIONS
-    depyf_versions = set() if args.no_depyf else set(args.depyf_versions.split(","))
+    if args.no_depyf:
+        depyf_versions = set()
+    elif args.depyf_versions == "all":
+        depyf_versions = set(versions)
+    else:
+        depyf_versions = set(args.depyf_versions.split(","))
     results: dict[str, dict] = {}
     for version in versions:
         python = pyenv_python(version)
