@@ -245,6 +245,8 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         saved_stack, self.cur_stack = self.cur_stack, stack
         i = start
         stmt_start = start  # where the statement being evaluated began
+        if until_cond:
+            trial_state = (dict(self.assign_chains), self.parallel, self.pending_kwnames)
         try:
             while i < stop:
                 if not self.reachable[i]:
@@ -312,6 +314,10 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             if until_cond:
                 raise self.fail("condition does not end in a jump", self.ins[min(i, self.n - 1)])
             return self.block, stack
+        except DecompilationError:
+            if until_cond:  # a failed trial leaves no pending state behind
+                self.assign_chains, self.parallel, self.pending_kwnames = trial_state
+            raise
         finally:
             self.block = saved
             self.cur_base = saved_base
