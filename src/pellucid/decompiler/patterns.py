@@ -699,6 +699,7 @@ class Case:
     skip: tuple | None = None  # code the statement owns but nobody walks
     body_end: int | None = None  # the body ends before the failure clean-up
     extra_skip: int | None = None  # ... and the code up to here is skipped too
+    guard_start: int | None = None  # last case: where a guard read from the body starts
 
 
 class PatternOps:
@@ -865,8 +866,11 @@ class PatternOps:
             cond = self.try_condition_at(body, stack[:-1])
             limit = inlined[0] if inlined else chain
             if cond is not None and cond[2] == nxt and cond[1] <= limit:
+                guard_start = body
                 guard, body = cond[0], cond[1]
         case = Case(pattern, copy, pos, body, chain, nxt, guard)
+        if guard is not None and not copy:
+            case.guard_start = guard_start
         if inlined is not None:
             if not body <= inlined[0] <= inlined[1] <= (chain if chain is not None else inlined[1]):
                 raise NoMatch("inlined OR end outside its case")
@@ -917,6 +921,14 @@ class PatternOps:
         if end > stop and end not in exits:
             raise self.fail("match continues past its enclosing block", ins[i])
         stop_at = min(end, stop)
+        for c in cases:
+            b_end = c.body_end or c.chain
+            if c.guard_start is not None and c.next == end and ins[b_end - 1].op == "JUMP":
+                # no default case: a guard and an `if` opening a body that ends by
+                # jumping to the end of the statement both fail to that end; it is
+                # the `if` that compiles the same way (locations, exception table).
+                # A body ending in return/raise has no final jump after a guard.
+                c.body, c.guard = c.guard_start, None
         inherited = exits if (end >= stop or end in exits) else frozenset()
         branch_exits = frozenset({end, stop_at}) | inherited
         out_cases = []
