@@ -120,6 +120,8 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         augmented assignment, walrus, chained comparison, and/or."""
         if not isinstance(value, ast.expr) or isinstance(value, (ast.Name, ast.Constant)):
             return True
+        if isinstance(value, _MUTABLE_DISPLAYS):
+            return False  # one list object used twice must not become two lists
         nxt = self.ins[ins.index + 1].op if ins.index + 1 < self.n else ""
         if nxt in self._COPY_IDIOM_NEXT:
             return True
@@ -1201,13 +1203,17 @@ _UNSUPPORTED = {
 }
 
 
+_MUTABLE_DISPLAYS = (ast.List, ast.Set, ast.Dict, ast.ListComp, ast.SetComp, ast.DictComp)
+
+
 def _pure(e: ast.expr, stable: set[str]) -> bool:
-    """An expression whose value cannot depend on when it is evaluated."""
+    """An expression whose value cannot depend on when it is evaluated
+    (mutable displays are excluded: their identity matters)."""
     if isinstance(e, ast.Constant):
         return True
     if isinstance(e, ast.Name):
         return getattr(e, "is_spill", False) or e.id in stable
-    if isinstance(e, (ast.List, ast.Tuple, ast.Set)):
+    if isinstance(e, ast.Tuple):
         return all(_pure(x, stable) for x in e.elts)
     return False
 
