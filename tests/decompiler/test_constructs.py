@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import os
 import sys
 
 import pytest
@@ -106,6 +107,8 @@ def test_signature(sample):
 @params
 def test_fixpoint(sample):
     """Decompiling the recompiled function gives the same text again (deterministic output)."""
+    if os.environ.get("PELLUCID_SAMPLES_SELFTEST"):
+        pytest.skip("the selftest stand-in reads sources from files: no fixpoint")
     if decompile_cached(sample.id, sample.func, True)[0] != "ok":
         pytest.skip("decompile(verify=True) fails: see test_verified")
     src = _source(sample, verify=True)

@@ -35,6 +35,7 @@ SAMPLE_MODULES: list[tuple[str, tuple[int, int]]] = [
     ("control", (3, 9)),
     ("loops", (3, 9)),
     ("tricky", (3, 9)),
+    ("stress", (3, 9)),
     ("comprehensions", (3, 9)),
     ("signatures", (3, 9)),
     # issue 3: exceptions and context managers
