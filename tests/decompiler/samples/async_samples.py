@@ -252,3 +252,15 @@ async def async_await_in_comprehension_condition_and_ternary(n):
     vals = [x for x in range(n) if await add_later(x, 0)]
     pick = (await add_later(n, 1)) if n else (await add_later(0, 0))
     return vals, pick
+
+
+@cases((1,),)
+async def async_without_await(n):
+    return n + 1
+
+
+@cases((2,),)
+async def async_generator_dead_yield(n):
+    if False:
+        yield  # unreachable
+    await pause(n)

@@ -246,3 +246,19 @@ def gen_yield_as_call_argument(n):
 def gen_lambda_generator(n):
     g = lambda: (yield n)  # noqa: E731
     return list(g())
+
+
+@cases((3,),)
+def gen_dead_yield(n):
+    """A generator only because of a yield the compiler removes: the flag must survive."""
+    if False:
+        yield  # unreachable
+    return n
+
+
+@cases((2,),)
+def gen_yield_in_while_false_else(n):
+    while False:
+        yield "never"  # unreachable
+    else:
+        yield n

@@ -296,3 +296,70 @@ def tr_lambda_default_from_loop(n):
     for i in range(n):
         fs.append(lambda k=i * 2: k)
     return [f() for f in fs]
+
+
+@cases((1,), (0,))
+def tr_debug_constant(x):
+    if __debug__:
+        r = "debug"
+    else:
+        r = "optimized"  # unreachable
+    return r, x
+
+
+@cases((2,),)
+def tr_global_declared_unused(x):
+    global UNUSED_GLOBAL  # noqa: F824
+    return x
+
+
+@cases((3,),)
+def tr_nonlocal_read_only(n):
+    total = n
+
+    def get():
+        nonlocal total
+        return total * 2
+
+    return get()
+
+
+@cases((3,),)
+def tr_delete_and_reassign_cell(n):
+    v = n
+
+    def get():
+        return v
+
+    first = get()
+    del v
+    try_ = "gap"
+    v = n * 10
+    return first, try_, get()
+
+
+@cases((4,),)
+def tr_closure_over_reassigned_param(n):
+    fs = []
+    while n > 0:
+        fs.append(lambda: n)
+        n -= 1
+    return [f() for f in fs], n
+
+
+@cases(("a", 2),)
+def tr_keywords_named_like_builtins(s, n):
+    def f(list=None, dict=None, str=None, **kw):
+        return list, dict, str, sorted(kw)
+
+    return f(list=s, dict=n, str=[s], type=1, id=2)
+
+
+@cases((3,),)
+def tr_walrus_into_cell_from_comprehension(n):
+    def reader():
+        return last
+
+    last = None
+    values = [last := i * 2 for i in range(n)]
+    return values, reader()
