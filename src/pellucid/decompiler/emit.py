@@ -18,7 +18,7 @@ from pellucid.decompiler.classes import (
     store_class,
 )
 from pellucid.decompiler.evaluate import const, name
-from pellucid.decompiler.generators import is_async_code
+from pellucid.decompiler.generators import finish_generator_body, is_async_code
 from pellucid.decompiler.instructions import Instr
 from pellucid.decompiler.structure import Walker, _negate
 
@@ -427,7 +427,7 @@ def function_def(
     node = (ast.AsyncFunctionDef if is_async_code(code) else ast.FunctionDef)(
         name=code.co_name,
         args=arguments(code, defaults, kwdefaults, annotations),
-        body=function_body(code),
+        body=finish_generator_body(code, function_body(code)),
         decorator_list=list(decorators),
         returns=annotations.get("return"),
         type_comment=None,

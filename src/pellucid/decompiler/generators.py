@@ -333,3 +333,57 @@ class GeneratorOps:
                 stack.append(ast.Await(value=v.value))
         else:
             raise self.fail("yield from without an iterator or awaitable", ins)
+
+
+# ---------------------------------------------------------------------------- bodies
+_SCOPES = (
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.Lambda,
+    ast.ClassDef,
+    ast.GeneratorExp,
+    ast.ListComp,
+    ast.SetComp,
+    ast.DictComp,
+)
+
+
+def _own_nodes(body: list[ast.stmt]):
+    """The nodes of a function body, not those of the scopes nested in it."""
+    work: list[ast.AST] = list(body)
+    while work:
+        node = work.pop()
+        yield node
+        for child in ast.iter_child_nodes(node):
+            if not isinstance(child, _SCOPES):
+                work.append(child)
+
+
+def finish_generator_body(code: Any, body: list[ast.stmt]) -> list[ast.stmt]:
+    """Make a generator's body say it is one.
+
+    A ``yield`` the compiler removed as dead code (``return x; yield``) still made
+    the function a generator: when none is left, ``if False: yield`` (which
+    compiles to nothing) keeps the flag.  In an async generator ``return None``
+    is a syntax error where ``return`` is not, and both compile alike.
+    """
+    flags = code.co_flags
+    if not flags & (CO_GENERATOR | CO_ASYNC_GENERATOR):
+        return body
+    has_yield = False
+    for node in _own_nodes(body):
+        if isinstance(node, (ast.Yield, ast.YieldFrom)):
+            has_yield = True
+        if (
+            flags & CO_ASYNC_GENERATOR
+            and isinstance(node, ast.Return)
+            and isinstance(node.value, ast.Constant)
+            and node.value.value is None
+        ):
+            node.value = None
+    if not has_yield:
+        dead = ast.If(
+            test=ast.Constant(value=False), body=[ast.Expr(value=ast.Yield(value=None))], orelse=[]
+        )
+        body = [s for s in body if not isinstance(s, ast.Pass)] + [dead]
+    return body
