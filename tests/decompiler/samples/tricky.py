@@ -363,3 +363,22 @@ def tr_walrus_into_cell_from_comprehension(n):
     last = None
     values = [last := i * 2 for i in range(n)]
     return values, reader()
+
+
+@cases((1,),)
+def tr_dead_code_keeps_local(x):
+    """`if 0:` code is dropped by the compiler, but `y` stays a local: UnboundLocalError."""
+    if 0:
+        y = x  # unreachable
+    return y  # noqa: F821
+
+
+@cases((1,),)
+def tr_dead_code_keeps_cell(x):
+    if 0:
+        z = x  # unreachable
+
+    def inner():
+        return z  # noqa: F821
+
+    return inner()
