@@ -264,3 +264,27 @@ async def async_generator_dead_yield(n):
     if False:
         yield  # unreachable
     await pause(n)
+
+
+@cases((2,),)
+async def async_await_in_fstring_and_call_args(n):
+    s = f"{await add_later(n, 1)}-{await add_later(n, 2)!r:>4}"
+    return s, max(await add_later(n, 0), await add_later(1, 1), key=abs)
+
+
+@cases((3,),)
+async def async_nested_async_def_with_closure(n):
+    acc = []
+
+    async def push(v):
+        await pause(v)
+        acc.append(v)
+
+    async def run():
+        for i in range(n):
+            await push(i)
+        async for v in AIter([10, 20]):
+            await push(v)
+
+    await run()
+    return acc

@@ -307,3 +307,31 @@ def match_in_while_with_continue(n):
                 if i > 3:
                     break
     return out
+
+
+@cases(*SUBJECTS)
+def match_capture_into_cell_and_walrus_subject(x):
+    match (y := x):
+        case [a, *rest]:
+            get = lambda: (a, rest)  # noqa: E731
+            return get(), y
+        case {"k": v} if (w := v) is not None:
+            return (lambda: w)(), y
+        case _:
+            return None, y
+
+
+@cases(*SUBJECTS)
+def match_value_pattern_from_module_attr(x):
+    import enum
+
+    class E(enum.Enum):
+        ONE = 1
+        TWO = 2
+
+    match x:
+        case E.ONE.value:
+            return "E.ONE"
+        case Color.BLUE:
+            return "blue"
+    return "neither"
