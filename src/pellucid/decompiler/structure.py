@@ -456,6 +456,16 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             )
         finally:
             self.loops.pop()
+        if (
+            len(st) == len(stack) - 1
+            and self.ins[body_end - 1].op == "POP_TOP"
+            and not any(v is iterator for v in st)
+            and not _ends_in_jump(body)
+        ):
+            # `break` as the body's last statement: pop the iterator and fall
+            # into the loop's exit, which directly follows
+            body = body + [ast.Break()]
+            st = st + [iterator]
         if len(st) != len(stack) or st[-1] is not iterator:
             raise self.fail("for body changes the stack", ins)
         if loop.target is None:
