@@ -1,8 +1,9 @@
 """How long the report takes, next to PyTorch's tlparse, and what `pellucid run` adds to a run.
 
-1. Dumps the torch.compile test workloads (tests/report/make_dumps.py, one process) with
-   TORCH_TRACE on, then times ``build_report`` per dump with graphviz ``dot`` and with the built-in
-   layout, and ``tlparse`` on the same run's trace (the peer: PyTorch's own HTML report).
+1. Dumps the torch.compile test workloads (tests/report/make_dumps.py, one process each) with
+   TORCH_TRACE on, then times ``build_report`` per dump (default graph drawing, built-in layout
+   only, and without Pygments), and ``tlparse`` on the same run's trace (the peer: PyTorch's own
+   HTML report).
 2. Times ``python examples/toy.py`` against ``pellucid run examples/toy.py`` and
    ``pellucid run --report examples/toy.py`` in fresh processes (median of N).
 
@@ -26,7 +27,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SRC = os.path.join(ROOT, "src")
 sys.path.insert(0, SRC)
 
-DEFAULT_WORKLOADS = "readme,graph_breaks,dynamic_auto,mlp_backward:aot_eager,method:inductor,bert"
+DEFAULT_WORKLOADS = (
+    "readme,graph_breaks,dynamic_auto,mlp_backward:aot_eager,method:inductor,bert:aot_eager,gpt2"
+)
 
 
 def env(**extra: str) -> dict[str, str]:
@@ -69,8 +72,13 @@ def report_table(work: str, workloads: list[str], repeat: int) -> None:
         f"report build time per dump (median of {repeat}); tlparse on the same run's TORCH_TRACE log"
     )
     print(
+        "auto: graphviz dot for pictures up to 120 nodes"
+        + (" (dot installed)" if dot_path() else " (dot NOT installed: built-in)")
+        + ", built-in layout above; builtin: built-in layout only; no pygments: and plain text"
+    )
+    print(
         f"{'workload':<14} {'pages':>5} {'files':>5} {'graph nodes':>11} "
-        f"{'dot':>9} {'builtin':>9} {'no pygments':>11} {'tlparse':>9}"
+        f"{'auto':>9} {'builtin':>9} {'no pygments':>11} {'tlparse':>9}"
     )
     for spec in workloads:
         name = spec.split(":")[0]
@@ -79,7 +87,7 @@ def report_table(work: str, workloads: list[str], repeat: int) -> None:
             print(f"{name:<14} (no dump)")
             continue
         out = os.path.join(work, name + "-out")
-        t_dot = timed(partial(build_report, dump, out, "dot"), repeat) if dot_path() else None
+        t_auto = timed(partial(build_report, dump, out, "auto"), repeat)
         t_builtin = timed(partial(build_report, dump, out, "builtin"), repeat)
         t_plain = timed(partial(build_report, dump, out, "builtin", False), repeat)
         pages = len(glob.glob(os.path.join(out, "*.html")))
@@ -102,7 +110,7 @@ def report_table(work: str, workloads: list[str], repeat: int) -> None:
             return "—" if t is None else f"{t * 1000:.0f} ms"
 
         print(
-            f"{name:<14} {pages:>5} {files:>5} {nodes:>11} {fmt(t_dot):>9} {fmt(t_builtin):>9} "
+            f"{name:<14} {pages:>5} {files:>5} {nodes:>11} {fmt(t_auto):>9} {fmt(t_builtin):>9} "
             f"{fmt(t_plain):>11} {fmt(t_tl):>9}"
         )
 
