@@ -26,13 +26,15 @@ from samples._harness import *  # noqa: E402,F401,F403 - kept importable from he
 NOT_YET = {
     "exceptions",
     "with",
-    "generators",
-    "async",
-    "match",
-    "classes",
-    "modules",
+    "async",  # 3.12+: a sample blocked by try/finally with an early return (structure)
+    "match",  # a break whose return the compiler inlined (structure, as for plain loops)
+    "modules",  # 3.12: a module-level if/else of two calls read as a conditional expression
     "type_params",
 }
+if sys.version_info < (3, 11):
+    # generators and classes are done; on 3.9/3.10 some of their samples still stop
+    # at try/except/with (SETUP_FINALLY), which belongs to "exceptions"/"with"
+    NOT_YET |= {"generators", "classes"}
 
 assert not (NOT_YET & CORE_CONSTRUCTS), "issue-2 constructs must never be xfailed"
 _harness.configure(NOT_YET)
