@@ -39,6 +39,7 @@ import json, os, sys, time, warnings
 sys.path.insert(0, {workloads_dir!r})
 warnings.simplefilter("ignore")
 import torch
+torch.set_num_threads(1)  # one intra-op thread: stable timings on a shared 2-core machine
 import workloads
 mode, name, backend, dump = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
 w = workloads.WORKLOADS[name]
@@ -100,6 +101,7 @@ def _child_env(cache_dir: str) -> dict[str, str]:
         TORCHINDUCTOR_CACHE_DIR=cache_dir,
         TORCH_COMPILE_DISABLE_CACHES="1",
         PYTHONWARNINGS="ignore",
+        OMP_NUM_THREADS="1",
     )
     return env
 
@@ -151,7 +153,10 @@ def main() -> None:
     cases = [(w, b) for b in args.backends.split(",") for w in args.workloads.split(",")]
     cases += [(w, "inductor") for w in args.inductor_workloads.split(",") if w]
     print(f"python {sys.version.split()[0]}; depyf from {depyf_py or 'n/a (not installed)'}")
-    print(f"{args.repeat} fresh processes per cell, medians; Inductor caches disabled\n")
+    print(
+        f"{args.repeat} fresh processes per cell, medians; Inductor caches disabled; "
+        f"1 torch thread; load average at start {os.getloadavg()[0]:.1f}\n"
+    )
 
     header = f"{'workload':14s} {'backend':9s} {'plain s':>8s}"
     for m in modes[1:]:
