@@ -11,7 +11,10 @@ compiled, and every code object in them is decompiled:
 * ``decompile(code, verify=True)`` either raises ``DecompilationError`` or returns source that
   verifies -- returning source that does not verify is a failure;
 * top-level functions whose unverified output mismatches are run, original and recompiled, on a
-  few argument sets: a different result, exception or output is *wrong code* (its own test).
+  few argument sets: a different result, exception or output is *wrong code* (its own test);
+* every top-level function *object* (random positional-only / keyword-only / *args / **kwargs
+  parameters, constant defaults, annotations) is decompiled with verify=True and its executed
+  ``def`` must have the original's signature -- a difference is wrong code too.
 
 If ``hypothesmith`` is installed, programs from its grammar strategy are checked the same way.
 
@@ -25,6 +28,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import functools
+import inspect
 import io
 import json
 import os
@@ -414,7 +418,8 @@ class ProgramGenerator:
             body.append(ast.Assign([self.target()], self.expr(1)))
         for _ in range(self.rng.randint(1, 2)):
             method = self.funcdef(depth + 1, nested=True)
-            method.args.args.insert(0, ast.arg("self"))
+            first = method.args.posonlyargs if method.args.posonlyargs else method.args.args
+            first.insert(0, ast.arg("self"))
             if self.chance(0.4):
                 call = ast.Call(ast.Name("super", ast.Load()), [], [])
                 attr = ast.Attribute(call, "__init__", ast.Load())
@@ -430,8 +435,10 @@ class ProgramGenerator:
         params = (
             [self.fresh("p") for _ in range(self.rng.randint(0, 3))] if nested else list(PARAMS)
         )
+        vararg = "va" if self.chance(0.25) else None
+        kwarg = "kw" if self.chance(0.25) else None
         outer = self.frame if self.frames else None
-        frame = Frame(params)
+        frame = Frame(params + [n for n in (vararg, kwarg) if n])
         self.frames.append(frame)
         body = []
         if nested and outer is not None and outer.kind != "class" and self.chance(0.5):
@@ -452,14 +459,45 @@ class ProgramGenerator:
         if not isinstance(body[-1], (ast.Return, ast.Raise)):
             body.append(ast.Return(self.expr()))
         self.frames.pop()
-        ndef = self.rng.randint(0, len(params))
-        args = ast.arguments(
-            posonlyargs=[], args=[ast.arg(p) for p in params], vararg=None, kwonlyargs=[],
-            kw_defaults=[], kwarg=None, defaults=[ast.Constant(self.pick(CONSTANTS)) for _ in range(ndef)],
-        )  # fmt: skip
         if outer is not None:
             outer.assigned.add(name)
-        return ast.FunctionDef(name, args, body, [], None)
+        return ast.FunctionDef(
+            name, self.signature(params, vararg, kwarg), body, [], self.annotation(0.2)
+        )
+
+    def annotation(self, p):
+        if not self.chance(p):
+            return None
+        return self.pick([ast.Name("int", ast.Load()), ast.Constant("str"), ast.Constant(None)])
+
+    def signature(self, params, vararg, kwarg) -> ast.arguments:
+        """Parameters split at random into positional-only / normal / keyword-only, with
+        constant defaults and some annotations."""
+        n = len(params)
+        if self.chance(0.5):
+            cut1 = self.rng.randint(0, n)
+            cut2 = self.rng.randint(cut1, n)
+        else:
+            cut1, cut2 = 0, n
+        posonly, normal, kwonly = params[:cut1], params[cut1:cut2], params[cut2:]
+
+        def arg(name):
+            return ast.arg(name, self.annotation(0.3))
+
+        npos = len(posonly) + len(normal)
+        ndef = self.rng.randint(0, npos)
+        kw_defaults = [
+            ast.Constant(self.pick(CONSTANTS)) if self.chance(0.5) else None for _ in kwonly
+        ]
+        return ast.arguments(
+            posonlyargs=[arg(p) for p in posonly],
+            args=[arg(p) for p in normal],
+            vararg=arg(vararg) if vararg else None,
+            kwonlyargs=[arg(p) for p in kwonly],
+            kw_defaults=kw_defaults,
+            kwarg=arg(kwarg) if kwarg else None,
+            defaults=[ast.Constant(self.pick(CONSTANTS)) for _ in range(ndef)],
+        )
 
     def module(self) -> ast.Module:
         self.frames = [Frame([], kind="module")]
@@ -630,7 +668,50 @@ def check_programs(sources, differential=False):
                 if diff:
                     counts["mismatch, behaviour differs"] += 1
                     wrong.append(f"{label} / {co.co_name}: {diff}\n--- decompiled ---\n{out}")
+        if differential:
+            for name, problem in signature_problems(top):
+                counts["signatures checked"] += 1
+                if problem is None:
+                    continue
+                if problem.startswith("crash"):
+                    counts["failures"] += 1
+                    failures.append(f"{label} / {name}: {problem}\n--- program ---\n{src}")
+                else:
+                    counts["signature differs"] += 1
+                    wrong.append(f"{label} / {name}: {problem}")
     return counts, by_kind, failures, reasons, wrong
+
+
+def signature_problems(top: types.CodeType):
+    """Decompile each top-level function *object* (defaults, annotations, kinds are only there)
+    with verify=True and compare the executed ``def`` with the original's signature."""
+    ns = {"__name__": "random_program"}
+    exec(top, ns)
+    for name, fn in list(ns.items()):
+        if not isinstance(fn, types.FunctionType) or fn.__code__ not in top.co_consts:
+            continue
+        try:
+            with time_limit(20, f"decompile {name}"):
+                src = DECOMPILE(fn, verify=True)
+        except DecompilationError:
+            yield name, None
+            continue
+        except Exception:  # noqa: BLE001
+            yield name, "crash: " + traceback.format_exc()
+            continue
+        g = {"__name__": "random_program", "G": 0}
+        try:
+            exec(compile(src, "<decompiled>", "exec", dont_inherit=True), g)
+            new = g[name]
+        except Exception as exc:  # noqa: BLE001
+            yield name, f"the verified def does not execute: {exc!r}\n{src}"
+            continue
+        got = (str(inspect.signature(new)), repr(new.__defaults__), repr(new.__kwdefaults__))
+        want = (str(inspect.signature(fn)), repr(fn.__defaults__), repr(fn.__kwdefaults__))
+        if got != want:
+            yield name, f"signature {got} != original {want}\n{src}"
+        else:
+            yield name, None
 
 
 def _write_artifact(name: str, payload: dict):
@@ -686,12 +767,14 @@ def random_program_results():
     _report("random ast programs", counts, by_kind, elapsed)
     print(
         f"  mismatches run on sample inputs: {counts['behaviour checked']}, "
-        f"behaviour differs: {counts['mismatch, behaviour differs']}"
+        f"behaviour differs: {counts['mismatch, behaviour differs']}; "
+        f"function signatures checked: {counts['signatures checked']}, "
+        f"differ: {counts['signature differs']}"
     )
     for reason, n in reasons.most_common(8):
         print(f"  {n:5}  {reason}")
     for w in wrong[:3]:
-        print("  WRONG CODE (verify=False output):", w.replace("\n", "\n    "))
+        print("  WRONG CODE:", w.replace("\n", "\n    "))
     _write_artifact(
         "property",
         {
