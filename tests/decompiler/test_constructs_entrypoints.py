@@ -275,3 +275,19 @@ def test_renamed_code_object_and_varnames():
     assert _defines(src, "renamed"), src
     fn = _exec_def(src, "renamed")
     assert fn(5, 1, z=3) == target(5, 1, c=3)
+
+
+def test_decompile_leaves_the_function_alone():
+    def f(a, b=[1], *, c={"k": 1}):  # noqa: B006
+        return a, b, c
+
+    f.attr = "kept"
+    before = (f.__code__, f.__defaults__, f.__kwdefaults__, dict(f.__dict__), f.__qualname__)
+    DECOMPILE(f)
+    try:
+        DECOMPILE(f, verify=True)
+    except DecompilationError:
+        pass
+    after = (f.__code__, f.__defaults__, f.__kwdefaults__, dict(f.__dict__), f.__qualname__)
+    assert before == after
+    assert f(0) == (0, [1], {"k": 1})
