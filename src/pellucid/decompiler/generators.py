@@ -144,6 +144,39 @@ def fold_suspensions(ins: list[Instr], entries: list[Entry]) -> tuple[list[Instr
             k += 1
         return k
 
+    if PY < (3, 11):
+        # BEFORE_ASYNC_WITH; GET_AWAITABLE; YIELD_FROM; SETUP_ASYNC_WITH -> SETUP_WITH, and
+        # the awaits after the __aexit__ calls (CALL_FUNCTION 3 / WITH_EXCEPT_START)
+        for k in range(n):
+            i = ins[k]
+            if k in remove or i.op not in (
+                "BEFORE_ASYNC_WITH",
+                "CALL_FUNCTION",
+                "WITH_EXCEPT_START",
+            ):
+                continue
+            a = kept_after(k)
+            y = kept_after(a)
+            if not (a < n and ins[a].op == "GET_AWAITABLE" and y < n and ins[y].op == "YIELD_FROM"):
+                continue
+            if i.op == "BEFORE_ASYNC_WITH":
+                w = kept_after(y)
+                if not (w < n and ins[w].op == "SETUP_ASYNC_WITH"):
+                    continue
+                _pseudo(i, "NOP_ASYNC_WITH")
+                remove.add(k)
+                ins[w].op = "SETUP_WITH"
+                ins[w].extra["async"] = True
+            elif i.op == "CALL_FUNCTION" and not (
+                i.arg == 3
+                and k >= 3
+                and ins[k - 3].op == "LOAD_CONST"
+                and ins[k - 3].argval is None
+                and ins[k - 2].op == "COPY"
+                and ins[k - 1].op == "COPY"
+            ):
+                continue
+            remove.update((a, y))
     if PY >= (3, 11):
         for k in range(n):
             i = ins[k]
