@@ -1,4 +1,4 @@
-"""Load a generated report in headless Chromium and check it (used by test_browser.py).
+"""Load a generated report in headless Chromium and check it (used by test_report_browser.py).
 
 The browser is the system one (Debian ``chromium``) driven by Playwright; nothing is downloaded.
 ``check_report`` visits every page, records console errors, page errors, failed requests and
