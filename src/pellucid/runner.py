@@ -264,9 +264,15 @@ def run(opts: RunOptions) -> int:
     try:
         import torch  # noqa: F401 - prepare_debug needs it; fail early with a clear message
 
-        from pellucid.dynamo import prepare_debug
+        from pellucid.dynamo import UnsupportedTorchError, prepare_debug
+        from pellucid.dynamo.adapter import check_supported
     except ImportError as exc:
         print(f"pellucid run: needs PyTorch ({exc})", file=sys.stderr)
+        return 1
+    try:
+        check_supported()
+    except UnsupportedTorchError as exc:
+        print(f"pellucid run: {exc}", file=sys.stderr)
         return 1
 
     dump_dir = os.path.abspath(opts.dump_dir or default_dump_dir(opts.target, opts.module))
