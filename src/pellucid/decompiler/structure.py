@@ -121,7 +121,9 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         if not isinstance(value, ast.expr) or isinstance(value, (ast.Name, ast.Constant)):
             return True
         if isinstance(value, _MUTABLE_DISPLAYS):
-            return False  # one list object used twice must not become two lists
+            # one list used twice must not become two lists; `a = b = []` and
+            # `(a := [])` keep one object by construction
+            return self._store_follows(ins.index + 1)
         nxt = self.ins[ins.index + 1].op if ins.index + 1 < self.n else ""
         if nxt in self._COPY_IDIOM_NEXT:
             return True
