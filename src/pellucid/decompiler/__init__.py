@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pellucid.decompiler.errors import DecompilationError
 from pellucid.decompiler.api import decompile
+from pellucid.decompiler.errors import DecompilationError
 
 __all__ = ["DecompilationError", "decompile"]

@@ -36,7 +36,9 @@ def _unwrap(obj: Any) -> tuple[CodeType, FunctionType | None]:
             obj = wrapped
             continue
         if not isinstance(obj, type) and not inspect.isbuiltin(obj):
-            call = getattr(type(obj), "__call__", None)
+            call = type(obj).__dict__.get("__call__") or next(
+                (k.__dict__["__call__"] for k in type(obj).__mro__ if "__call__" in k.__dict__), None
+            )
             if isinstance(call, FunctionType):
                 obj = call
                 continue

@@ -150,8 +150,16 @@ def normalize(code: CodeType) -> list[Instr]:
                 skip_pop_after_end_for = True
             continue
 
-        def add(op: str, arg: Any = ins.arg, argval: Any = ins.argval, **extra: Any) -> Instr:
-            i = Instr(op, arg, argval, ins.offset, line, raw=name, extra=extra)
+        def add(
+            op: str,
+            arg: Any = ins.arg,
+            argval: Any = ins.argval,
+            _offset: int = ins.offset,
+            _line: Any = line,
+            _raw: str = name,
+            **extra: Any,
+        ) -> Instr:
+            i = Instr(op, arg, argval, _offset, _line, raw=_raw, extra=extra)
             i.index = len(out)
             out.append(i)
             return i

@@ -14,12 +14,11 @@ from types import CodeType
 from typing import Any
 
 from pellucid.decompiler import values as V
+from pellucid.decompiler.classes import ClassOps
 from pellucid.decompiler.errors import DecompilationError
 from pellucid.decompiler.evaluate import Evaluator, InPlace, const, name, store_ctx
 from pellucid.decompiler.exceptions import ExceptionStructure
-from pellucid.decompiler.classes import ClassOps
 from pellucid.decompiler.generators import GeneratorOps, fold_suspensions
-from pellucid.decompiler.patterns import PatternOps
 from pellucid.decompiler.instructions import (
     CONDITIONAL_JUMPS,
     PY,
@@ -28,6 +27,7 @@ from pellucid.decompiler.instructions import (
     exception_entries,
     normalize,
 )
+from pellucid.decompiler.patterns import PatternOps
 
 TERMINAL = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
 
