@@ -464,7 +464,9 @@ def def_name_matches(walker: Any, def_name: str, stored: str) -> bool:
     """``def name`` stores under ``name``, mangled in a class body (``def __f`` in C: ``_C__f``)."""
     if def_name == stored:
         return True
-    return getattr(walker, "mode", None) == "class" and mangle(walker.code.co_name, def_name) == stored
+    return (
+        getattr(walker, "mode", None) == "class" and mangle(walker.code.co_name, def_name) == stored
+    )
 
 
 def store_class(walker: Any, cv: ClassValue, target: ast.expr, ins: Instr) -> bool:
