@@ -128,6 +128,7 @@ def fold_suspensions(ins: list[Instr], entries: list[Entry]) -> tuple[list[Instr
         remove |= group
 
     # the out-of-line CLEANUP_THROW handlers (3.12+): CLEANUP_THROW; JUMP END_SEND
+    cold: list[tuple[Instr, int]] = []
     for k in range(n):
         if ins[k].op == "CLEANUP_THROW":
             if k not in remove:
@@ -135,6 +136,10 @@ def fold_suspensions(ins: list[Instr], entries: list[Entry]) -> tuple[list[Instr
                 if k + 1 < n and ins[k + 1].op == "JUMP" and ins[k + 1].target in remove:
                     remove.add(k + 1)
             drop_handlers.add(k)
+            # which suspension it serves: the entry sending its YIELD_VALUE here
+            for s0, _, t, _, _ in entries:
+                if t == k and s0 >= 2 and ins[s0 - 2].op == "YIELD_FROM":
+                    cold.append((ins[s0 - 2], k))
 
     # async with (3.11+): the awaits of __aenter__/__aexit__ go, leaving the shape of a
     # plain with whose BEFORE_WITH says it is async
@@ -270,6 +275,11 @@ def fold_suspensions(ins: list[Instr], entries: list[Entry]) -> tuple[list[Instr
         if s2 >= e2:
             continue
         out_entries.append((s2, e2, new_index[t], d, lasti))
+    # 3.12+: where the compiler put each suspension's (cold) CLEANUP_THROW block.  Cold
+    # blocks keep source order, so this tells whether an await/yield from was compiled
+    # before or after a try's handlers (an else clause comes before them).
+    for pseudo, k in cold:
+        pseudo.extra["cleanup_at"] = new_index[k]
     return remove_instructions(ins, remove), out_entries
 
 
