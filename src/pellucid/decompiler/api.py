@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import functools
 import inspect
+import sys
 from types import CodeType, FunctionType, MethodType
 from typing import Any
 
 from pellucid.decompiler.errors import DecompilationError
+
+
+# Python 3.11+ frames do not use the C stack; older ones do, so stay modest there
+_RECURSION_LIMIT = 20000 if sys.version_info >= (3, 11) else 6000
 
 
 def _unwrap(obj: Any) -> tuple[CodeType, FunctionType | None]:
@@ -17,6 +22,10 @@ def _unwrap(obj: Any) -> tuple[CodeType, FunctionType | None]:
         seen.add(id(obj))
         if isinstance(obj, CodeType):
             return obj, None
+        wrapped = getattr(obj, "__wrapped__", None)
+        if wrapped is not None and wrapped is not obj:
+            obj = wrapped  # functools.wraps / lru_cache: the user's function
+            continue
         if isinstance(obj, FunctionType):
             return obj.__code__, obj
         if isinstance(obj, MethodType):
@@ -62,7 +71,28 @@ def decompile(obj: Any, verify: bool = False) -> str:
     from pellucid.decompiler.emit import source_for
 
     code, fn = _unwrap(obj)
-    source = source_for(code, fn)
+    # long and/or chains and deep nesting recurse once per level
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, _RECURSION_LIMIT))
+    try:
+        source = source_for(code, fn)
+    except DecompilationError:
+        raise
+    except (RecursionError, MemoryError) as e:
+        raise DecompilationError(
+            f"code too deeply nested to decompile ({type(e).__name__})",
+            code_name=getattr(code, "co_qualname", code.co_name),
+        ) from e
+    except Exception as e:
+        # a bug or a code object no compiler made: say so, never guess
+        err = DecompilationError(
+            f"internal error {type(e).__name__}: {e}",
+            code_name=getattr(code, "co_qualname", code.co_name),
+        )
+        err.internal = True
+        raise err from e
+    finally:
+        sys.setrecursionlimit(limit)
     if verify:
         from pellucid.decompiler import verify as _verify
 

@@ -23,6 +23,7 @@ from pellucid.decompiler.instructions import Instr
 from pellucid.decompiler.structure import Walker, _negate
 
 CO_VARARGS = 0x04
+CO_FUTURE_ANNOTATIONS = 0x1000000
 CO_VARKEYWORDS = 0x08
 COMPREHENSIONS = {"<listcomp>": "list", "<setcomp>": "set", "<dictcomp>": "dict", "<genexpr>": "gen"}
 
@@ -291,6 +292,27 @@ def declarations(code: CodeType, walker_ins: list[Instr]) -> list[ast.stmt]:
     return out
 
 
+def _dead_locals(code: CodeType, ins: list[Instr]) -> list[ast.stmt]:
+    """Locals whose only assignments the compiler removed as dead code (`if 0:`)
+    are still locals; say so with an equally dead assignment."""
+    params = code.co_argcount + code.co_kwonlyargcount
+    params += bool(code.co_flags & CO_VARARGS) + bool(code.co_flags & CO_VARKEYWORDS)
+    stored = {i.argval for i in ins if i.op in ("STORE_FAST", "DELETE_FAST", "STORE_DEREF", "DELETE_DEREF")}
+    stored |= {i.argval for i in ins if i.op == "LOAD_FAST_AND_CLEAR"}
+    loaded = {i.argval for i in ins if i.op in ("LOAD_FAST", "LOAD_DEREF", "LOAD_CLOSURE")}
+    cells = set(code.co_cellvars)
+    names = [
+        n
+        for n in list(code.co_varnames[params:]) + list(code.co_cellvars)
+        if n not in stored and (n in loaded or n in cells) and n.isidentifier()
+    ]
+    names = list(dict.fromkeys(names))
+    if not names:
+        return []
+    assign = ast.Assign(targets=[name(n, ast.Store()) for n in names], value=const(None), lineno=0)
+    return [ast.If(test=ast.Constant(value=0), body=[assign], orelse=[])]
+
+
 def docstring(code: CodeType, ins: list[Instr]) -> str | None:
     if not code.co_consts or not isinstance(code.co_consts[0], str):
         return None
@@ -322,7 +344,7 @@ def function_body(code: CodeType) -> list[ast.stmt]:
         _strip_implicit_returns(body)
     elif _dead_implicit_return(w) and body and isinstance(body[-1], (ast.Return, ast.Raise)):
         _restore_final_else(body)
-    pre = declarations(code, w.ins)
+    pre = declarations(code, w.ins) + _dead_locals(code, w.ins)
     doc = docstring(code, w.ins)
     if doc is not None:
         pre.insert(0, ast.Expr(value=ast.Constant(value=doc)))
@@ -448,6 +470,11 @@ def _value_ast(v: Any) -> ast.expr:
         pass
     if isinstance(v, str):
         return const(v)
+    if type(v).__name__ in ("GenericAlias", "_GenericAlias", "UnionType", "_UnionGenericAlias"):
+        try:
+            return ast.parse(repr(v).replace("typing.", "typing."), mode="eval").body
+        except SyntaxError:
+            pass
     if isinstance(v, type) or callable(v):
         mod = getattr(v, "__module__", None)
         qual = getattr(v, "__qualname__", None)
@@ -465,7 +492,11 @@ def _value_ast(v: Any) -> ast.expr:
         return name(f"__default_{type(v).__name__}")
 
 
-def _annotation_ast(v: Any) -> ast.expr:
+def _annotation_ast(v: Any, future: bool) -> ast.expr:
+    """Under `from __future__ import annotations` every annotation is stored as
+    text; otherwise a string annotation was written as a string."""
+    if isinstance(v, str) and not future:
+        return const(v)
     if isinstance(v, str):
         try:
             return ast.parse(v, mode="eval").body
@@ -512,10 +543,15 @@ def source_for(code: CodeType, fn: FunctionType | None) -> str:
         defaults = [_value_ast(v) for v in (fn.__defaults__ or ())]
         kwdefaults = [(k, _value_ast(v)) for k, v in (fn.__kwdefaults__ or {}).items()]
         try:
-            annotations = {k: _annotation_ast(v) for k, v in fn.__annotations__.items()}
+            future = bool(code.co_flags & CO_FUTURE_ANNOTATIONS)
+            annotations = {k: _annotation_ast(v, future) for k, v in fn.__annotations__.items()}
         except Exception:
             annotations = {}
     node = function_def(code, defaults, kwdefaults, annotations, [])
     if not node.name.isidentifier():
         node.name = "_" + "".join(c if c.isalnum() else "_" for c in node.name)
-    return ast.unparse(_with_lines(node)) + "\n"
+    source = ast.unparse(_with_lines(node)) + "\n"
+    if code.co_flags & CO_FUTURE_ANNOTATIONS and annotations:
+        # the annotations were written as source text; keep them that way
+        source = "from __future__ import annotations\n\n" + source
+    return source

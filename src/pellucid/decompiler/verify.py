@@ -695,6 +695,8 @@ def _import_originated_globals(code: CodeType) -> set[str]:
         c = stack.pop()
         stack.extend(k for k in c.co_consts if isinstance(k, CodeType))
         ins = decode(c)
+        if not ins:
+            continue
         imported_here = {
             b.argval
             for a, b in zip(ins, ins[1:])
