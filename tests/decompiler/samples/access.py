@@ -43,12 +43,16 @@ def acc_attr_augassign(o):
     return o.a, o.b.c
 
 
-@cases(([1, 2, 3], {"k": 1}),)
+@cases(
+    ([1, 2, 3], {"k": 1}),
+)
 def acc_subscript_load(lst, d):
     return lst[0], lst[-1], d["k"], lst[len(lst) - 1], [lst][0][1], d.get("k")
 
 
-@cases(([1, 2, 3], {"k": 1}),)
+@cases(
+    ([1, 2, 3], {"k": 1}),
+)
 def acc_subscript_store(lst, d):
     lst[0] = 9
     lst[-1] = lst[0] + 1
@@ -58,7 +62,9 @@ def acc_subscript_store(lst, d):
     return lst, d
 
 
-@cases(([1, 2, 3, 4], {"k": 1, "j": 2}),)
+@cases(
+    ([1, 2, 3, 4], {"k": 1, "j": 2}),
+)
 def acc_subscript_delete(lst, d):
     del lst[0]
     del d["k"]
@@ -66,7 +72,9 @@ def acc_subscript_delete(lst, d):
     return lst, d
 
 
-@cases(([1, 2, 3], {"k": 1}),)
+@cases(
+    ([1, 2, 3], {"k": 1}),
+)
 def acc_subscript_augassign(lst, d):
     lst[0] += 10
     lst[-1] *= 2
@@ -81,12 +89,16 @@ def acc_slice_load(s):
     return s[1:3], s[:2], s[3:], s[:], s[::2], s[1::3], s[:5:2], s[::-1], s[-3:-1], s[1:-1:2]
 
 
-@cases((list(range(10)), 2, 5),)
+@cases(
+    (list(range(10)), 2, 5),
+)
 def acc_slice_variable(s, i, j):
     return s[i:j], s[i:], s[:j], s[i:j:i], s[j:i:-1], s[i : j + 1], s[-i:]
 
 
-@cases((list(range(10)),),)
+@cases(
+    (list(range(10)),),
+)
 def acc_slice_store(s):
     s[1:3] = ["a", "b", "c"]
     s[:1] = []
@@ -95,7 +107,9 @@ def acc_slice_store(s):
     return s
 
 
-@cases((list(range(10)),),)
+@cases(
+    (list(range(10)),),
+)
 def acc_slice_delete(s):
     del s[1:3]
     del s[::3]
@@ -104,7 +118,9 @@ def acc_slice_delete(s):
     return s
 
 
-@cases((list(range(10)),),)
+@cases(
+    (list(range(10)),),
+)
 def acc_slice_augassign(s):
     s[1:3] += [99]
     s[:2] *= 2
@@ -143,7 +159,9 @@ def acc_chained_access(o):
     return o
 
 
-@cases(([[1, 2], [3, 4]],),)
+@cases(
+    ([[1, 2], [3, 4]],),
+)
 def acc_nested_subscripts(m):
     m[0][1] = m[1][0]
     m[1][1] += m[0][0]
@@ -176,7 +194,9 @@ def acc_augassign_names(x):
     return y, z, s, lst
 
 
-@cases(([1],),)
+@cases(
+    ([1],),
+)
 def acc_augassign_aliasing(lst):
     alias = lst
     lst += [2]
@@ -204,7 +224,9 @@ def acc_attr_on_call_result(o):
     return o.a, get().a
 
 
-@cases(({"a": {"b": {"c": 1}}},),)
+@cases(
+    ({"a": {"b": {"c": 1}}},),
+)
 def acc_deep_dict(d):
     d["a"]["b"]["c"] += 1
     d["a"]["b"]["d"] = d["a"]["b"]["c"] * 2

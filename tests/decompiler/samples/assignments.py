@@ -18,7 +18,9 @@ def asg_chain_mixed_targets(o, lst, d):
     return o, lst, d, name
 
 
-@cases(((1, 2, 3),),)
+@cases(
+    ((1, 2, 3),),
+)
 def asg_chain_with_unpack(seq):
     a, *b = c = x, y, z = seq
     return a, b, c, x, y, z
@@ -41,7 +43,9 @@ def asg_starred_into_attrs(o, lst):
     return o, lst
 
 
-@cases(((1, 2),),)
+@cases(
+    ((1, 2),),
+)
 def asg_nested_parens(seq):
     ((a, b),) = [seq]
     [[c], d] = [[1], 2]
@@ -64,7 +68,9 @@ def asg_walrus_while(items):
     return out, v
 
 
-@cases(([1, 2, 3, 4, 5],),)
+@cases(
+    ([1, 2, 3, 4, 5],),
+)
 def asg_walrus_comprehension(xs):
     ys = [y for x in xs if (y := x * x) > 4]
     total = 0
@@ -87,7 +93,9 @@ def asg_walrus_in_boolop(a, b):
     return x
 
 
-@cases((1,),)
+@cases(
+    (1,),
+)
 def asg_annotated_locals(x):
     y: int = x + 1
     z: "forward" = y * 2  # noqa: F821
@@ -105,7 +113,9 @@ def asg_del_name(x):
     return try_again
 
 
-@cases((1,),)
+@cases(
+    (1,),
+)
 def asg_del_then_use(x):
     y = x
     del y
@@ -118,7 +128,9 @@ def asg_del_mixed(o, lst, d):
     return o, lst, d
 
 
-@cases((1, 2),)
+@cases(
+    (1, 2),
+)
 def asg_reassign_param(a, b):
     a = a + b
     b = a - b
@@ -126,7 +138,9 @@ def asg_reassign_param(a, b):
     return a, b
 
 
-@cases((1,),)
+@cases(
+    (1,),
+)
 def asg_unused_values(x):
     x + 1
     x.bit_length()
@@ -135,7 +149,9 @@ def asg_unused_values(x):
     return None
 
 
-@cases((3,),)
+@cases(
+    (3,),
+)
 def asg_loop_targets(n):
     d = {}
     lst = [0] * n
@@ -149,7 +165,9 @@ def asg_loop_targets(n):
     return d, lst, o, i, rest
 
 
-@cases(((1, 2, 3),),)
+@cases(
+    ((1, 2, 3),),
+)
 def asg_unpack_iterator_exhaustion(seq):
     it = iter(seq)
     a, b = next(it), next(it)
@@ -157,7 +175,9 @@ def asg_unpack_iterator_exhaustion(seq):
     return a, b, c
 
 
-@cases((7,),)
+@cases(
+    (7,),
+)
 def asg_many_locals(x):
     a0 = x
     a1 = a0 + 1

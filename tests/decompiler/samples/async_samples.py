@@ -20,7 +20,9 @@ async def fail_later(msg):
     raise ValueError(msg)
 
 
-@cases((1, 2),)
+@cases(
+    (1, 2),
+)
 async def async_await_simple(a, b):
     x = await add_later(a, b)
     y = await Pause(x)
@@ -88,7 +90,9 @@ async def async_with_swallow_and_nested(k):
     return log
 
 
-@cases(([1, 2, 3],),)
+@cases(
+    ([1, 2, 3],),
+)
 async def async_comprehensions(items):
     a = [x async for x in AIter(items)]
     b = [await add_later(x, 1) for x in items]
@@ -97,7 +101,9 @@ async def async_comprehensions(items):
     return a, b, c, d
 
 
-@cases((3,),)
+@cases(
+    (3,),
+)
 async def async_generator(n):
     for i in range(n):
         await pause(i)
@@ -105,13 +111,17 @@ async def async_generator(n):
     yield "last"
 
 
-@cases((3,),)
+@cases(
+    (3,),
+)
 async def async_generator_async_for_inside(n):
     async for x in AIter(range(n)):
         yield x * 10
 
 
-@cases((3,),)
+@cases(
+    (3,),
+)
 async def async_consume_async_generator(n):
     async def agen():
         for i in range(n):
@@ -120,19 +130,25 @@ async def async_consume_async_generator(n):
     return [x async for x in agen()]
 
 
-@cases((2,),)
+@cases(
+    (2,),
+)
 async def async_genexp_inside(n):
     g = (x async for x in AIter(range(n)))
     return [v async for v in g]
 
 
-@cases((2,),)
+@cases(
+    (2,),
+)
 async def async_await_lambda_result(n):
     f = lambda: add_later(n, n)  # noqa: E731
     return await f()
 
 
-@cases((2,),)
+@cases(
+    (2,),
+)
 def async_run_with_asyncio(n):
     import asyncio
 
@@ -143,7 +159,9 @@ def async_run_with_asyncio(n):
     return asyncio.run(main())
 
 
-@cases((3,),)
+@cases(
+    (3,),
+)
 async def async_closure_nonlocal(n):
     total = 0
 
@@ -157,7 +175,9 @@ async def async_closure_nonlocal(n):
     return total
 
 
-@cases((2,),)
+@cases(
+    (2,),
+)
 async def async_return_await_in_finally(n):
     log = []
     try:
@@ -167,7 +187,9 @@ async def async_return_await_in_finally(n):
         print(log)
 
 
-@cases(([0, 1, 2],),)
+@cases(
+    ([0, 1, 2],),
+)
 async def async_with_in_loop(items):
     log = []
     for i in items:
@@ -180,7 +202,9 @@ async def async_with_in_loop(items):
     return log
 
 
-@cases(([1, 2, 3],),)
+@cases(
+    ([1, 2, 3],),
+)
 async def async_for_with_try(items):
     out = []
     async for x in AIter(items):
@@ -237,7 +261,9 @@ async def async_generator_asend(n):
     yield tuple(got)
 
 
-@cases((2,),)
+@cases(
+    (2,),
+)
 async def async_generator_try_finally(n):
     try:
         for i in range(n):
@@ -247,32 +273,42 @@ async def async_generator_try_finally(n):
         print("agen cleanup")
 
 
-@cases((3,),)
+@cases(
+    (3,),
+)
 async def async_await_in_comprehension_condition_and_ternary(n):
     vals = [x for x in range(n) if await add_later(x, 0)]
     pick = (await add_later(n, 1)) if n else (await add_later(0, 0))
     return vals, pick
 
 
-@cases((1,),)
+@cases(
+    (1,),
+)
 async def async_without_await(n):
     return n + 1
 
 
-@cases((2,),)
+@cases(
+    (2,),
+)
 async def async_generator_dead_yield(n):
     if False:
         yield  # unreachable
     await pause(n)
 
 
-@cases((2,),)
+@cases(
+    (2,),
+)
 async def async_await_in_fstring_and_call_args(n):
     s = f"{await add_later(n, 1)}-{await add_later(n, 2)!r:>4}"
     return s, max(await add_later(n, 0), await add_later(1, 1), key=abs)
 
 
-@cases((3,),)
+@cases(
+    (3,),
+)
 async def async_nested_async_def_with_closure(n):
     acc = []
 

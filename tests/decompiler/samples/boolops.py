@@ -127,7 +127,7 @@ def bool_ternary_nested(a, b, c, d):
 
 @cases(*TRUTH4)
 def bool_ternary_in_condition(a, b, c, d):
-    if (b if a else c):
+    if b if a else c:
         return "t"
     if not (c if b else d):
         return "f"

@@ -22,7 +22,9 @@ def cls_simple(x):
     return C.attr, C.other, C().method(10), C.__name__, C.__qualname__
 
 
-@cases((1,),)
+@cases(
+    (1,),
+)
 def cls_docstring_and_annotations(x):
     class C:
         """Class doc."""
@@ -36,7 +38,9 @@ def cls_docstring_and_annotations(x):
     return C.__doc__, C.__annotations__, C().m()
 
 
-@cases((1,),)
+@cases(
+    (1,),
+)
 def cls_super_zero_arg(x):
     class Base:
         def greet(self):
@@ -55,7 +59,9 @@ def cls_super_zero_arg(x):
     return GrandChild().greet()
 
 
-@cases((1,),)
+@cases(
+    (1,),
+)
 def cls_dunder_class_reference(x):
     class C:
         def who(self):
@@ -64,7 +70,9 @@ def cls_dunder_class_reference(x):
     return C().who()
 
 
-@cases((1,),)
+@cases(
+    (1,),
+)
 def cls_decorators(x):
     class C:
         count = x
@@ -90,7 +98,9 @@ def cls_decorators(x):
     return C.s(2), C.c(3), obj.p, obj.count
 
 
-@cases((1,),)
+@cases(
+    (1,),
+)
 def cls_class_decorator(x):
     import dataclasses
 
@@ -102,7 +112,9 @@ def cls_class_decorator(x):
     return D(5), D(1, 2) == D(1, 2)
 
 
-@cases((1,),)
+@cases(
+    (1,),
+)
 def cls_nested_classes(x):
     class Outer:
         class Inner:
@@ -116,7 +128,9 @@ def cls_nested_classes(x):
     return Outer.Inner.value, Outer.Inner.Deepest.value, Outer.ref, Outer.Inner.Deepest.__qualname__
 
 
-@cases((1,),)
+@cases(
+    (1,),
+)
 def cls_init_subclass(x):
     registry = []
 
@@ -134,7 +148,9 @@ def cls_init_subclass(x):
     return registry
 
 
-@cases((1,),)
+@cases(
+    (1,),
+)
 def cls_metaclass(x):
     class Meta(type):
         def __new__(mcls, name, bases, ns, **kw):
@@ -151,7 +167,9 @@ def cls_metaclass(x):
     return C.made_by, C.kw, type(C).__name__
 
 
-@cases((1,),)
+@cases(
+    (1,),
+)
 def cls_star_bases(x):
     bases = (dict,)
     kw = {}
@@ -162,7 +180,9 @@ def cls_star_bases(x):
     return D(a=1), D.__mro__[1].__name__
 
 
-@cases((2,),)
+@cases(
+    (2,),
+)
 def cls_closure_in_class_body(x):
     class C:
         y = x
@@ -176,7 +196,9 @@ def cls_closure_in_class_body(x):
     return C.y, C().get(), C.values, C.lam()
 
 
-@cases((1,),)
+@cases(
+    (1,),
+)
 def cls_private_name_mangling(x):
     class C:
         __secret = x
@@ -205,7 +227,9 @@ def cls_class_body_control_flow(x):
     return C.kind, C.m.__name__
 
 
-@cases((1,),)
+@cases(
+    (1,),
+)
 def cls_dunder_methods(x):
     class V:
         def __init__(self, v):
@@ -225,7 +249,9 @@ def cls_dunder_methods(x):
     return V(x) + V(2), V(1) == V(1)
 
 
-@cases((1,),)
+@cases(
+    (1,),
+)
 def cls_global_and_nonlocal_in_method(x):
     counter = 0
 
@@ -253,7 +279,9 @@ def cls_comprehension_scoping(n):
     return C.doubled, C.hidden
 
 
-@cases((1,),)
+@cases(
+    (1,),
+)
 def cls_slots_and_class_getitem(x):
     class S:
         __slots__ = ("a", "b")
@@ -282,7 +310,9 @@ def cls_global_in_class_body(x):
     return C.local, CLASS_GLOBAL, "CLASS_GLOBAL" in vars(C)
 
 
-@cases((3,),)
+@cases(
+    (3,),
+)
 def cls_super_in_nested_function_and_lambda(x):
     class Base:
         def value(self):
@@ -322,10 +352,12 @@ class Derived(Base):
         return cls.__name__, value
 
 
-cls_method_with_super = cases(
-    lazy(lambda: (Derived(),)), lazy(lambda: (Derived(), "!"))
-)(Derived.describe)
+cls_method_with_super = cases(lazy(lambda: (Derived(),)), lazy(lambda: (Derived(), "!")))(
+    Derived.describe
+)
 
 cls_method_plain = cases(lazy(lambda: (Derived(), 1)), lazy(lambda: (Derived(), 1)))(Derived.plain)
 
-cls_classmethod_function = cases((Derived, 5),)(Derived.__dict__["build"].__func__)
+cls_classmethod_function = cases(
+    (Derived, 5),
+)(Derived.__dict__["build"].__func__)

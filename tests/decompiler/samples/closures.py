@@ -36,7 +36,9 @@ def clo_cell_read(x):
     return inner()
 
 
-@cases((3,),)
+@cases(
+    (3,),
+)
 def clo_cell_write_after_def(x):
     def inner():
         return x
@@ -45,7 +47,9 @@ def clo_cell_write_after_def(x):
     return inner()
 
 
-@cases((4,),)
+@cases(
+    (4,),
+)
 def clo_nonlocal_write(n):
     total = 0
 
@@ -58,7 +62,9 @@ def clo_nonlocal_write(n):
     return total, results
 
 
-@cases((2,),)
+@cases(
+    (2,),
+)
 def clo_nonlocal_rebind_and_delete(n):
     value = n
 
@@ -73,7 +79,9 @@ def clo_nonlocal_rebind_and_delete(n):
     return before, try_
 
 
-@cases((2, 3),)
+@cases(
+    (2, 3),
+)
 def clo_cell_parameter(a, b):
     def f():
         return a + b
@@ -82,7 +90,9 @@ def clo_cell_parameter(a, b):
     return f()
 
 
-@cases((1,),)
+@cases(
+    (1,),
+)
 def clo_three_levels(x):
     def mid(y):
         def inner(z):
@@ -93,7 +103,9 @@ def clo_three_levels(x):
     return mid(10)(100), mid(20)(200)
 
 
-@cases((3,),)
+@cases(
+    (3,),
+)
 def clo_counter_factory(n):
     def make():
         count = 0
@@ -109,7 +121,9 @@ def clo_counter_factory(n):
     return [a() for _ in range(n)], b()
 
 
-@cases((2,),)
+@cases(
+    (2,),
+)
 def clo_decorated_inner(x):
     @tag("t")
     @log_calls
@@ -119,7 +133,9 @@ def clo_decorated_inner(x):
     return inner(3), inner.tag, inner.__name__, inner.__wrapped__(1)
 
 
-@cases((1,),)
+@cases(
+    (1,),
+)
 def clo_decorator_with_closure(x):
     calls = []
 
@@ -137,7 +153,9 @@ def clo_decorator_with_closure(x):
     return f(1), f(2), calls
 
 
-@cases((5,),)
+@cases(
+    (5,),
+)
 def clo_inner_defaults(x):
     def inner(a, b=x, *args, c=x * 2, **kw):
         return a, b, args, c, kw
@@ -146,7 +164,9 @@ def clo_inner_defaults(x):
     return inner(1), inner(1, 2, 3, c=4, d=5)
 
 
-@cases((2,),)
+@cases(
+    (2,),
+)
 def clo_inner_annotations(x):
     def inner(a: int, b: "str" = "s") -> list:
         return [a, b]
@@ -154,7 +174,9 @@ def clo_inner_annotations(x):
     return inner(x), inner.__annotations__
 
 
-@cases((3,),)
+@cases(
+    (3,),
+)
 def clo_recursive_inner(n):
     def fib(k):
         return k if k < 2 else fib(k - 1) + fib(k - 2)
@@ -162,7 +184,9 @@ def clo_recursive_inner(n):
     return [fib(i) for i in range(n + 5)]
 
 
-@cases((3,),)
+@cases(
+    (3,),
+)
 def clo_mutual_recursion(n):
     def is_even(k):
         return True if k == 0 else is_odd(k - 1)
@@ -173,7 +197,9 @@ def clo_mutual_recursion(n):
     return is_even(n), is_odd(n)
 
 
-@cases((2,),)
+@cases(
+    (2,),
+)
 def clo_shadowing(x):
     y = "outer"
 
@@ -184,7 +210,9 @@ def clo_shadowing(x):
     return inner(), y
 
 
-@cases((1,),)
+@cases(
+    (1,),
+)
 def clo_global_vs_closure(x):
     def inner():
         return len([x])
@@ -192,7 +220,9 @@ def clo_global_vs_closure(x):
     return inner()
 
 
-@cases((3,),)
+@cases(
+    (3,),
+)
 def clo_cell_in_loop(n):
     fs = []
     for i in range(n):
@@ -207,7 +237,9 @@ def clo_cell_in_loop(n):
     return [f() for f in fs], [g() for g in gs]
 
 
-@cases((2,),)
+@cases(
+    (2,),
+)
 def clo_class_free_var_via_function(x):
     def get():
         return x
@@ -216,7 +248,9 @@ def clo_class_free_var_via_function(x):
     return get(), get.__code__.co_freevars
 
 
-@cases((1,),)
+@cases(
+    (1,),
+)
 def clo_unbound_free_variable(x):
     def inner():
         return later
@@ -228,7 +262,9 @@ def clo_unbound_free_variable(x):
     return inner(), r
 
 
-@cases((1,),)
+@cases(
+    (1,),
+)
 def clo_unbound_free_raises(x):
     def inner():
         return later  # noqa: F821
@@ -264,9 +300,7 @@ def _make_accumulator():
     return accumulate
 
 
-clo_free_nonlocal_writer = cases((1,), (2,), (3,), factory=_make_accumulator)(
-    _make_accumulator()
-)
+clo_free_nonlocal_writer = cases((1,), (2,), (3,), factory=_make_accumulator)(_make_accumulator())
 
 
 def _make_nested_closure(a):
@@ -293,12 +327,14 @@ def _make_with_defaults(base):
     return scaled
 
 
-clo_free_with_defaults = cases(
-    (1,), (1, 3), (2,), factory=lambda: _make_with_defaults(100)
-)(_make_with_defaults(100))
+clo_free_with_defaults = cases((1,), (1, 3), (2,), factory=lambda: _make_with_defaults(100))(
+    _make_with_defaults(100)
+)
 
 
-@cases((4,),)
+@cases(
+    (4,),
+)
 @tag("kept")
 def clo_tagged(x):
     return x - 1

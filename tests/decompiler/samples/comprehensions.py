@@ -12,23 +12,31 @@ def comp_list(n):
     return [i * 2 for i in range(n)]
 
 
-@cases((5,),)
+@cases(
+    (5,),
+)
 def comp_set(n):
     return sorted({i % 3 for i in range(n)})
 
 
-@cases((5,),)
+@cases(
+    (5,),
+)
 def comp_dict(n):
     return {i: i * i for i in range(n)}, {str(k): v for k, v in zip("abc", range(n))}
 
 
-@cases((5,),)
+@cases(
+    (5,),
+)
 def comp_genexp(n):
     g = (i + 1 for i in range(n))
     return list(g), sum(x for x in range(n)), tuple(x for x in "ab")
 
 
-@cases((4,),)
+@cases(
+    (4,),
+)
 def comp_conditions(n):
     return (
         [i for i in range(n) if i % 2],
@@ -39,7 +47,9 @@ def comp_conditions(n):
     )
 
 
-@cases((3,),)
+@cases(
+    (3,),
+)
 def comp_several_fors(n):
     return (
         [(i, j) for i in range(n) for j in range(i)],
@@ -48,7 +58,9 @@ def comp_several_fors(n):
     )
 
 
-@cases((3,),)
+@cases(
+    (3,),
+)
 def comp_nested(n):
     return (
         [[j for j in range(i)] for i in range(n)],
@@ -58,25 +70,33 @@ def comp_nested(n):
     )
 
 
-@cases((3,),)
+@cases(
+    (3,),
+)
 def comp_closure_over_local(n):
     k = n * 10
     return [i + k for i in range(n)], {i: k for i in range(n)}, list(i * k for i in range(n))
 
 
-@cases((3,),)
+@cases(
+    (3,),
+)
 def comp_closure_over_global(n):
     return [i * FACTOR for i in range(n)]
 
 
-@cases((3,),)
+@cases(
+    (3,),
+)
 def comp_lambda_in_comprehension(n):
     fs = [lambda x, i=i: x + i for i in range(n)]
     gs = [lambda: i for i in range(n)]
     return [f(10) for f in fs], [g() for g in gs]
 
 
-@cases((3,),)
+@cases(
+    (3,),
+)
 def comp_cell_from_comprehension_var(n):
     out = [(lambda: i) for i in range(n)]
     k = 5
@@ -84,20 +104,26 @@ def comp_cell_from_comprehension_var(n):
     return [f() for f in out], inner
 
 
-@cases((4,),)
+@cases(
+    (4,),
+)
 def comp_walrus_leak(n):
     found = [y for i in range(n) if (y := i * 2) > 2]
     return found, y
 
 
-@cases((3,),)
+@cases(
+    (3,),
+)
 def comp_variable_does_not_leak(n):
     i = "outer"
     lst = [i for i in range(n)]
     return i, lst
 
 
-@cases((3,),)
+@cases(
+    (3,),
+)
 def comp_iterable_evaluated_outside(n):
     calls = []
 
@@ -109,13 +135,17 @@ def comp_iterable_evaluated_outside(n):
     return lst, calls
 
 
-@cases(([1, 2, 3],),)
+@cases(
+    ([1, 2, 3],),
+)
 def comp_tuple_targets(xs):
     pairs = list(zip(xs, xs[1:]))
     return [a + b for a, b in pairs], [a for a, *rest in [(1, 2, 3)]], {a: b for (a, b) in pairs}
 
 
-@cases((3,),)
+@cases(
+    (3,),
+)
 def comp_genexp_lazy(n):
     log = []
     g = (log.append(i) or i for i in range(n))
@@ -123,12 +153,16 @@ def comp_genexp_lazy(n):
     return first, log, list(g), log
 
 
-@cases((3,),)
+@cases(
+    (3,),
+)
 def comp_genexp_as_sole_argument(n):
     return sum(i for i in range(n)), "".join(str(i) for i in range(n)), any(i > 1 for i in range(n))
 
 
-@cases((3,),)
+@cases(
+    (3,),
+)
 def comp_in_default_argument(n):
     def f(x=[i for i in range(n)]):
         return x
@@ -136,17 +170,25 @@ def comp_in_default_argument(n):
     return f()
 
 
-@cases((2,),)
+@cases(
+    (2,),
+)
 def comp_nested_genexp(n):
-    return [list(x for x in range(i)) for i in range(n + 1)], sum(sum(j for j in range(i)) for i in range(n + 2))
+    return [list(x for x in range(i)) for i in range(n + 1)], sum(
+        sum(j for j in range(i)) for i in range(n + 2)
+    )
 
 
-@cases((3,),)
+@cases(
+    (3,),
+)
 def comp_uses_outer_argument_in_condition(n):
     return [i for i in range(10) if i % n == 0], {i for i in range(10) if i > n}
 
 
-@cases((3,),)
+@cases(
+    (3,),
+)
 def comp_exception_inside(n):
     return [10 // (i - 1) for i in range(n)]
 
@@ -163,18 +205,24 @@ def comp_in_class_body_via_function(n):
     return build()
 
 
-@cases((3,),)
+@cases(
+    (3,),
+)
 def comp_conditional_result(n):
     return ["even" if i % 2 == 0 else "odd" for i in range(n)], {i: (i or None) for i in range(n)}
 
 
-@cases((2,),)
+@cases(
+    (2,),
+)
 def comp_dict_with_unpacking(n):
     base = {"a": 1}
     return [{**base, "i": i} for i in range(n)], [[*range(i), -1] for i in range(n)]
 
 
-@cases((3,),)
+@cases(
+    (3,),
+)
 def comp_nonlocal_inside(n):
     total = 0
 
@@ -186,12 +234,16 @@ def comp_nonlocal_inside(n):
     return [add(i) for i in range(n)], total
 
 
-@cases((4,),)
+@cases(
+    (4,),
+)
 def comp_shadowing_parameter(n):
     return [n for n in range(n)], n
 
 
-@cases((3,),)
+@cases(
+    (3,),
+)
 def comp_comprehension_in_loop(n):
     out = []
     for i in range(n):
@@ -209,12 +261,16 @@ def comp_result_used_in_condition(n):
     return "none"
 
 
-@cases((3,),)
+@cases(
+    (3,),
+)
 def comp_multiple_in_one_expression(n):
     return [i for i in range(n)] + [j * 2 for j in range(n)], len({i for i in range(n)} | {9})
 
 
-@cases((3,),)
+@cases(
+    (3,),
+)
 def comp_inlined_shadows_cell(n):
     x = "outer"
     get = lambda: x  # noqa: E731
@@ -222,19 +278,25 @@ def comp_inlined_shadows_cell(n):
     return r, get(), x
 
 
-@cases((3,),)
+@cases(
+    (3,),
+)
 def comp_inlined_loop_var_is_cell(n):
     fs = [lambda: i * 2 for i in range(n)]
     i = "after"
     return [f() for f in fs], i
 
 
-@cases((2,),)
+@cases(
+    (2,),
+)
 def comp_nested_closure_chain(n):
     return [[(lambda: (i, j))() for j in range(i)] for i in range(n + 1)]
 
 
-@cases((4,),)
+@cases(
+    (4,),
+)
 def comp_in_lambda_in_comprehension(n):
     fs = [lambda k=k: [k * m for m in range(k)] for k in range(n)]
     return [f() for f in fs]

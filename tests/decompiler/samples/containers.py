@@ -27,17 +27,23 @@ def cont_variable_displays(a, b):
     return t, lst, sorted(st), dct
 
 
-@cases(([1, 2], (3,), "ab"),)
+@cases(
+    ([1, 2], (3,), "ab"),
+)
 def cont_star_in_list(a, b, c):
     return [*a, *b], [0, *a, 9, *c], [*a], (*a, *b), (*c,), {*a, *c} == set(a) | set(c)
 
 
-@cases(({"a": 1}, {"b": 2, "a": 3}),)
+@cases(
+    ({"a": 1}, {"b": 2, "a": 3}),
+)
 def cont_star_star_in_dict(d1, d2):
     return {**d1, **d2}, {"z": 0, **d1, "y": 1, **d2}, {**d1}, {**d1, "a": 9}
 
 
-@cases(([1, 2, 3], {"x": 1}),)
+@cases(
+    ([1, 2, 3], {"x": 1}),
+)
 def cont_star_in_call(args, kwargs):
     return (
         show(*args),
@@ -53,7 +59,9 @@ def cont_star_in_call(args, kwargs):
     )
 
 
-@cases((1, 2),)
+@cases(
+    (1, 2),
+)
 def cont_keyword_args(a, b):
     return (
         show(a=a),
@@ -66,7 +74,9 @@ def cont_keyword_args(a, b):
     )
 
 
-@cases((1, 2, 3),)
+@cases(
+    (1, 2, 3),
+)
 def cont_method_calls(a, b, c):
     s = "a,b,c"
     lst = [a, b]
@@ -101,7 +111,9 @@ def cont_unpack_errors(seq):
     return a + b
 
 
-@cases((1, 2),)
+@cases(
+    (1, 2),
+)
 def cont_swap(a, b):
     a, b = b, a
     a, b, c = b, a, a + b
@@ -109,7 +121,9 @@ def cont_swap(a, b):
     return a, b, c, x, y, z, w
 
 
-@cases(([1, 2, 3],),)
+@cases(
+    ([1, 2, 3],),
+)
 def cont_unpack_in_for(pairs):
     out = []
     for i, (x, y) in enumerate(zip(pairs, pairs[1:])):
@@ -119,12 +133,16 @@ def cont_unpack_in_for(pairs):
     return out
 
 
-@cases((3,),)
+@cases(
+    (3,),
+)
 def cont_builtin_constructors(n):
     return list(range(n)), tuple("abc"), set([1, 1, 2]), dict([(1, 2)]), frozenset({n})
 
 
-@cases(({"a": 1, "b": 2},),)
+@cases(
+    ({"a": 1, "b": 2},),
+)
 def cont_dict_methods(d):
     d = dict(d)
     d.setdefault("c", 3)
@@ -134,10 +152,47 @@ def cont_dict_methods(d):
 
 @cases((1,), (2,))
 def cont_many_elements(x):
-    return [x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x]
+    return [
+        x,
+        x,
+        x,
+        x,
+        x,
+        x,
+        x,
+        x,
+        x,
+        x,
+        x,
+        x,
+        x,
+        x,
+        x,
+        x,
+        x,
+        x,
+        x,
+        x,
+        x,
+        x,
+        x,
+        x,
+        x,
+        x,
+        x,
+        x,
+        x,
+        x,
+        x,
+        x,
+        x,
+        x,
+    ]
 
 
-@cases((1,),)
+@cases(
+    (1,),
+)
 def cont_big_dict(x):
     return {
         "a": x, "b": x + 1, "c": x + 2, "d": x + 3, "e": x + 4, "f": x + 5, "g": x + 6, "h": x + 7,
@@ -146,23 +201,31 @@ def cont_big_dict(x):
     }  # fmt: skip
 
 
-@cases((1,),)
+@cases(
+    (1,),
+)
 def cont_big_const_dict(x):
     return {"a": 1, "b": 2, "c": 3, "d": 4, "e": 5, "f": 6, "g": 7, "h": 8, "i": 9, "j": 10,
             "k": 11, "l": 12, "m": 13, "n": 14, "o": 15, "p": 16, "q": 17, "r": 18, "s": x}  # fmt: skip
 
 
-@cases((1, 2),)
+@cases(
+    (1, 2),
+)
 def cont_list_with_star_tail(a, b):
     rest = [b, b]
     return [a, *rest, a], (a, *rest), {a: b, **{b: a}}
 
 
-@cases(((1, 2, 3),),)
+@cases(
+    ((1, 2, 3),),
+)
 def cont_call_with_generator_arg(seq):
     return sum(x * 2 for x in seq), max(seq, default=0), min(x for x in seq if x > 1)
 
 
-@cases((1,),)
+@cases(
+    (1,),
+)
 def cont_nested_calls(x):
     return str(int(float(str(x)))), show(show(x), k=show(y=x))

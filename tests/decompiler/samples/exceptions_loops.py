@@ -6,7 +6,15 @@ from .exceptions import risky
 
 CONSTRUCT = "exceptions"
 
-SEQS = (([0, 1, 2, 3],), ([1, 1],), ([0, 4, 5, 0],), ([],), ([2, 0, 3],), ([0, -1, 6, 2],), ([0, 3, 1],))
+SEQS = (
+    ([0, 1, 2, 3],),
+    ([1, 1],),
+    ([0, 4, 5, 0],),
+    ([],),
+    ([2, 0, 3],),
+    ([0, -1, 6, 2],),
+    ([0, 3, 1],),
+)
 
 
 @cases(*SEQS)
@@ -191,4 +199,3 @@ def exl_finally_with_return_in_loop(ks):
         finally:
             log.append(k)
     return log
-

@@ -55,7 +55,9 @@ def fs_debug_equals(a, b):
     return f"{a=}", f"{a + 1 if isinstance(a, int) else a=}", f"{b=!s}", f"{a=:>5}", f"{ b = }"
 
 
-@cases((1, [1, 2], {"k": "v"}),)
+@cases(
+    (1, [1, 2], {"k": "v"}),
+)
 def fs_expressions(a, lst, d):
     return (
         f"{a + 1}",
@@ -70,7 +72,9 @@ def fs_expressions(a, lst, d):
     )
 
 
-@cases((1, 2),)
+@cases(
+    (1, 2),
+)
 def fs_nested_fstrings(a, b):
     return f"{f'{a}'}", f"outer {f'inner {b!r}'} end", f"{f'{a:>{b}}'}"
 
@@ -87,21 +91,29 @@ def fs_in_conditions(n):
     return f"{n}" or "empty"
 
 
-@cases((1, 2),)
+@cases(
+    (1, 2),
+)
 def fs_concat_with_plain(a, b):
-    return "plain " f"{a}" " more " f"{b!r}", "a" "b"
+    return f"plain {a} more {b!r}", "ab"
 
 
-@cases((3,),)
+@cases(
+    (3,),
+)
 def fs_percent_and_format(x):
     return "%d items" % x, "{} {}".format(x, x), "{0:>{1}}".format(x, 4), "%(k)s" % {"k": x}
 
 
-@cases((1.5,),)
+@cases(
+    (1.5,),
+)
 def fs_only_expression(x):
     return f"{x}", f"{x!r}", f"{x:}", f"{x!s:}"
 
 
-@cases((42,),)
+@cases(
+    (42,),
+)
 def fs_bytes_and_str_mixing(n):
     return b"%d" % n, f"{b'raw'!r}", f"{n.__class__.__name__}"

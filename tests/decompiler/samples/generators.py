@@ -57,7 +57,9 @@ def gen_simple(n):
         yield i * 2
 
 
-@cases((3,),)
+@cases(
+    (3,),
+)
 def gen_yield_values_and_none(n):
     yield
     yield n
@@ -93,7 +95,9 @@ def gen_yield_expression_forms(n):
     return x, y, z
 
 
-@cases((3,),)
+@cases(
+    (3,),
+)
 def gen_yield_from(n):
     r = yield from gen_return_value(n)
     yield ("inner returned", r)
@@ -144,7 +148,9 @@ def gen_conditional_yields(n):
         yield "exhausted"
 
 
-@cases((3,),)
+@cases(
+    (3,),
+)
 def gen_break_in_generator(n):
     for i in range(10):
         if i == n:
@@ -161,7 +167,9 @@ def gen_early_return(n):
     yield 2
 
 
-@cases((4,),)
+@cases(
+    (4,),
+)
 def gen_nested_generator_function(n):
     def inner(k):
         for j in range(k):
@@ -172,7 +180,9 @@ def gen_nested_generator_function(n):
     yield sum(inner(n))
 
 
-@cases((3,),)
+@cases(
+    (3,),
+)
 def gen_closure_in_generator(n):
     count = 0
 
@@ -185,14 +195,18 @@ def gen_closure_in_generator(n):
         yield count
 
 
-@cases((3,),)
+@cases(
+    (3,),
+)
 def gen_generator_expression_inside(n):
     squares = (i * i for i in range(n))
     yield list(squares)
     yield sum(x for x in range(n) if x)
 
 
-@cases((3,),)
+@cases(
+    (3,),
+)
 def gen_yield_in_with(n):
     from ._helpers import CM
 
@@ -216,13 +230,17 @@ def gen_yield_inside_try_except_else(n):
         yield "finally"
 
 
-@cases((3,),)
+@cases(
+    (3,),
+)
 def gen_stop_iteration_becomes_runtime_error(n):
     yield 1
     raise StopIteration
 
 
-@cases((5,),)
+@cases(
+    (5,),
+)
 def gen_infinite_with_islice(n):
     import itertools
 
@@ -235,20 +253,26 @@ def gen_infinite_with_islice(n):
     return list(itertools.islice(counter(), n))
 
 
-@cases((2,),)
+@cases(
+    (2,),
+)
 def gen_yield_as_call_argument(n):
     print((yield n))
     x = str((yield n + 1))
     yield x
 
 
-@cases((3,),)
+@cases(
+    (3,),
+)
 def gen_lambda_generator(n):
     g = lambda: (yield n)  # noqa: E731
     return list(g())
 
 
-@cases((3,),)
+@cases(
+    (3,),
+)
 def gen_dead_yield(n):
     """A generator only because of a yield the compiler removes: the flag must survive."""
     if False:
@@ -256,7 +280,9 @@ def gen_dead_yield(n):
     return n
 
 
-@cases((2,),)
+@cases(
+    (2,),
+)
 def gen_yield_in_while_false_else(n):
     while False:
         yield "never"  # unreachable

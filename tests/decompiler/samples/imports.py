@@ -5,28 +5,36 @@ from . import cases
 CONSTRUCT = "imports"
 
 
-@cases((),)
+@cases(
+    (),
+)
 def imp_plain():
     import math
 
     return math.sqrt(16)
 
 
-@cases((),)
+@cases(
+    (),
+)
 def imp_dotted():
     import os.path
 
     return os.path.join("a", "b"), os.sep
 
 
-@cases((),)
+@cases(
+    (),
+)
 def imp_dotted_deep():
     import xml.etree.ElementTree
 
     return xml.etree.ElementTree.__name__, xml.__name__
 
 
-@cases((),)
+@cases(
+    (),
+)
 def imp_dotted_as():
     import os.path as p
     import xml.etree.ElementTree as ET
@@ -34,14 +42,18 @@ def imp_dotted_as():
     return p.basename("/x/y"), ET.__name__
 
 
-@cases((),)
+@cases(
+    (),
+)
 def imp_from():
     from collections import OrderedDict, deque
 
     return list(deque([1, 2])), list(OrderedDict(a=1))
 
 
-@cases((),)
+@cases(
+    (),
+)
 def imp_from_as():
     from collections import OrderedDict as OD
     from os import path as osp, sep
@@ -49,21 +61,27 @@ def imp_from_as():
     return OD.__name__, osp.__name__, sep
 
 
-@cases((),)
+@cases(
+    (),
+)
 def imp_from_dotted():
     from os.path import join as j, split
 
     return j("a", "b"), split("/a/b")
 
 
-@cases((),)
+@cases(
+    (),
+)
 def imp_several_names():
     import json, math as m, os.path  # noqa: E401
 
     return json.dumps([1]), m.pi > 3, os.path.sep
 
 
-@cases((),)
+@cases(
+    (),
+)
 def imp_relative():
     from . import _helpers
     from ._helpers import Obj as O, Point
@@ -71,14 +89,18 @@ def imp_relative():
     return _helpers.__name__.rsplit(".", 1)[-1], O(a=1), Point(1, 2)
 
 
-@cases((),)
+@cases(
+    (),
+)
 def imp_relative_sibling_module():
     from .constants import const_bools as cb, const_none
 
     return cb(), const_none()
 
 
-@cases((),)
+@cases(
+    (),
+)
 def imp_relative_beyond_top_level():
     from .. import samples as s  # ImportError: the samples package is top-level
 
@@ -94,21 +116,27 @@ def imp_conditional(flag):
     return mod.__name__
 
 
-@cases((),)
+@cases(
+    (),
+)
 def imp_missing_module():
     import pellucid_this_module_does_not_exist  # noqa: F401
 
     return "unreachable"  # unreachable
 
 
-@cases((),)
+@cases(
+    (),
+)
 def imp_missing_name():
     from math import this_name_does_not_exist  # noqa: F401
 
     return "unreachable"  # unreachable
 
 
-@cases((),)
+@cases(
+    (),
+)
 def imp_in_nested_function():
     def inner():
         import functools
@@ -118,7 +146,9 @@ def imp_in_nested_function():
     return inner()
 
 
-@cases((),)
+@cases(
+    (),
+)
 def imp_dunder_import():
     m = __import__("math")
     return m.floor(2.5)

@@ -106,7 +106,9 @@ def loop_while_true_break(n):
     return i
 
 
-@cases((4,),)
+@cases(
+    (4,),
+)
 def loop_while_true_return(n):
     i = 0
     while True:
@@ -186,7 +188,9 @@ def loop_triple_nested(n):
     return out
 
 
-@cases(([1, 2, 3],),)
+@cases(
+    ([1, 2, 3],),
+)
 def loop_over_dict_and_enumerate(xs):
     d = {x: x * x for x in xs}
     out = []
@@ -209,7 +213,9 @@ def loop_while_condition_complex(n):
     return seq
 
 
-@cases((5,),)
+@cases(
+    (5,),
+)
 def loop_modify_loop_var(n):
     out = []
     for i in range(n):
@@ -218,7 +224,9 @@ def loop_modify_loop_var(n):
     return out, i
 
 
-@cases(([1, 2, 3, 4, 5, 6],),)
+@cases(
+    ([1, 2, 3, 4, 5, 6],),
+)
 def loop_break_continue_in_if_else(items):
     out = []
     for x in items:
@@ -255,7 +263,9 @@ def loop_while_else_return(n):
     return "broke"
 
 
-@cases((4,),)
+@cases(
+    (4,),
+)
 def loop_nested_while_for(n):
     out = []
     i = 0
@@ -281,7 +291,9 @@ def loop_empty_body_continue_only(n):
     return k
 
 
-@cases((6,),)
+@cases(
+    (6,),
+)
 def loop_if_continue_else_stuff(n):
     out = []
     for i in range(n):
@@ -296,7 +308,9 @@ def loop_if_continue_else_stuff(n):
     return out
 
 
-@cases(("hello world",),)
+@cases(
+    ("hello world",),
+)
 def loop_over_string_build(s):
     out = ""
     for ch in s:
@@ -307,7 +321,9 @@ def loop_over_string_build(s):
     return out
 
 
-@cases((4,),)
+@cases(
+    (4,),
+)
 def loop_for_over_generator_call(n):
     total = 0
     for x in (i * i for i in range(n)):
@@ -315,7 +331,9 @@ def loop_for_over_generator_call(n):
     return total
 
 
-@cases(([[1, 2], [3], []],),)
+@cases(
+    ([[1, 2], [3], []],),
+)
 def loop_flatten(rows):
     flat = []
     for row in rows:

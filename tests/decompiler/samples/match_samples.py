@@ -311,7 +311,7 @@ def match_in_while_with_continue(n):
 
 @cases(*SUBJECTS)
 def match_capture_into_cell_and_walrus_subject(x):
-    match (y := x):
+    match y := x:
         case [a, *rest]:
             get = lambda: (a, rest)  # noqa: E731
             return get(), y

@@ -14,7 +14,7 @@ def op_arith(a, b):
 
 @cases((2, 10), (3, 0), (-2, 3), (2.5, 2), (4, 0.5))
 def op_power(a, b):
-    return a**b, -(a**b), (-a) ** b, a ** -b if a else None
+    return a**b, -(a**b), (-a) ** b, a**-b if a else None
 
 
 @cases(*PAIRS[:4])
@@ -29,9 +29,9 @@ def op_precedence(a, b, c):
         (a + b) * c,
         a - (b - c),
         a - b - c,
-        a ** b ** c if c < 3 else 0,
+        a**b**c if c < 3 else 0,
         (a**b) ** c if c < 3 else 0,
-        -a**2,
+        -(a**2),
         (-a) ** 2,
         a * -b,
         not a == b,
@@ -45,7 +45,7 @@ def op_precedence(a, b, c):
 
 @cases((2, 3), (0, 0), (-1, 2))
 def op_unary(a, b):
-    return -a, +a, ~a, not a, - -a, -(-a), not not b, -(a + b), +-a
+    return -a, +a, ~a, not a, --a, -(-a), not not b, -(a + b), +-a
 
 
 @cases((1, 2), (2, 1), (2, 2), ("a", "b"))

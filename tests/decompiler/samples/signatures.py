@@ -5,7 +5,9 @@ from . import call, cases
 CONSTRUCT = "signatures"
 
 
-@cases((),)
+@cases(
+    (),
+)
 def sig_no_args():
     return "none"
 
@@ -66,22 +68,30 @@ def sig_varargs_and_varkw(*args, **kwargs):
     return args, kwargs
 
 
-@cases((1, "s"),)
+@cases(
+    (1, "s"),
+)
 def sig_annotations(a: int, b: str = "x", *args: float, c: bool = True, **kw: dict) -> tuple:
     return a, b, args, c, kw
 
 
-@cases((1,),)
+@cases(
+    (1,),
+)
 def sig_string_annotations(a: "int", b: "list[str]" = None) -> "None":
     return a, b
 
 
-@cases((1,),)
+@cases(
+    (1,),
+)
 def sig_none_return_annotation(a) -> None:
     return None
 
 
-@cases((1,),)
+@cases(
+    (1,),
+)
 def sig_generic_annotations(a: list, b: dict = None) -> "tuple[int, ...]":
     return a, b
 
@@ -91,13 +101,17 @@ def sig_kwonly_no_default_after_varargs(a, *rest, c=0, d=1):
     return a, rest, c, d
 
 
-@cases((1,),)
+@cases(
+    (1,),
+)
 def sig_docstring(a):
     """A docstring that should survive decompilation."""
     return a
 
 
-@cases((1,),)
+@cases(
+    (1,),
+)
 def sig_docstring_and_locals(a):
     """Doc.
 
@@ -107,12 +121,16 @@ def sig_docstring_and_locals(a):
     return b
 
 
-@cases((1, 2),)
+@cases(
+    (1, 2),
+)
 def sig_underscore_names(_a, __b, _=3):
     return _a, __b, _
 
 
-@cases((1,),)
+@cases(
+    (1,),
+)
 def sig_param_shadowed_by_local(a, b=5):
     a = a + b
     b = None

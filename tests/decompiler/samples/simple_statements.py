@@ -48,7 +48,9 @@ def st_global_in_nested(x):
     return inner(), COUNTER
 
 
-@cases((3,),)
+@cases(
+    (3,),
+)
 def st_nonlocal_counter(n):
     count = 0
 
@@ -62,7 +64,9 @@ def st_nonlocal_counter(n):
     return count
 
 
-@cases((2,),)
+@cases(
+    (2,),
+)
 def st_nonlocal_two_levels(n):
     total = 0
 
@@ -162,6 +166,8 @@ def st_early_return_none(x):
     print("fell through")
 
 
-@cases((1,),)
+@cases(
+    (1,),
+)
 def st_exec_like_builtins(x):
     return eval("x + 1", {"x": x}), repr(x), type(x).__name__, isinstance(x, int)

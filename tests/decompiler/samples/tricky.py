@@ -34,7 +34,9 @@ def tr_loop_ends_in_if(items):
     return out
 
 
-@cases(([1, -2, 3, 0, -5],),)
+@cases(
+    ([1, -2, 3, 0, -5],),
+)
 def tr_loop_ends_in_if_else(items):
     out = []
     for x in items:
@@ -47,7 +49,9 @@ def tr_loop_ends_in_if_else(items):
     return out
 
 
-@cases(([1, -2, 3, 0, -5],),)
+@cases(
+    ([1, -2, 3, 0, -5],),
+)
 def tr_loop_if_not_continue_at_end(items):
     out = []
     for x in items:
@@ -57,7 +61,9 @@ def tr_loop_if_not_continue_at_end(items):
     return out
 
 
-@cases(([1, -2, 3, 0, -5],),)
+@cases(
+    ([1, -2, 3, 0, -5],),
+)
 def tr_both_branches_continue(items):
     n = 0
     for x in items:
@@ -97,7 +103,7 @@ def tr_while_with_else_and_nested_if(n):
 @cases((3,), (10,))
 def tr_ternary_in_while_condition(n):
     i = 0
-    while (i < n if n < 5 else i < 2):
+    while i < n if n < 5 else i < 2:
         i += 1
     return i
 
@@ -122,7 +128,9 @@ def tr_global_augassign_in_loop(n):
     return TOTAL
 
 
-@cases((),)
+@cases(
+    (),
+)
 def tr_shared_object_chain():
     x = y = []
     x.append(1)
@@ -138,7 +146,9 @@ def tr_walrus_in_while_boolop(items):
     return out
 
 
-@cases((2, 3),)
+@cases(
+    (2, 3),
+)
 def tr_default_refers_to_closure(a, b):
     def inner(x=a, y=lambda: b):
         return x + y()
@@ -146,7 +156,9 @@ def tr_default_refers_to_closure(a, b):
     return inner(), inner(10)
 
 
-@cases(([[1, 2], [3, 4], [5]],),)
+@cases(
+    ([[1, 2], [3, 4], [5]],),
+)
 def tr_for_else_with_nested_loop_break(rows):
     out = []
     for row in rows:
@@ -185,7 +197,9 @@ def tr_return_in_for_else(items):
     return "two"
 
 
-@cases((5,),)
+@cases(
+    (5,),
+)
 def tr_nested_while_shared_exit(n):
     i = 0
     out = []
@@ -234,7 +248,9 @@ def tr_is_none_checks(x):
     return x
 
 
-@cases((3,),)
+@cases(
+    (3,),
+)
 def tr_loop_variable_after_loop(n):
     for i in range(n):
         pass
@@ -244,7 +260,9 @@ def tr_loop_variable_after_loop(n):
     return i, j
 
 
-@cases(([1, 2, 3],),)
+@cases(
+    ([1, 2, 3],),
+)
 def tr_comprehension_then_loop_same_name(xs):
     ys = [x * 2 for x in xs]
     for x in ys:
@@ -264,7 +282,9 @@ def tr_conditional_import_and_del(flag):
     return r
 
 
-@cases((4,),)
+@cases(
+    (4,),
+)
 def tr_while_true_with_continue_and_break(n):
     i = 0
     out = []
@@ -290,7 +310,9 @@ def tr_assert_in_loop(a, b):
     return "ok"
 
 
-@cases((3,),)
+@cases(
+    (3,),
+)
 def tr_lambda_default_from_loop(n):
     fs = []
     for i in range(n):
@@ -307,13 +329,17 @@ def tr_debug_constant(x):
     return r, x
 
 
-@cases((2,),)
+@cases(
+    (2,),
+)
 def tr_global_declared_unused(x):
     global UNUSED_GLOBAL  # noqa: F824
     return x
 
 
-@cases((3,),)
+@cases(
+    (3,),
+)
 def tr_nonlocal_read_only(n):
     total = n
 
@@ -324,7 +350,9 @@ def tr_nonlocal_read_only(n):
     return get()
 
 
-@cases((3,),)
+@cases(
+    (3,),
+)
 def tr_delete_and_reassign_cell(n):
     v = n
 
@@ -338,7 +366,9 @@ def tr_delete_and_reassign_cell(n):
     return first, try_, get()
 
 
-@cases((4,),)
+@cases(
+    (4,),
+)
 def tr_closure_over_reassigned_param(n):
     fs = []
     while n > 0:
@@ -347,7 +377,9 @@ def tr_closure_over_reassigned_param(n):
     return [f() for f in fs], n
 
 
-@cases(("a", 2),)
+@cases(
+    ("a", 2),
+)
 def tr_keywords_named_like_builtins(s, n):
     def f(list=None, dict=None, str=None, **kw):
         return list, dict, str, sorted(kw)
@@ -355,7 +387,9 @@ def tr_keywords_named_like_builtins(s, n):
     return f(list=s, dict=n, str=[s], type=1, id=2)
 
 
-@cases((3,),)
+@cases(
+    (3,),
+)
 def tr_walrus_into_cell_from_comprehension(n):
     def reader():
         return last
@@ -365,7 +399,9 @@ def tr_walrus_into_cell_from_comprehension(n):
     return values, reader()
 
 
-@cases((1,),)
+@cases(
+    (1,),
+)
 def tr_dead_code_keeps_local(x):
     """`if 0:` code is dropped by the compiler, but `y` stays a local: UnboundLocalError."""
     if 0:
@@ -373,7 +409,9 @@ def tr_dead_code_keeps_local(x):
     return y  # noqa: F821
 
 
-@cases((1,),)
+@cases(
+    (1,),
+)
 def tr_dead_code_keeps_cell(x):
     if 0:
         z = x  # unreachable

@@ -10,12 +10,16 @@ def tp_generic_function[T](x: T) -> T:
     return x
 
 
-@cases((1, 2),)
+@cases(
+    (1, 2),
+)
 def tp_bounded_and_constrained[T: int, S: (str, bytes), *Ts, **P](a, b):
     return a, b
 
 
-@cases((1,),)
+@cases(
+    (1,),
+)
 def tp_generic_class_inside(x):
     class Box[T]:
         def __init__(self, v: T):
@@ -27,7 +31,9 @@ def tp_generic_class_inside(x):
     return Box(x).get(), [p.__name__ for p in Box.__type_params__]
 
 
-@cases((1,),)
+@cases(
+    (1,),
+)
 def tp_type_alias_inside(x):
     type Pair[K] = tuple[K, K]
     type Simple = list[int]

@@ -53,5 +53,13 @@ class Outer:
 
 def _check():
     c = Child(4)
-    return (REGISTRY, c.describe(), c.double, Child.helper(3), c.expensive,
-            Outer.Inner().who(), Child.meta_kw, type(Child).__name__)
+    return (
+        REGISTRY,
+        c.describe(),
+        c.double,
+        Child.helper(3),
+        c.expensive,
+        Outer.Inner().who(),
+        Child.meta_kw,
+        type(Child).__name__,
+    )

@@ -31,11 +31,14 @@ SQUARES = [k * k for k in range(5) if k % 2]
 PAIRS = {k: v for k, v in zip("ab", range(2))}
 
 if SQUARES:
+
     def pick(i):
         return SQUARES[i]
 else:
+
     def pick(i):
         return None
+
 
 lam = lambda v: v + n  # noqa: E731
 
