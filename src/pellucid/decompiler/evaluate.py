@@ -206,7 +206,7 @@ class Evaluator:
                 and all(getattr(x, "is_spill", False) or isinstance(x, ast.Constant) for x in getattr(v, "elts", []))
             ):
                 return  # discarding a value computed earlier has no effect
-            self.emit(ast.Expr(value=v))
+            self.emit(ast.Expr(value=self.as_expr(v, ins)))
             return
         if isinstance(v, V.FunctionValue):
             self.emit(ast.Expr(value=self.function_expr(v, ins)))
@@ -869,7 +869,7 @@ def _complex_ast(c: complex) -> ast.expr:
             continue
         if isinstance(folded, complex) and _same_number(folded, c):
             return cand
-    raise ValueError(f"no source spelling for {c!r}")
+    raise DecompilationError(f"no source spelling for the constant {c!r}")
 
 
 def _formatted(value: ast.expr, conversion: int, spec: ast.expr | None) -> ast.FormattedValue:

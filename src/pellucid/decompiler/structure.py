@@ -262,7 +262,15 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 if self.try_at(i):
                     if until_cond:
                         raise self.fail("try inside a condition", ins)
-                    i = self.do_try(i, stack, stop, exits)
+                    # a try is "started" only while it is being structured: a
+                    # later walk of the same code (a trial, then the real one)
+                    # must structure it again, not read it as plain code
+                    started = set(getattr(self, "_started", ()))
+                    try:
+                        i = self.do_try(i, stack, stop, exits)
+                    finally:
+                        if hasattr(self, "_started"):
+                            self._started &= started
                     continue
                 if not until_cond and self.match_at(i, stack):
                     i = self.do_match(i, stack, stop, exits)
@@ -735,10 +743,15 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             and then_stop == F
             and F - 1 >= T
             and self.ins[F - 1].op in TERMINAL
+            and not self._protected(T, stop)
         ):
             r = self._tail_ternary(expr, T, F, stack, stop, exits)
             if r is not None:
                 return r
+        if self._pending(stack) and (else_range is None or self._protected(T, else_range[1])):
+            # no conditional expression is possible: name the values first, and
+            # walk the branches once (try structuring must not run twice)
+            self.materialize(stack)
         then_body, st1 = self.walk(T, then_stop, list(stack), branch_exits)
         if (
             else_range is None
@@ -777,6 +790,10 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             then_body, st1 = self.walk(T, then_stop, list(stack), branch_exits)
         self.emit(ast.If(test=expr, body=then_body or [ast.Pass()], orelse=[]))
         return then_stop if F > stop else F
+
+    def _protected(self, lo: int, hi: int) -> bool:
+        """Does an exception-table region (a try/with) overlap [lo, hi)?"""
+        return any(start < hi and end > lo for start, end, *_ in self.exc_entries)
 
     def _pending(self, stack: list) -> bool:
         local = set(self.code.co_varnames)
