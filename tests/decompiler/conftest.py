@@ -37,8 +37,32 @@ if sys.version_info < (3, 11):
     NOT_YET |= {"generators", "classes"}
 
 assert not (NOT_YET & CORE_CONSTRUCTS), "issue-2 constructs must never be xfailed"
+
+# Known decompiler bugs, to keep CI usable while they are being fixed: keys are a test name
+# ("test_fixpoint"), a sample id ("tricky.tr_dead_code_keeps_local"), or a test with its
+# sample ("test_behaviour[tricky.tr_dead_code_keeps_local]"); values say why.  Matching tests
+# are marked xfail (not strict: a bug may exist on one Python version only).  Empty is the goal.
+KNOWN_BUGS: dict = {}
 _harness.configure(NOT_YET)
 CONSTRUCT_OF = _harness.CONSTRUCT_OF
+
+
+def pytest_collection_modifyitems(config, items):
+    if not KNOWN_BUGS:
+        return
+    import pytest
+
+    for item in items:
+        if "tests/decompiler/" not in item.nodeid.replace("\\", "/"):
+            continue
+        name = item.name  # "test_behaviour[tricky.x]" or "test_fixpoint"
+        func, _, param = name.partition("[")
+        param = param.rstrip("]")
+        parts = param.split("-") if param else []
+        for key in (name, func, *parts):
+            if key in KNOWN_BUGS:
+                item.add_marker(pytest.mark.xfail(reason=f"known bug: {KNOWN_BUGS[key]}"))
+                break
 
 
 # --------------------------------------------------------------------------- reporting
@@ -58,7 +82,8 @@ def pytest_runtest_logreport(report):
     construct = next((CONSTRUCT_OF[p] for p in param.split("-") if p in CONSTRUCT_OF), None)
     if construct is None:
         return
-    outcome = "xfailed" if hasattr(report, "wasxfail") else report.outcome
+    # an xfail is reported as "skipped" with wasxfail; an xpass as "passed" with wasxfail
+    outcome = "xfailed" if hasattr(report, "wasxfail") and report.skipped else report.outcome
     _OUTCOMES.setdefault((construct, func), {}).setdefault(outcome, 0)
     _OUTCOMES[(construct, func)][outcome] += 1
 
