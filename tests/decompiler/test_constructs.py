@@ -142,3 +142,35 @@ def test_sample_inputs_take_every_path():
     assert not missing, "inputs leave lines unexecuted:\n" + "\n".join(
         f"  {k}: {v}" for k, v in missing.items()
     )
+
+
+MUTANTS = [
+    ("operators.op_arith", "a - b", "b - a"),
+    ("simple_statements.st_global_write", "COUNTER * 2", "COUNTER * 3"),
+    ("simple_statements.st_print_side_effects", "'hello'", "'hallo'"),
+    ("access.acc_attr_store", "o.a = 10", "o.a = 11"),
+    ("closures.clo_free_nonlocal_writer", "total += v", "total += 2 * v"),
+    ("generators.gen_yield_expression", "got * n", "got + n"),
+    ("exceptions.exc_raise_from", "from e", "from None"),
+    ("async_samples.async_for", "out.append(x)", "out.append(-x)"),
+    ("st_mutate_argument", "lst.sort(key=str)", "lst.sort(key=repr)"),
+]
+
+
+@pytest.mark.parametrize("sample_id, old, new", MUTANTS, ids=[m[0] for m in MUTANTS])
+def test_harness_detects_wrong_code(sample_id, old, new):
+    """The comparison itself is tested: a one-token change to a sample's own source must show."""
+    from samples._harness import _selftest_decompile
+
+    by_id = {s.id: s for s in SAMPLES}
+    sample = by_id.get(sample_id) or next(s for s in SAMPLES if s.name == sample_id)
+    src = _selftest_decompile(sample.func)
+    assert old in src, src
+    fn = sample.fresh()
+    mg = vars(sample.module)
+    original, g_orig = rebuild_original(fn, mg)
+    same, g_same, _ = rebuild_decompiled(fn, src, mg, fresh_fn=sample.fresh())
+    assert not compare_runs(original, g_orig, same, g_same, sample.spec)
+    original, g_orig = rebuild_original(sample.fresh(), mg)
+    mutant, g_mut, _ = rebuild_decompiled(fn, src.replace(old, new), mg, fresh_fn=sample.fresh())
+    assert compare_runs(original, g_orig, mutant, g_mut, sample.spec)
