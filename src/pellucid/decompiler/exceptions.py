@@ -91,6 +91,7 @@ class ExceptionStructure:
         self._exc_error: str | None = None
         self._chains = None
         if PY < (3, 11):
+            self._setup_blocks()
             return
         for start, end, target, depth, lasti in self.exc_entries:
             h = self._handlers.get(target)
@@ -165,9 +166,8 @@ class ExceptionStructure:
     def check_exception_support(self) -> None:
         self._exc_setup()
         if PY < (3, 11):
-            for i in self.ins:
-                if i.op in ("SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH"):
-                    raise self.fail("exception handling on 3.9/3.10 is not supported yet", i)
+            if self._exc_error is not None:
+                raise self.fail(self._exc_error[0], self._exc_error[1])
             return
         for h in self._handlers.values():
             if h.kind == "other":
@@ -307,7 +307,7 @@ class ExceptionStructure:
         if i in self._copies:
             return True
         if PY < (3, 11):
-            return False
+            return self.ins[i].op in ("SETUP_FINALLY", "SETUP_WITH") and i not in self._started
         if self.ins[i].op == "BEFORE_WITH":
             return True
         if self._cover[i] is None:
@@ -328,6 +328,11 @@ class ExceptionStructure:
                 if not self._pure_exit(i + c.length):
                     raise self.fail("code after a finally/with copy on an exit path", self.ins[i])
             return i + c.length
+        if PY < (3, 11):
+            self._started.add(i)
+            if self.ins[i].op == "SETUP_WITH":
+                return self.do_with_blocks(i, stack, stop, exits)
+            return self.do_try_blocks(i, stack, stop, exits)
         if self.ins[i].op == "BEFORE_WITH":
             return self.do_with(i, stack, stop, exits)
         H = self._try_handler_at(i)
@@ -685,9 +690,16 @@ class ExceptionStructure:
                 self._copies[k + 1] = Copy(3, "skip")
 
     def op_POP_EXCEPT(self, ins, stack: list) -> None:
-        if not stack or not isinstance(stack[-1], ExcInfo):
+        # 3.9/3.10: the saved exception is three values (type, value, traceback)
+        n = 1 if PY >= (3, 11) else 3
+        if len(stack) < n or not all(isinstance(v, ExcInfo) for v in stack[-n:]):
             raise self.fail("POP_EXCEPT outside a handler", ins)
-        stack.pop()
+        del stack[-n:]
+
+    def op_POP_BLOCK(self, ins, stack: list) -> None:
+        """3.9/3.10: regions come from the block analysis; the pop itself says nothing."""
+        if ins.index not in self._b_pops:
+            raise self.fail("POP_BLOCK without its SETUP", ins)
 
     # ------------------------------------------------------------ try/finally
     def do_try_finally(self, s: int, H: int, stack: list, stop: int, exits: frozenset) -> int:
@@ -862,6 +874,523 @@ class ExceptionStructure:
             raise self.fail("with target with several names", ins[k - 1])
         stack[:] = st
         return k, stmts[0].targets[0]
+
+    # ------------------------------------------------------------ 3.9/3.10: the block stack
+    #
+    # Before 3.11 a protected region is opened by SETUP_FINALLY/SETUP_WITH (whose
+    # target is the handler) and closed by POP_BLOCK; a handler runs inside an
+    # except-handler block that POP_EXCEPT closes.  ``_setup_blocks`` computes the
+    # block stack of every instruction by following normal control flow (as
+    # CPython's ``markblocks`` does), which pairs every POP_BLOCK with its SETUP.
+    # Each compiler-made copy of a finally body or of a with's ``__exit__`` call
+    # sits right after a POP_BLOCK of its statement, so the copies are found by
+    # that pairing, not by position.  ``home`` is as on 3.11+: -1 for code reached
+    # from the entry, else the handler whose code it is.
+
+    def _bsucc(self, k: int) -> list[int]:
+        ins = self.ins[k]
+        out = []
+        if ins.target is not None and not ins.op.startswith("SETUP_"):
+            out.append(ins.target)
+        if ins.op not in TERMINAL_OPS and ins.op != "JUMP":
+            out.append(k + 1)
+        return out
+
+    def _setup_blocks(self) -> None:
+        n, ins = self.n, self.ins
+        bs: list = [None] * (n + 1)
+        self._b_stack = bs
+        self._b_pops: dict[int, int] = {}
+        self._b_setup_of: dict[int, int] = {}
+        self._b_handler: dict[int, int] = {}
+        for i in ins:
+            if i.op in ("SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH") and i.target is not None:
+                self._b_handler[i.index] = i.target
+                if self._b_setup_of.setdefault(i.target, i.index) != i.index:
+                    self._exc_error = ("two SETUPs share a handler", i)
+        if not self._b_handler:
+            return
+
+        def err(reason: str, k: int) -> None:
+            if self._exc_error is None:
+                self._exc_error = (reason, ins[k])
+
+        work = [(0, ())]
+        while work:
+            k, B = work.pop()
+            while k < n:
+                if bs[k] is not None:
+                    if bs[k] != B:
+                        err("block stacks disagree at a join", k)
+                    break
+                bs[k] = B
+                i = ins[k]
+                op = i.op
+                if op in ("SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH"):
+                    work.append((i.target, B + (("E", k),)))
+                    B = B + (("S", k),)
+                    k += 1
+                    continue
+                if op == "POP_BLOCK":
+                    if not B or B[-1][0] != "S":
+                        err("POP_BLOCK without a block", k)
+                        break
+                    self._b_pops[k] = B[-1][1]
+                    B = B[:-1]
+                    k += 1
+                    continue
+                if op == "POP_EXCEPT":
+                    if not B or B[-1][0] != "E":
+                        err("POP_EXCEPT without a handler block", k)
+                        break
+                    B = B[:-1]
+                    k += 1
+                    continue
+                if i.target is not None:
+                    work.append((i.target, B))
+                if op in TERMINAL_OPS or op == "JUMP":
+                    break
+                k += 1
+        # homes
+        home = self.home
+
+        def flood(start: int, tag: int) -> None:
+            work = [start]
+            while work:
+                k = work.pop()
+                if k >= n or home[k] is not None:
+                    continue
+                home[k] = tag
+                work.extend(self._bsucc(k))
+
+        flood(0, -1)
+        pending = sorted(self._b_handler)
+        progress = True
+        while pending and progress:
+            progress = False
+            for s in list(pending):
+                if home[s] is not None:
+                    flood(self._b_handler[s], self._b_handler[s])
+                    pending.remove(s)
+                    progress = True
+
+    def _owned(self, k: int, H: int) -> bool:
+        """Is instruction k code of handler H (or of a handler nested in H's code)?"""
+        h = self.home[k]
+        seen = 0
+        while h is not None and h >= 0 and seen < 64:
+            if h == H:
+                return True
+            s = self._b_setup_of.get(h)
+            if s is None:
+                return False
+            h = self.home[s]
+            seen += 1
+        return False
+
+    def _claim_handler(self, H: int) -> int:
+        """Mark handler H's code consumed; return the index after its last instruction."""
+        end = H
+        for k in range(H, self.n):
+            if self._owned(k, H):
+                self.reachable[k] = False
+                end = k + 1
+        return end
+
+    def _handler_end(self, H: int) -> int:
+        end = H + 1
+        for k in range(H, self.n):
+            if self._owned(k, H):
+                end = k + 1
+        return end
+
+    def _straight_tail(self, j: int, limit: int | None = None) -> int | None:
+        """Length of straight-line code from j ending in a return (a 3.10 copy of a
+        small exit block), or None."""
+        k = j
+        while k < self.n and (limit is None or k < limit):
+            ins = self.ins[k]
+            if ins.target is not None or ins.op.startswith("SETUP_"):
+                return None
+            if ins.op == "RETURN_VALUE":
+                return k + 1 - j
+            if ins.op in TERMINAL_OPS:
+                return None
+            k += 1
+        return None
+
+    def _pops3(self, p: int) -> bool:
+        return p + 2 < self.n and all(self.ins[p + d].op == "POP_TOP" for d in range(3))
+
+    def _loop_targets(self) -> set:
+        out: set = set()
+        for lp in self.loops:
+            out |= lp.continue_targets | lp.break_targets | {lp.header}
+        return out
+
+    def _block_inherit(self, end: int | None, stop: int, exits: frozenset) -> frozenset:
+        if end is None or end >= stop or end in exits:
+            return exits
+        return frozenset()
+
+    def _is_exit_copy39(self, k: int) -> bool:
+        ins = self.ins
+        return (
+            k + 4 < self.n
+            and ins[k].op == "LOAD_CONST"
+            and ins[k].argval is None
+            and ins[k + 1].op == "COPY"
+            and ins[k + 1].argval == 1
+            and ins[k + 2].op == "COPY"
+            and ins[k + 2].argval == 1
+            and ins[k + 3].op == "CALL_FUNCTION"
+            and ins[k + 3].argval == 3
+            and ins[k + 4].op == "POP_TOP"
+        )
+
+    def _is_except_handler39(self, H: int) -> bool:
+        ins = self.ins
+        if self._pops3(H):
+            return True
+        if not (ins[H].op == "COPY" and ins[H].argval == 1):
+            return False
+        k = H + 1
+        while k < self.n and ins[k].target is None:
+            k += 1
+        return k < self.n and ins[k].op == "JUMP_IF_NOT_EXC_MATCH"
+
+    def do_try_blocks(self, s: int, stack: list, stop: int, exits: frozenset) -> int:
+        H = self.ins[s].target
+        if H is None or self.home[H] is None or self.home[s] is None:
+            raise self.fail("try without a reachable handler", self.ins[s])
+        if self._is_except_handler39(H):
+            return self._try_except_blocks(s, H, stack, stop, exits)
+        return self._try_finally_blocks(s, H, stack, stop, exits)
+
+    def _cont(self, cont: int, stop: int, exits: frozenset, ins) -> int:
+        if cont <= stop:
+            return cont
+        if cont in exits:
+            return stop
+        raise self.fail("try continues past its enclosing block", ins)
+
+    # ------------------------------------------------------------ 3.9/3.10 try/except
+    def _try_except_blocks(self, s: int, H: int, stack: list, stop: int, exits: frozenset) -> int:
+        ins = self.ins
+        home = self.home[s]
+        base = list(stack)
+        hstack = base + [ExcInfo(), ExcInfo(), ExcInfo(), CaughtException(), CaughtException(), CaughtException()]
+        hend = self._handler_end(H)
+        clauses = []  # [type, name, body start, body end]
+        p = H
+        while True:
+            if self._pops3(p):
+                clauses.append([None, None, p + 3, hend])
+                break
+            if not (ins[p].op == "COPY" and ins[p].argval == 1):
+                raise self.fail("unrecognized except clause", ins[p])
+            q = p + 1
+            while q < hend and ins[q].op != "JUMP_IF_NOT_EXC_MATCH":
+                if ins[q].target is not None:
+                    raise self.fail("jump inside an except type", ins[q])
+                q += 1
+            if q >= hend:
+                raise self.fail("except clause without a type test", ins[p])
+            stmts, st = self.walk(p + 1, q, hstack + [CaughtException()], frozenset())
+            if stmts or len(st) != len(hstack) + 2:
+                raise self.fail("except type is not an expression", ins[q])
+            typ = self.as_expr(st[-1], ins[q])
+            nxt = ins[q].target
+            a = q + 1
+            if ins[a].op == "POP_TOP" and ins[a + 1].op in STORE_OPS and ins[a + 2].op == "POP_TOP":
+                nm = ins[a + 1].argval
+                sf = a + 3
+                T = ins[sf].target if ins[sf].op == "SETUP_FINALLY" else None
+                if T is None or not self._name_cleanup_at(T, nm) or ins[T + 3].op != "RERAISE":
+                    raise self.fail("named except clause without its clean-up", ins[a])
+                self._copies[sf] = Copy(1, "skip")
+                clauses.append([typ, nm, sf + 1, T])
+            elif self._pops3(a):
+                clauses.append([typ, None, a + 3, nxt])
+            else:
+                raise self.fail("unrecognized except clause", ins[a])
+            if nxt is None or nxt <= q or nxt >= hend:
+                raise self.fail("except clause test jumps outside the handler", ins[q])
+            if ins[nxt].op == "RERAISE":
+                break
+            p = nxt
+        # how each clause ends: JUMP follow, return, or (3.10) a copy of the follow
+        loop_targets = self._loop_targets()
+        follows: set = set()
+        tails: list = []
+        mine = ("E", s)
+        for typ, nm, b0, b1 in clauses:
+            for k in range(b0, b1):
+                if ins[k].op != "POP_EXCEPT" or not self._b_stack[k] or self._b_stack[k][-1] != mine:
+                    continue
+                j = k + 1
+                if nm is not None and self._name_cleanup_at(j, nm):
+                    self._copies[j] = Copy(3, "skip")
+                    j += 3
+                op = ins[j].op
+                if op == "JUMP":
+                    if ins[j].target not in loop_targets:
+                        follows.add(ins[j].target)
+                elif op != "RETURN_VALUE":
+                    L = self._straight_tail(j)
+                    if L is None:
+                        raise self.fail("except clause ends in unrecognized code", ins[j])
+                    tails.append((j, L))
+        if len(follows) > 1:
+            raise self.fail("except clauses continue at different places", ins[H])
+        follow = next(iter(follows)) if follows else None
+        if follow is not None and follow < hend:
+            raise self.fail("except clause continues inside the handler", ins[H])
+        # the body's normal exit: POP_BLOCK; JUMP else/follow  -- or a copy of the follow
+        pops = [k for k, t in self._b_pops.items() if t == s and k < H and self.home[k] == home]
+        P = max(pops) if pops else None
+        X = None
+        body_tail = None
+        body_end = H
+        if P is not None and P + 2 == H and ins[P + 1].op == "JUMP" and ins[P + 1].target > H:
+            if ins[P + 1].target not in loop_targets:
+                X = ins[P + 1].target
+                body_end = P
+        elif P is not None and P + 1 < H and ins[P + 1].op != "RETURN_VALUE":
+            L = self._straight_tail(P + 1, H)
+            if L is not None and P + 1 + L == H:
+                body_tail = P + 1
+                body_end = P
+        tail_code = None  # (start, length) of the code after the statement
+        if tails:
+            j0, L0 = tails[0]
+            for j, L in tails[1:]:
+                if L != L0 or not self._same(j, j0, L0):
+                    raise self.fail("except clauses end in different code", ins[j])
+            tail_code = (j0, L0)
+        if follow is not None and (tails or body_tail is not None):
+            raise self.fail("try with both a follow and copies of it", ins[s])
+        else_end = None
+        explicit_tail = None
+        if body_tail is not None:
+            if tail_code is not None and not (tail_code[1] == H - body_tail and self._same(body_tail, tail_code[0], tail_code[1])):
+                raise self.fail("try body and except clauses end in different code", ins[body_tail])
+            end_pt = body_tail
+            cont = body_tail
+        elif X is not None:
+            if X > stop:
+                if X not in exits:
+                    raise self.fail("try continues past its enclosing block", ins[s])
+                if follow is not None and follow not in exits:
+                    raise self.fail("try continues past its enclosing block", ins[s])
+                X = stop
+                else_end = stop
+            elif follow is not None:
+                if follow < X:
+                    raise self.fail("except follow before the else", ins[s])
+                else_end = min(follow, stop) if follow <= stop or follow in exits else None
+                if else_end is None:
+                    raise self.fail("try continues past its enclosing block", ins[s])
+            elif tail_code is not None:
+                j0, L0 = tail_code
+                else_end = None
+                for k in range(X, stop):
+                    if not self._same(k, j0, L0):
+                        continue
+                    if all(
+                        ins[q].target is None or ins[q].target <= k or ins[q].target in loop_targets
+                        or ins[q].target >= stop
+                        for q in range(X, k)
+                    ):
+                        else_end = k
+                        break
+                if else_end is None:
+                    raise self.fail("follow of the try not found after its else", ins[X])
+            else:
+                else_end = X
+            end_pt = else_end
+            cont = else_end
+        else:
+            if tail_code is not None:
+                explicit_tail = tail_code
+            end_pt = follow
+            cont = follow if follow is not None else hend
+        inherited = self._block_inherit(end_pt, stop, exits)
+        fo = frozenset({end_pt}) if end_pt is not None else frozenset()
+        # the tails copied into the clauses are the follow: skip them there
+        explicit = []
+        if explicit_tail is not None:
+            explicit, st = self.walk(explicit_tail[0], explicit_tail[0] + explicit_tail[1], list(stack), exits)
+        for j, L in tails:
+            self._copies[j] = Copy(L, "skip")
+        # a jump to where a walk stops is falling off its end; naming that place an
+        # exit would hide a loop's else ending there
+        body, st = self.walk(s + 1, body_end, list(stack), inherited)
+        if len(st) != len(stack) and body_end != H:
+            raise self.fail("try body changes the stack", ins[s])
+        orelse = []
+        if X is not None and else_end is not None and else_end > X:
+            orelse, st = self.walk(X, else_end, list(stack), inherited)
+            if len(st) != len(stack):
+                raise self.fail("try else changes the stack", ins[X])
+        handlers = []
+        for typ, nm, b0, b1 in clauses:
+            cst = base + [ExcInfo(), ExcInfo(), ExcInfo()]
+            hb, st = self.walk(b0, b1, cst, fo | inherited)
+            if len(st) not in (len(base), len(cst)):
+                raise self.fail("except clause changes the stack", ins[b0])
+            handlers.append(ast.ExceptHandler(type=typ, name=nm, body=hb or [ast.Pass()]))
+        self._claim_handler(H)
+        self.emit(ast.Try(body=body or [ast.Pass()], handlers=handlers, orelse=orelse, finalbody=[]))
+        for st_ in explicit:
+            self.emit(st_)
+        return self._cont(cont, stop, exits, ins[s])
+
+    # ------------------------------------------------------------ 3.9/3.10 try/finally
+    def _try_finally_blocks(self, s: int, H: int, stack: list, stop: int, exits: frozenset) -> int:
+        ins = self.ins
+        home = self.home[s]
+        want = self._b_stack[s] + (("E", s),)
+        R = None
+        for k in range(H, self.n):
+            if self.home[k] == H and ins[k].op == "RERAISE" and self._b_stack[k] == want:
+                R = k
+                break
+        if R is None:
+            raise self.fail("finally body without its re-raise", ins[H])
+        for k in range(H, R):
+            if not self._owned(k, H):
+                raise self.fail("finally body with code outside its handler", ins[k])
+        L = R - H
+        pops = sorted(k for k, t in self._b_pops.items() if t == s)
+        for p in pops:
+            if L and not self._same(p + 1, H, L):
+                raise self.fail("finally copy not found after its POP_BLOCK", ins[p])
+        normal = [p for p in pops if p < H and self.home[p] == home]
+        P = max(normal) if normal else None
+        body_end = H
+        cont = R + 1
+        norm_end = -1
+        if P is not None:
+            after = P + 1 + L
+            if ins[after].op == "JUMP" and after + 1 == H and ins[after].target > R:
+                body_end, cont, norm_end = P, ins[after].target, after
+            elif after < H and ins[after].op != "RETURN_VALUE":
+                TL = self._straight_tail(after, H)
+                if TL is not None and after + TL == H:
+                    body_end, cont, norm_end = P, after, after
+        if L:
+            for p in pops:
+                self._copies[p + 1] = Copy(L, "finally", norm_end)
+        hstack = list(stack) + [ExcInfo(), ExcInfo(), ExcInfo(), CaughtException(), CaughtException(), CaughtException()]
+        final, st = self.walk(H, R, hstack, frozenset({R}))
+        if len(st) != len(hstack):
+            raise self.fail("finally body changes the stack", ins[H])
+        end_pt = cont if body_end == P else None
+        inherited = self._block_inherit(end_pt, stop, exits)
+        fo = frozenset({end_pt}) if end_pt is not None else frozenset()
+        body, st = self.walk(s + 1, body_end, list(stack), inherited)
+        if len(st) != len(stack) and body_end != H:
+            raise self.fail("try body changes the stack", ins[s])
+        self._claim_handler(H)
+        if len(body) == 1 and isinstance(body[0], ast.Try) and not body[0].finalbody and body[0].handlers:
+            node = body[0]
+            node.finalbody = final or [ast.Pass()]
+        else:
+            node = ast.Try(body=body or [ast.Pass()], handlers=[], orelse=[], finalbody=final or [ast.Pass()])
+        self.emit(node)
+        return self._cont(cont, stop, exits, ins[s])
+
+    # ------------------------------------------------------------ 3.9/3.10 with
+    def do_with_blocks(self, w: int, stack: list, stop: int, exits: frozenset) -> int:
+        ins = self.ins
+        H = ins[w].target
+        home = self.home[w]
+        ctx = self.pop_expr(stack, ins[w])
+        ops = [ins[H + d].op for d in range(8)] if H + 8 <= self.n else []
+        if not (
+            ops == ["WITH_EXCEPT_START", "POP_JUMP_IF_TRUE", "RERAISE", "POP_TOP", "POP_TOP", "POP_TOP", "POP_EXCEPT", "POP_TOP"]
+            and ins[H + 1].target == H + 3
+        ):
+            raise self.fail("unrecognized with handler", ins[H])
+        sup = H + 8
+        stack.append(WithExit(ctx))
+        k, target = self._with_target(w + 1, stack)
+        pops = sorted(p for p, t in self._b_pops.items() if t == w)
+        normal_end = -1
+        P = None
+        for p in pops:
+            c = p + 1
+            if ins[c].op == "SWAP" and ins[c].argval == 2:
+                c += 1
+            elif p < H and self.home[p] == home:
+                P = p
+            if not self._is_exit_copy39(c):
+                raise self.fail("with exit call not found after its POP_BLOCK", ins[p])
+        # where the normal exit continues, and where a suppressed exception does
+        cont_n = None
+        if P is not None:
+            after = P + 6
+            if ins[after].op == "JUMP" and after + 1 == H and ins[after].target > H:
+                cont_n = ins[after].target
+                normal_end = after
+            elif after < H and ins[after].op != "RETURN_VALUE" and self._straight_tail(after, H) == H - after:
+                cont_n = after
+                normal_end = after
+            else:
+                P = None  # a return/break path, not the normal exit
+        for p in pops:
+            c = p + 2 if ins[p + 1].op == "SWAP" else p + 1
+            self._copies[c] = Copy(5, "with", normal_end)
+        sup_tail = None
+        if self.home[sup] != H:
+            cont_s = sup
+        elif ins[sup].op == "JUMP" and ins[sup].target is not None and self.home[ins[sup].target] != H:
+            cont_s = ins[sup].target
+        else:
+            TL = self._straight_tail(sup)
+            if TL is None:
+                raise self.fail("with handler continues into unrecognized code", ins[sup])
+            sup_tail = (sup, TL)
+            cont_s = None
+        if cont_n is not None:
+            if sup_tail is not None:
+                if not self._same(cont_n, sup, sup_tail[1]):
+                    raise self.fail("with statement whose follow is not found", ins[w])
+            elif cont_s != cont_n:
+                # 3.10 copies a small follow into the normal exit
+                TL = self._straight_tail(cont_n)
+                if TL is None or not self._same(cont_n, cont_s, TL):
+                    raise self.fail("with exits continue at different places", ins[w])
+                cont_n = cont_s if cont_s <= stop else cont_n
+        body_end = P if P is not None else H
+        end_pt = cont_n if cont_n is not None else cont_s
+        inherited = self._block_inherit(end_pt, stop, exits)
+        fo = frozenset({end_pt}) if end_pt is not None else frozenset()
+        explicit = []
+        if cont_n is None and sup_tail is not None:
+            explicit, _ = self.walk(sup, sup + sup_tail[1], list(stack[:-1]), exits)
+        body, st = self.walk(k, body_end, list(stack), inherited)
+        if P is not None and (len(st) != len(stack) or st[-1] is not stack[-1]):
+            raise self.fail("with body does not end with its exit", ins[w])
+        stack.pop()
+        self._claim_handler(H)
+        item = ast.withitem(context_expr=ctx, optional_vars=target)
+        # async with: generators.fold_suspensions leaves it in this shape, marked
+        kind = ast.AsyncWith if ins[w].extra.get("async") else ast.With
+        if len(body) == 1 and type(body[0]) is kind:
+            node = body[0]
+            node.items.insert(0, item)
+        else:
+            node = kind(items=[item], body=body or [ast.Pass()])
+        self.emit(node)
+        for st_ in explicit:
+            self.emit(st_)
+        if cont_n is not None:
+            return self._cont(cont_n, stop, exits, ins[w])
+        if cont_s is not None:
+            return self._cont(cont_s, stop, exits, ins[w])
+        return self._cont(sup + sup_tail[1], stop, exits, ins[w])
 
 
 def _key(v):
