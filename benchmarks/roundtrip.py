@@ -262,7 +262,9 @@ def run_one(code, decompile, errors, verify, record, timings, timeout=0.0) -> st
     t0 = time.perf_counter()
     try:
         if timeout:
-            signal.setitimer(signal.ITIMER_REAL, timeout)
+            # keeps firing every 0.5 s after the first: a decompiler's bare ``except`` may
+            # swallow one FunctionTimeout, not all of them
+            signal.setitimer(signal.ITIMER_REAL, timeout, 0.5)
         try:
             source = decompile(code)
         finally:
