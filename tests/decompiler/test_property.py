@@ -616,6 +616,7 @@ def behaviour_differs(top: types.CodeType, code: types.CodeType, src: str):
     except Exception:  # noqa: BLE001 - nothing to run
         return None
     rebuilt = types.FunctionType(new_code, ns_b, code.co_name, original.__defaults__)
+    rebuilt.__kwdefaults__ = original.__kwdefaults__
     for args in ARGUMENT_SETS[: 1 + code.co_argcount]:
         args = args[: code.co_argcount]
         a, b = _call(original, args), _call(rebuilt, args)

@@ -301,10 +301,11 @@ def _dead_locals(code: CodeType, ins: list[Instr]) -> list[ast.stmt]:
     stored |= {i.argval for i in ins if i.op == "LOAD_FAST_AND_CLEAR"}
     loaded = {i.argval for i in ins if i.op in ("LOAD_FAST", "LOAD_DEREF", "LOAD_CLOSURE")}
     cells = set(code.co_cellvars)
+    args = set(code.co_varnames[:params])  # parameters are bound by the call
     names = [
         n
         for n in list(code.co_varnames[params:]) + list(code.co_cellvars)
-        if n not in stored and (n in loaded or n in cells) and n.isidentifier()
+        if n not in stored and n not in args and (n in loaded or n in cells) and n.isidentifier()
     ]
     names = list(dict.fromkeys(names))
     if not names:
