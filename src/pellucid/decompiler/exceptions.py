@@ -307,7 +307,7 @@ class ExceptionStructure:
         if i in self._copies:
             return True
         if PY < (3, 11):
-            return self.ins[i].op in ("SETUP_FINALLY", "SETUP_WITH") and i not in self._started
+            return self.ins[i].op in ("SETUP_FINALLY", "SETUP_WITH")
         if self.ins[i].op == "BEFORE_WITH":
             return True
         if self._cover[i] is None:
@@ -329,10 +329,13 @@ class ExceptionStructure:
                     raise self.fail("code after a finally/with copy on an exit path", self.ins[i])
             return i + c.length
         if PY < (3, 11):
-            self._started.add(i)
             if self.ins[i].op == "SETUP_WITH":
-                return self.do_with_blocks(i, stack, stop, exits)
-            return self.do_try_blocks(i, stack, stop, exits)
+                nxt = self.do_with_blocks(i, stack, stop, exits)
+            else:
+                nxt = self.do_try_blocks(i, stack, stop, exits)
+            if nxt <= i:
+                raise self.fail("try/with continues before itself", self.ins[i])
+            return nxt
         if self.ins[i].op == "BEFORE_WITH":
             return self.do_with(i, stack, stop, exits)
         H = self._try_handler_at(i)
@@ -974,33 +977,45 @@ class ExceptionStructure:
                     pending.remove(s)
                     progress = True
 
+    def _owned_tags(self, H: int) -> frozenset:
+        """The homes that are handler H's code: H and the handlers nested in it."""
+        cache = self.__dict__.setdefault("_b_owned_cache", {})
+        r = cache.get(H)
+        if r is None:
+            tags = set()
+            for h in self._b_setup_of:
+                x, seen = h, 0
+                while x is not None and x >= 0 and seen < 256:
+                    if x == H:
+                        tags.add(h)
+                        break
+                    s = self._b_setup_of.get(x)
+                    x = self.home[s] if s is not None else None
+                    seen += 1
+            r = cache[H] = frozenset(tags)
+        return r
+
     def _owned(self, k: int, H: int) -> bool:
         """Is instruction k code of handler H (or of a handler nested in H's code)?"""
-        h = self.home[k]
-        seen = 0
-        while h is not None and h >= 0 and seen < 64:
-            if h == H:
-                return True
-            s = self._b_setup_of.get(h)
-            if s is None:
-                return False
-            h = self.home[s]
-            seen += 1
-        return False
+        return self.home[k] in self._owned_tags(H)
 
     def _claim_handler(self, H: int) -> int:
         """Mark handler H's code consumed; return the index after its last instruction."""
+        tags = self._owned_tags(H)
         end = H
+        home = self.home
         for k in range(H, self.n):
-            if self._owned(k, H):
+            if home[k] in tags:
                 self.reachable[k] = False
                 end = k + 1
         return end
 
     def _handler_end(self, H: int) -> int:
+        tags = self._owned_tags(H)
         end = H + 1
+        home = self.home
         for k in range(H, self.n):
-            if self._owned(k, H):
+            if home[k] in tags:
                 end = k + 1
         return end
 
@@ -1388,6 +1403,9 @@ class ExceptionStructure:
             self.emit(st_)
         if cont_n is not None:
             return self._cont(cont_n, stop, exits, ins[w])
+        if cont_s is not None and cont_s < w:
+            # a suppressed exception continues the enclosing loop, as the body does
+            return self._cont(self._handler_end(H), stop, exits, ins[w])
         if cont_s is not None:
             return self._cont(cont_s, stop, exits, ins[w])
         return self._cont(sup + sup_tail[1], stop, exits, ins[w])
