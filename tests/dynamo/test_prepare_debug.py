@@ -32,6 +32,8 @@ def _torch_state():
         cc.PyCodeCache.__dict__["load_by_key_path"],
         du.lazy_format_graph_code.__code__,
         sc.InstructionTranslatorBase.__dict__["log_graph_break"],
+        torch._functorch.config.enable_autograd_cache,
+        torch._inductor.config.fx_graph_cache,
     )
 
 

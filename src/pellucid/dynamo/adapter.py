@@ -256,6 +256,26 @@ def inductor_graph_is_backward() -> bool | None:
         return None
 
 
+# Compile caches that, on a hit, skip the stages whose graphs pellucid dumps (AOTAutograd's
+# graphs, Inductor's lowering).  prepare_debug turns them off for its block: a debugging
+# session wants every stage; results are the same either way.
+COMPILE_CACHES: tuple[tuple[str, str], ...] = (
+    ("torch._functorch.config", "enable_autograd_cache"),
+    ("torch._inductor.config", "fx_graph_cache"),
+)
+
+
+def disable_compile_caches(patcher: Patcher) -> None:
+    """Turn off the caches in ``COMPILE_CACHES`` until ``patcher`` restores them."""
+    for module, attr in COMPILE_CACHES:
+        try:
+            owner = importlib.import_module(module)
+            getattr(owner, attr)
+        except (ImportError, AttributeError):
+            continue
+        patcher.setattr(owner, attr, False)
+
+
 def set_stance(stance: str) -> Any:
     """``torch.compiler.set_stance(stance)`` as a context manager."""
     return _resolve("torch.compiler", "set_stance")(stance)

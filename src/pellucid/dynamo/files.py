@@ -75,6 +75,19 @@ class DumpDir:
                         return path, n, False
                 n += 1
 
+    def find_named(self, name: str, content: str) -> str | None:
+        """The path of ``name`` or ``name`` + ``.<k>`` that already holds ``content``, if any."""
+        stem, ext = os.path.splitext(name)
+        n = 0
+        while True:
+            path = os.path.join(self.path, name if n == 0 else f"{stem}.{n}{ext}")
+            if not os.path.exists(path):
+                return None
+            with open(path, encoding="utf-8") as f:
+                if f.read() == content:
+                    return path
+            n += 1
+
     def write_named(self, name: str, content: str) -> tuple[str, bool]:
         """Write ``content`` to ``name``; if another content is there, to ``name`` + ``.<k>``."""
         stem, ext = os.path.splitext(name)

@@ -35,6 +35,10 @@ class ContractError(Exception):
     """The recompiled code cannot stand in for Dynamo's (the message says why)."""
 
 
+class InventedNamesError(ContractError):
+    """The source reads globals Dynamo's code never reads (e.g. a constant written as its repr)."""
+
+
 def count_args(code: types.CodeType) -> int:
     """Number of argument slots, as Dynamo counts them."""
     return (
@@ -187,6 +191,20 @@ def _replace_nested(code: types.CodeType, originals: dict[str, types.CodeType]) 
     return code.replace(co_consts=tuple(consts)) if changed else code
 
 
+def _global_loads(code: types.CodeType) -> set[str]:
+    """Names ``code`` (and code nested in it) reads as globals or builtins."""
+    import dis
+
+    names = {
+        i.argval
+        for i in dis.get_instructions(code)
+        if i.opname in ("LOAD_GLOBAL", "LOAD_NAME") and isinstance(i.argval, str)
+    }
+    for c in iter_code_constants(code):
+        names |= _global_loads(c)
+    return names
+
+
 def missing_layout(
     code: types.CodeType, reference: types.CodeType
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -202,6 +220,7 @@ def compile_checked(
     function_name: str,
     reference: types.CodeType,
     transformed: types.CodeType,
+    renamed: dict[str, str] | None = None,
 ) -> types.CodeType:
     """Compile ``source`` as ``filename`` and return ``function_name``'s code, checked like Dynamo.
 
@@ -237,6 +256,12 @@ def compile_checked(
         raise ContractError(
             f"cell variables differ: Dynamo expects {reference.co_cellvars}, "
             f"recompiled code has {code.co_cellvars}"
+        )
+    extra = _global_loads(code) - _global_loads(transformed) - set((renamed or {}).values())
+    if extra:
+        raise InventedNamesError(
+            "decompiled source reads globals Dynamo's code does not (constants without a "
+            "source form?): " + ", ".join(sorted(extra))
         )
     gen_flags = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
     if (reference.co_flags & gen_flags) != (code.co_flags & gen_flags):

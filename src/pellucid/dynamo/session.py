@@ -200,6 +200,8 @@ class DumpSession:
         self._orig_load_by_key_path = pcc.__dict__["load_by_key_path"].__func__
         p.setattr(pcc, "load_by_key_path", classmethod(_load_by_key_path), raw=True)
 
+        adapter.disable_compile_caches(p)
+
         itb = adapter.instruction_translator_class()
         self._orig_log_graph_break = itb.__dict__["log_graph_break"]
         p.setattr(itb, "log_graph_break", _log_graph_break, raw=True)
@@ -232,7 +234,10 @@ class DumpSession:
         except Exception as e:  # noqa: BLE001 - any failure keeps Dynamo's bytecode
             reason = f"{type(e).__name__}: {e}"
             fc.failure = reason
-            kind = "decompile" if "Decompil" in type(e).__name__ else "recompile"
+            blame_decompiler = "Decompil" in type(e).__name__ or isinstance(
+                e, recompile.InventedNamesError
+            )
+            kind = "decompile" if blame_decompiler else "recompile"
             self._fail(kind, fn.key, reason, compile_id=cid, function=code.co_name)
             self.failed_codes.append((code.co_name, new_code, reason))
             self._warn_once(
@@ -276,7 +281,9 @@ class DumpSession:
                 src, code, new_code, fname(0), header, usable, keep_free, keep_cells
             )
             try:
-                recompile.compile_checked(built.source, "<pellucid>", fname(0), code, new_code)
+                recompile.compile_checked(
+                    built.source, "<pellucid>", fname(0), code, new_code, usable
+                )
                 break
             except recompile.ContractError:
                 probe = compile(built.source, "<pellucid>", "exec", dont_inherit=True)
@@ -296,7 +303,7 @@ class DumpSession:
             return template.replace(placeholder, fname(n))
 
         path, n, _ = self.dump.write_unique(f"{fname('{n}')}.py", render)  # type: ignore[arg-type]
-        result = recompile.compile_checked(render(n), path, fname(n), code, new_code)
+        result = recompile.compile_checked(render(n), path, fname(n), code, new_code, usable)
         if g is not None:
             for long, short in usable.items():
                 g.setdefault(short, g[long])
@@ -442,9 +449,15 @@ class DumpSession:
                 content = self._graph_header(owner, stage) + new_src
                 with self.dump.locked():
                     old_path = path
-                    path, written = self.dump.write_named(f"{owner}.{stage}.py", content)
-                    if written:
-                        self._created.add(path)
+                    same = self.dump.find_named(f"{owner}.{stage}.py", content)
+                    if same is not None:
+                        path = same
+                    elif old_path in self._created:
+                        self.dump._atomic_write(old_path, content)  # ours, nothing ran from it yet
+                    else:
+                        path, written = self.dump.write_named(f"{owner}.{stage}.py", content)
+                        if written:
+                            self._created.add(path)
                     if old_path != path and old_path in self._created:
                         # Superseded before anything ran from it: keep names stable.
                         with contextlib.suppress(OSError):
