@@ -17,6 +17,7 @@ On exit it writes guards, ``full_code_for_<fn>.py`` files and the JSON index
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import dis
 import inspect
@@ -131,6 +132,7 @@ class DumpSession:
         self._gm_stage: dict[int, tuple[Any, str, str, str]] = {}
         self._created: set[str] = set()
         self._plain_bodies: dict[tuple[str, ...], tuple[str, str]] = {}
+        self._resume_codes: dict[str, types.CodeType] = {}
         self.preexisting: list[types.CodeType] = []
         self._orig_lazy: types.FunctionType | None = None
         self._orig_exec_with_source: Any = None
@@ -219,6 +221,12 @@ class DumpSession:
             fn.compile_ids.append(cid)
         fc = FrameCompile(cid, fn.key)
         fc.resume_functions = sorted(n for n in new_code.co_names if n.startswith("__resume_at_"))
+        if fc.resume_functions:
+            g = adapter.compile_frame_globals() or {}
+            for name in fc.resume_functions:
+                resume_fn = g.get(name)
+                if isinstance(getattr(resume_fn, "__code__", None), types.CodeType):
+                    self._resume_codes[name] = resume_fn.__code__
         fc.graphs = [
             recompile.UUID_NAME.sub(r"\1", n)
             for n in new_code.co_names
@@ -774,10 +782,7 @@ class DumpSession:
                 )
                 out.append("")
             for r in row["resume_functions"]:
-                out.append(f"# resume function {r}: see full_code_for_torch_dynamo_resume_in_*.py")
-                out.append(f"def {r}(*args, **kwargs):")
-                out.append("    pass")
-                out.append("")
+                out.extend(self._resume_story(r))
         out.append("")
         content = "\n".join(out)
         try:
@@ -787,6 +792,35 @@ class DumpSession:
             self._fail("full_code", rec.key, f"full code did not compile: {e}")
         path, _ = self.dump.write_named(f"full_code_for_{safe}.py", content)
         return self._file(path, "full_code", function=rec.name)
+
+    def _resume_story(self, global_name: str) -> list[str]:
+        """The resume function behind ``global_name``: Dynamo's code for it, decompiled."""
+        code = self._resume_codes.get(global_name)
+        if code is None:
+            return [f"# resume function {global_name}: not found", ""]
+        key = _code_key(code)
+        rec = self.functions.get(key)
+        lines = [
+            f"# resume function {global_name} = {code.co_name}, made by Dynamo at the graph break"
+        ]
+        if rec is not None:
+            lines.append(f"# its own compiled story: full_code_for_{safe_name(rec.name)}.py")
+        try:
+            from pellucid.decompiler import decompile
+
+            src = decompile(code)
+            tree = ast.parse(src)
+            fn = next(n for n in tree.body if isinstance(n, ast.FunctionDef))
+            fn.name = global_name
+            lines.append(ast.unparse(tree))
+        except Exception as e:  # noqa: BLE001
+            lines += [
+                f"# (not decompiled: {type(e).__name__})",
+                f"def {global_name}(*args, **kwargs):",
+                "    pass",
+            ]
+        lines.append("")
+        return lines
 
 
 def _graph_body(src: str) -> list[str]:
