@@ -32,6 +32,8 @@ from pellucid.decompiler.instructions import PY
 TERMINAL_OPS = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
 STORE_OPS = frozenset({"STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF"})
 DELETE_OPS = frozenset({"DELETE_FAST", "DELETE_NAME", "DELETE_GLOBAL", "DELETE_DEREF"})
+# 3.10+ copy small exit blocks (returns) into every predecessor; 3.9 never does
+COPIES_EXITS = PY >= (3, 10)
 
 
 class ExcInfo(V.Marker):
@@ -1171,25 +1173,30 @@ class ExceptionStructure:
             if ins[P + 1].target not in loop_targets:
                 X = ins[P + 1].target
                 body_end = P
-        elif P is not None and P + 1 < H and ins[P + 1].op != "RETURN_VALUE":
+        elif COPIES_EXITS and P is not None and P + 1 < H and ins[P + 1].op != "RETURN_VALUE":
             L = self._straight_tail(P + 1, H)
             if L is not None and P + 1 + L == H:
                 body_tail = P + 1
                 body_end = P
+        # 3.10 copies a small follow block (a return) into every path reaching it;
+        # 3.9 does not, and clauses that end alike in different code are returns
         tail_code = None  # (start, length) of the code after the statement
-        if tails:
+        if tails and COPIES_EXITS:
             j0, L0 = tails[0]
-            for j, L in tails[1:]:
-                if L != L0 or not self._same(j, j0, L0):
-                    raise self.fail("except clauses end in different code", ins[j])
-            tail_code = (j0, L0)
-        if follow is not None and (tails or body_tail is not None):
-            raise self.fail("try with both a follow and copies of it", ins[s])
+            if all(L == L0 and self._same(j, j0, L0) for j, L in tails[1:]):
+                tail_code = (j0, L0)
+        if tail_code is None or follow is not None:
+            tails = []  # the clauses' own returns
+            tail_code = None
+        if body_tail is not None and (
+            follow is not None
+            or (tail_code is not None and not (tail_code[1] == H - body_tail and self._same(body_tail, tail_code[0], tail_code[1])))
+        ):
+            body_tail = None  # the body's own return
+            body_end = H
         else_end = None
         explicit_tail = None
         if body_tail is not None:
-            if tail_code is not None and not (tail_code[1] == H - body_tail and self._same(body_tail, tail_code[0], tail_code[1])):
-                raise self.fail("try body and except clauses end in different code", ins[body_tail])
             end_pt = body_tail
             cont = body_tail
         elif X is not None:
@@ -1290,7 +1297,7 @@ class ExceptionStructure:
             after = P + 1 + L
             if ins[after].op == "JUMP" and after + 1 == H and ins[after].target > R:
                 body_end, cont, norm_end = P, ins[after].target, after
-            elif after < H and ins[after].op != "RETURN_VALUE":
+            elif COPIES_EXITS and after < H and ins[after].op != "RETURN_VALUE":
                 TL = self._straight_tail(after, H)
                 if TL is not None and after + TL == H:
                     body_end, cont, norm_end = P, after, after
@@ -1349,7 +1356,7 @@ class ExceptionStructure:
             if ins[after].op == "JUMP" and after + 1 == H and ins[after].target > H:
                 cont_n = ins[after].target
                 normal_end = after
-            elif after < H and ins[after].op != "RETURN_VALUE" and self._straight_tail(after, H) == H - after:
+            elif COPIES_EXITS and after < H and ins[after].op != "RETURN_VALUE" and self._straight_tail(after, H) == H - after:
                 cont_n = after
                 normal_end = after
             else:
