@@ -968,6 +968,29 @@ class ExceptionStructure:
                 home[k] = tag
                 work.extend(self._bsucc(k))
 
+        def flood_handler(s: int) -> None:
+            # a handler's code ends where it leaves its except block: a jump from
+            # after its POP_EXCEPT (and a with's suppression path falling through)
+            # reaches the statement's follow, which is the enclosing code's
+            H = self._b_handler[s]
+            mine = ("E", s)
+            outside = []
+            work = [H]
+            while work:
+                k = work.pop()
+                if k >= n or home[k] is not None:
+                    continue
+                if ins[H].op == "WITH_EXCEPT_START" and k == H + 8:
+                    outside.append(k)
+                    continue
+                home[k] = H
+                if bs[k] is not None and mine not in bs[k] and ins[k].op == "JUMP":
+                    outside.append(ins[k].target)
+                    continue
+                work.extend(self._bsucc(k))
+            for t in outside:
+                flood(t, home[s])
+
         flood(0, -1)
         pending = sorted(self._b_handler)
         progress = True
@@ -975,7 +998,7 @@ class ExceptionStructure:
             progress = False
             for s in list(pending):
                 if home[s] is not None:
-                    flood(self._b_handler[s], self._b_handler[s])
+                    flood_handler(s)
                     pending.remove(s)
                     progress = True
 
@@ -1046,7 +1069,17 @@ class ExceptionStructure:
         return out
 
     def _block_inherit(self, end: int | None, stop: int, exits: frozenset) -> frozenset:
+        """The exits of the walks inside a statement that continues at ``end``: the
+        enclosing walk's when the statement ends it (directly, or through a last
+        jump to one of them, as a loop's back edge)."""
         if end is None or end >= stop or end in exits:
+            return exits
+        j = self.ins[end]
+        if (
+            j.op == "JUMP"
+            and j.target in exits
+            and all(not self.reachable[q] for q in range(end + 1, stop))
+        ):
             return exits
         return frozenset()
 
@@ -1384,7 +1417,8 @@ class ExceptionStructure:
                 TL = self._straight_tail(cont_n)
                 if TL is None or not self._same(cont_n, cont_s, TL):
                     raise self.fail("with exits continue at different places", ins[w])
-                cont_n = cont_s if cont_s <= stop else cont_n
+                if cont_n > stop and cont_n not in exits:
+                    cont_n = cont_s
         body_end = P if P is not None else H
         end_pt = cont_n if cont_n is not None else cont_s
         inherited = self._block_inherit(end_pt, stop, exits)
