@@ -392,7 +392,11 @@ class ExceptionStructure:
         for k in range(a, b):
             self.reachable[k] = False
 
-    def _same(self, a: int, b: int, length: int) -> bool:
+    def _same(self, a: int, b: int, length: int, end_inside: bool = False) -> bool:
+        """Do [a, a+length) and [b, b+length) hold the same code?  With
+        ``end_inside`` a jump to the end of each copy (a finally body's loop
+        exhausted) counts as the same place."""
+        ext = 1 if end_inside else 0
         for d in range(length):
             if a + d >= self.n or b + d >= self.n:
                 return False
@@ -403,8 +407,8 @@ class ExceptionStructure:
                 if x.target is None or y.target is None:
                     return False
                 # inside the copy: same relative place; outside: same place
-                xin = a <= x.target < a + length
-                yin = b <= y.target < b + length
+                xin = a <= x.target < a + length + ext
+                yin = b <= y.target < b + length + ext
                 if xin != yin:
                     return False
                 if xin and x.target - a != y.target - b:
@@ -1319,7 +1323,7 @@ class ExceptionStructure:
         L = R - H
         pops = sorted(k for k, t in self._b_pops.items() if t == s)
         for p in pops:
-            if L and not self._same(p + 1, H, L):
+            if L and not self._same(p + 1, H, L, end_inside=True):
                 raise self.fail("finally copy not found after its POP_BLOCK", ins[p])
         normal = [p for p in pops if p < H and self.home[p] == home]
         P = max(normal) if normal else None
