@@ -94,6 +94,11 @@ class ProgramGenerator:
         self.features = features
         self.frames: list[Frame] = []
         self.counter = 0
+        # "runnable" programs avoid `**`, `<<` and huge ints, so their functions can be executed
+        # (see safe_to_run) to tell wrong code from an equivalent encoding
+        runnable = "runnable" in features
+        self.binops = [op for op in BINOPS if not (runnable and op in (ast.Pow, ast.LShift))]
+        self.constants = [c for c in CONSTANTS if not (runnable and c == 2**70)]
 
     # -- helpers
     def chance(self, p):
@@ -129,7 +134,7 @@ class ProgramGenerator:
         )  # fmt: skip
         d = depth + 1
         if kind == "binop":
-            return ast.BinOp(self.expr(d), self.pick(BINOPS)(), self.expr(d))
+            return ast.BinOp(self.expr(d), self.pick(self.binops)(), self.expr(d))
         if kind == "unary":
             op = self.pick([ast.USub, ast.UAdd, ast.Not, ast.Invert])
             return ast.UnaryOp(op(), self.expr(d))
@@ -193,7 +198,7 @@ class ProgramGenerator:
     def atom(self):
         if self.chance(0.5):
             return self.name()
-        return ast.Constant(self.pick(CONSTANTS))
+        return ast.Constant(self.pick(self.constants))
 
     def comprehension(self, depth):
         fr = self.frame
@@ -310,7 +315,7 @@ class ProgramGenerator:
             tgt = self.pick(
                 [ast.Name(name, ast.Store()), ast.Subscript(ast.Name(name, ast.Load()), self.expr(2), ast.Store())]
             )  # fmt: skip
-            return ast.AugAssign(tgt, self.pick(BINOPS)(), self.expr())
+            return ast.AugAssign(tgt, self.pick(self.binops)(), self.expr())
         if kind == "annassign":
             choices = [v for v in LOCALS if v not in fr.declared]
             if not choices:
@@ -487,7 +492,7 @@ class ProgramGenerator:
         npos = len(posonly) + len(normal)
         ndef = self.rng.randint(0, npos)
         kw_defaults = [
-            ast.Constant(self.pick(CONSTANTS)) if self.chance(0.5) else None for _ in kwonly
+            ast.Constant(self.pick(self.constants)) if self.chance(0.5) else None for _ in kwonly
         ]
         return ast.arguments(
             posonlyargs=[arg(p) for p in posonly],
@@ -496,7 +501,7 @@ class ProgramGenerator:
             kwonlyargs=[arg(p) for p in kwonly],
             kw_defaults=kw_defaults,
             kwarg=arg(kwarg) if kwarg else None,
-            defaults=[ast.Constant(self.pick(CONSTANTS)) for _ in range(ndef)],
+            defaults=[ast.Constant(self.pick(self.constants)) for _ in range(ndef)],
         )
 
     def module(self) -> ast.Module:
@@ -755,8 +760,8 @@ def _report(title, counts, by_kind, elapsed):
 
 FEATURE_SETS = [
     ("core", frozenset()),
-    ("core", frozenset()),
-    ("core", frozenset()),
+    ("core", frozenset({"runnable"})),
+    ("core", frozenset({"runnable"})),
     ("exceptions+with", frozenset({"exceptions", "with"})),
     ("generators+classes", frozenset({"generators", "classes"})),
 ]
