@@ -216,3 +216,15 @@ def bool_not_of_compare_in_condition(a, b, c, d):
 @cases(*TRUTH4)
 def bool_deep_nesting(a, b, c, d):
     return ((a and (b or (c and (d or a)))) or (not a and (b and not c))) and (d or c or b or a)
+
+
+@cases(*TRUTH3)
+def bool_or_then_elif_not_augassign(a, b, c):
+    r = ""
+    if a or b:
+        r += "1"
+    elif not c:
+        r += "2"
+    else:
+        r += "3"
+    return r
