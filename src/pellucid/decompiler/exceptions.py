@@ -1050,7 +1050,10 @@ class ExceptionStructure:
 
     def _straight_tail(self, j: int, limit: int | None = None) -> int | None:
         """Length of straight-line code from j ending in a return (a 3.10 copy of a
-        small exit block), or None."""
+        small exit block), or None.  It starts a statement: nothing it consumes was
+        pushed before it (``SWAP; POP_TOP; RETURN_VALUE`` is a return's unwinding)."""
+        if j >= self.n or not (self.ins[j].op.startswith("LOAD_") or self.ins[j].op == "POP_BLOCK"):
+            return None
         k = j
         while k < self.n and (limit is None or k < limit):
             ins = self.ins[k]
@@ -1062,6 +1065,9 @@ class ExceptionStructure:
                 return None
             k += 1
         return None
+
+    def _through_jump(self, k: int) -> int:
+        return self.ins[k].target if k < self.n and self.ins[k].op == "JUMP" else k
 
     def _pops3(self, p: int) -> bool:
         return p + 2 < self.n and all(self.ins[p + d].op == "POP_TOP" for d in range(3))
@@ -1416,6 +1422,10 @@ class ExceptionStructure:
             if sup_tail is not None:
                 if not self._same(cont_n, sup, sup_tail[1]):
                     raise self.fail("with statement whose follow is not found", ins[w])
+            elif cont_s != cont_n and self._through_jump(cont_s) == self._through_jump(cont_n):
+                # both jump on to the same place (or one jumps to the other)
+                if cont_n > stop and cont_n not in exits:
+                    cont_n = cont_s
             elif cont_s != cont_n:
                 # 3.10 copies a small follow into the normal exit
                 TL = self._straight_tail(cont_n)
