@@ -35,6 +35,10 @@ class ContractError(Exception):
     """The recompiled code cannot stand in for Dynamo's (the message says why)."""
 
 
+class LostCellsError(ContractError):
+    """Dynamo's code passes cell objects (LOAD_CLOSURE) that the source passes as values."""
+
+
 class InventedNamesError(ContractError):
     """The source reads globals Dynamo's code never reads (e.g. a constant written as its repr)."""
 
@@ -205,6 +209,13 @@ def _global_loads(code: types.CodeType) -> set[str]:
     return names
 
 
+def _closure_loads(code: types.CodeType) -> set[str]:
+    """Names whose cells ``code`` itself pushes (LOAD_CLOSURE)."""
+    import dis
+
+    return {i.argval for i in dis.get_instructions(code) if i.opname == "LOAD_CLOSURE"}
+
+
 def missing_layout(
     code: types.CodeType, reference: types.CodeType
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -256,6 +267,12 @@ def compile_checked(
         raise ContractError(
             f"cell variables differ: Dynamo expects {reference.co_cellvars}, "
             f"recompiled code has {code.co_cellvars}"
+        )
+    lost = _closure_loads(transformed) - _closure_loads(code)
+    if lost:
+        raise LostCellsError(
+            "Dynamo's code passes the cells of " + ", ".join(sorted(lost)) + " (LOAD_CLOSURE), "
+            "the decompiled source does not"
         )
     extra = _global_loads(code) - _global_loads(transformed) - set((renamed or {}).values())
     if extra:

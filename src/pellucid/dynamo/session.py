@@ -243,7 +243,7 @@ class DumpSession:
             reason = f"{type(e).__name__}: {e}"
             fc.failure = reason
             blame_decompiler = "Decompil" in type(e).__name__ or isinstance(
-                e, recompile.InventedNamesError
+                e, (recompile.InventedNamesError, recompile.LostCellsError)
             )
             kind = "decompile" if blame_decompiler else "recompile"
             self._fail(kind, fn.key, reason, compile_id=cid, function=code.co_name)
