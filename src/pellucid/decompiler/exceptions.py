@@ -19,6 +19,18 @@ calls of ``with``) are recognised by comparing instructions and skipped.
 Code that a structured try/with owns in its handlers is marked unreachable
 once structured, so that the linear walk (which on 3.12+ meets the handlers
 at the end of the function) does not read it again.
+
+3.9/3.10 (block stack).  ``_setup_blocks`` follows normal control flow with a
+block stack, as CPython's ``markblocks`` does: SETUP_FINALLY/SETUP_WITH push a
+block whose handler is the SETUP's target, POP_BLOCK pops it (so every
+POP_BLOCK is paired with its SETUP) and a handler runs in an except block that
+POP_EXCEPT closes.  Homes are flooded as on 3.11+, except that a handler's code
+ends where it leaves its except block (the jump to the statement's follow).
+The compiler inlines a finally body / the ``__exit__(None, None, None)`` call
+right after each POP_BLOCK of the statement (return, break, continue and the
+normal exit), so the copies are found through the pairing and checked against
+the handler's copy.  3.10 also copies a small follow block (a ``return``) into
+every path reaching it; those tails are recognised when all paths end alike.
 """
 
 from __future__ import annotations
