@@ -101,10 +101,11 @@ def test_contract_keeps_closure_layout():
     reference = _nested().__code__
     assert reference.co_freevars == ("a", "b") and reference.co_cellvars == ("c",)
     decompiled = "def f(x):\n    return x + a\n"  # uses neither b nor c
-    fake_transformed = reference
+    # Dynamo's code for it would just call a graph: no cells of its own, no globals.
+    fake_transformed = (lambda x: x).__code__
     built = recompile.build(decompiled, reference, fake_transformed, "__t_0_for_f", "# h\n")
     with pytest.raises(recompile.ContractError):
-        recompile.compile_checked(built.source, "x.py", "__t_0_for_f", reference, reference)
+        recompile.compile_checked(built.source, "x.py", "__t_0_for_f", reference, fake_transformed)
     probe = compile(built.source, "x.py", "exec")
     inner = next(c for c in adapter.iter_code_constants(probe) if c.co_name == "__t_0_for_f")
     free, cells = recompile.missing_layout(inner, reference)
@@ -112,7 +113,9 @@ def test_contract_keeps_closure_layout():
     built = recompile.build(
         decompiled, reference, fake_transformed, "__t_0_for_f", "# h\n", None, free, cells
     )
-    code = recompile.compile_checked(built.source, "x.py", "__t_0_for_f", reference, reference)
+    code = recompile.compile_checked(
+        built.source, "x.py", "__t_0_for_f", reference, fake_transformed
+    )
     assert code.co_freevars == reference.co_freevars
     assert code.co_cellvars == reference.co_cellvars
     assert code.co_filename == "x.py"
@@ -125,6 +128,14 @@ def test_contract_rejects_wrong_arguments():
     with pytest.raises(recompile.ContractError, match="arguments differ"):
         src = recompile.build("def f(b, a):\n    return a + b\n", reference, reference, "t", "")
         recompile.compile_checked(src.source, "x.py", "t", reference, reference)
+
+
+def test_contract_refuses_values_where_dynamo_passes_cells():
+    reference = _nested().__code__  # LOAD_CLOSURE c, to build g's closure
+    src = "def f(x):\n    c = x\n    return x + a + b + c\n"  # c's value, not its cell
+    built = recompile.build(src, reference, reference, "t", "", None, (), ("c",))
+    with pytest.raises(recompile.LostCellsError, match="cells of c"):
+        recompile.compile_checked(built.source, "x.py", "t", reference, reference)
 
 
 def test_stable_global_names():
