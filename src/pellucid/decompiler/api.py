@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import functools
 import inspect
 import sys
@@ -93,6 +94,16 @@ def decompile(obj: Any, verify: bool = False) -> str:
         raise err from e
     finally:
         sys.setrecursionlimit(limit)
+    try:
+        compile(source, "<pellucid>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+    except SyntaxError as e:
+        # the ast held something unparse cannot spell: a bug, never output
+        err = DecompilationError(
+            f"internal error: decompiled source does not parse ({e.msg})",
+            code_name=getattr(code, "co_qualname", code.co_name),
+        )
+        err.internal = True
+        raise err from None
     if verify:
         from pellucid.decompiler import verify as _verify
 

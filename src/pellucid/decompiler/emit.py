@@ -521,6 +521,25 @@ def _with_lines(node: ast.AST) -> ast.AST:
     return node
 
 
+def _type_params(params: tuple) -> list:
+    """`def f[T: int, *Ts, **P]`: the live type parameters back to syntax (3.12+)."""
+    out = []
+    for p in params:
+        kind = type(p).__name__
+        if kind == "TypeVarTuple":
+            out.append(ast.TypeVarTuple(name=p.__name__))
+        elif kind == "ParamSpec":
+            out.append(ast.ParamSpec(name=p.__name__))
+        else:
+            bound = None
+            if getattr(p, "__constraints__", ()):
+                bound = ast.Tuple(elts=[_value_ast(c) for c in p.__constraints__], ctx=ast.Load())
+            elif getattr(p, "__bound__", None) is not None:
+                bound = _value_ast(p.__bound__)
+            out.append(ast.TypeVar(name=p.__name__, bound=bound))
+    return out
+
+
 def source_for(code: CodeType, fn: FunctionType | None) -> str:
     """Source for a code object (a def statement, or a module body)."""
     if code.co_name == "<module>":
@@ -549,6 +568,8 @@ def source_for(code: CodeType, fn: FunctionType | None) -> str:
         except Exception:
             annotations = {}
     node = function_def(code, defaults, kwdefaults, annotations, [])
+    if fn is not None and getattr(fn, "__type_params__", ()):
+        node.type_params = _type_params(fn.__type_params__)
     if not node.name.isidentifier():
         node.name = "_" + "".join(c if c.isalnum() else "_" for c in node.name)
     source = ast.unparse(_with_lines(node)) + "\n"

@@ -769,6 +769,8 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 and not else_body
                 and len(st1) == len(stack) + 1
                 and len(st2) == len(stack) + 1
+                and _is_value(st1[-1])
+                and _is_value(st2[-1])
             ):
                 stack.append(
                     ast.IfExp(test=expr, body=self.as_expr(st1[-1], ins), orelse=self.as_expr(st2[-1], ins))
@@ -824,6 +826,8 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 continue
             if any(x is not y for x, y in zip(a_st, stack)) or any(x is not y for x, y in zip(b_st, stack)):
                 continue
+            if not all(_is_value(v[-1]) for v in (a_st, b_st)):
+                continue  # `x += 1` halves are statements, not operands
             value = ast.IfExp(test=expr, body=self.as_expr(a_st[-1], None), orelse=self.as_expr(b_st[-1], None))
             stack.append(value)
             for k in range(p, p + n_s):
@@ -1245,6 +1249,11 @@ def _pure(e: ast.expr, stable: set[str]) -> bool:
     if isinstance(e, ast.Tuple):
         return all(_pure(x, stable) for x in e.elts)
     return False
+
+
+def _is_value(v: Any) -> bool:
+    """A real expression (not a marker, not half of an augmented assignment)."""
+    return isinstance(v, ast.expr) and not isinstance(v, InPlace)
 
 
 def _merge_compare(left: ast.Compare, right: ast.Compare) -> ast.Compare:
