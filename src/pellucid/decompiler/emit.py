@@ -294,7 +294,8 @@ def declarations(code: CodeType, walker_ins: list[Instr]) -> list[ast.stmt]:
 
 def _dead_locals(code: CodeType, ins: list[Instr]) -> list[ast.stmt]:
     """Locals whose only assignments the compiler removed as dead code (`if 0:`)
-    are still locals; say so with an equally dead assignment."""
+    are still locals; say so with an equally dead assignment (and a dead read
+    for free variables nothing uses)."""
     params = code.co_argcount + code.co_kwonlyargcount
     params += bool(code.co_flags & CO_VARARGS) + bool(code.co_flags & CO_VARKEYWORDS)
     stored = {i.argval for i in ins if i.op in ("STORE_FAST", "DELETE_FAST", "STORE_DEREF", "DELETE_DEREF")}
@@ -308,10 +309,26 @@ def _dead_locals(code: CodeType, ins: list[Instr]) -> list[ast.stmt]:
         if n not in stored and n not in args and (n in loaded or n in cells) and n.isidentifier()
     ]
     names = list(dict.fromkeys(names))
-    if not names:
+    # free variables the code never touches are still captured (Dynamo keeps the
+    # original's); a dead read keeps them free
+    used = stored | loaded | {i.argval for i in ins if i.op == "STORE_DEREF"}
+    unused_free = [n for n in code.co_freevars if n not in used and n.isidentifier() and n != "__class__"]
+    body: list[ast.stmt] = []
+    if names:
+        body.append(ast.Assign(targets=[name(n, ast.Store()) for n in names], value=const(None), lineno=0))
+    if unused_free:
+        body.append(ast.Expr(value=ast.Tuple(elts=[name(n) for n in unused_free], ctx=ast.Load())))
+    dead_cells = [n for n in names if n in cells]
+    if dead_cells:
+        # a cell only some removed inner function used: a dead closure keeps it a cell
+        no_args = ast.arguments(
+            posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]
+        )
+        tup = ast.Tuple(elts=[name(n) for n in dead_cells], ctx=ast.Load())
+        body.append(ast.Expr(value=ast.Lambda(args=no_args, body=tup)))
+    if not body:
         return []
-    assign = ast.Assign(targets=[name(n, ast.Store()) for n in names], value=const(None), lineno=0)
-    return [ast.If(test=ast.Constant(value=0), body=[assign], orelse=[])]
+    return [ast.If(test=ast.Constant(value=0), body=body, orelse=[])]
 
 
 def docstring(code: CodeType, ins: list[Instr]) -> str | None:
