@@ -135,10 +135,10 @@ class CodeWalker(Walker):
         if fv.decorators:
             raise self.fail("decorated lambda", ins)
         w = CodeWalker(fv.code)
-        body = w.body()
-        if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
+        value = _returns_as_expression(w.body())
+        if value is None:
             raise self.fail("lambda body is not a single expression", ins)
-        return ast.Lambda(args=arguments(fv.code, fv.defaults, fv.kwdefaults, {}), body=body[0].value)
+        return ast.Lambda(args=arguments(fv.code, fv.defaults, fv.kwdefaults, {}), body=value)
 
     def _store_function(self, fv: V.FunctionValue, target: ast.expr, ins: Instr) -> bool:
         if isinstance(fv, ClassValue):
@@ -231,6 +231,20 @@ class CodeWalker(Walker):
 
 
 
+
+
+def _returns_as_expression(body: list[ast.stmt]) -> ast.expr | None:
+    """A lambda body: `return e`, or returns in both arms of an if (3.9-3.11 copy
+    the return into each arm of a conditional expression)."""
+    if len(body) == 1 and isinstance(body[0], ast.Return) and body[0].value is not None:
+        return body[0].value
+    if body and isinstance(body[0], ast.If):
+        node = body[0]
+        then = _returns_as_expression(node.body)
+        other = _returns_as_expression(node.orelse + body[1:])
+        if then is not None and other is not None:
+            return ast.IfExp(test=node.test, body=then, orelse=other)
+    return None
 
 
 def _is_none(e: Any) -> bool:

@@ -389,7 +389,15 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         orelse: list[ast.stmt] = []
         if cond is not None:
             expr, T, F = cond
-            if F >= body_end and T <= latch:
+            if F < h and F in exits and T <= latch and not breaks:
+                # the loop ends its block: its exit was threaded to an
+                # enclosing loop's head
+                test = expr
+                body_start = T
+                follow = stop
+                loop.follow = stop
+                loop.break_targets = {stop, F}
+            elif F >= body_end and T <= latch:
                 test = expr
                 body_start = T
                 if not breaks:
