@@ -114,6 +114,11 @@ def decompile(obj: Any, verify: bool = False) -> str:
                 f"decompiled source does not compile ({e.msg}, line {e.lineno})",
                 code_name=code.co_qualname if hasattr(code, "co_qualname") else code.co_name,
             ) from None
+        except (ValueError, LookupError) as e:
+            raise DecompilationError(
+                f"decompiled source cannot be checked: {e}",
+                code_name=getattr(code, "co_qualname", code.co_name),
+            ) from None
         diffs = _verify.compare_code(code, recompiled)
         if diffs:
             raise DecompilationError(

@@ -399,8 +399,9 @@ def _fold_return_ternaries(body: list[ast.stmt]) -> list[ast.stmt]:
                 isinstance(last, ast.If)
                 and len(last.body) == 1
                 and len(last.orelse) == 1
-                and _ternary_operand(last.body[0])
+                and isinstance(last.body[0], ast.Return)
                 and isinstance(last.orelse[0], ast.Return)
+                and (_ternary_operand(last.body[0]) or _ternary_operand(last.orelse[0]))
             ):
                 out[-1] = _ternary_return(last.test, last.body[0], last.orelse[0])
                 continue
@@ -410,7 +411,8 @@ def _fold_return_ternaries(body: list[ast.stmt]) -> list[ast.stmt]:
                 and isinstance(out[-2], ast.If)
                 and len(out[-2].body) == 1
                 and not out[-2].orelse
-                and _ternary_operand(out[-2].body[0])
+                and isinstance(out[-2].body[0], ast.Return)
+                and (_ternary_operand(out[-2].body[0]) or _ternary_operand(last))
             ):
                 prev = out[-2]
                 out[-2:] = [_ternary_return(prev.test, prev.body[0], last)]
