@@ -30,6 +30,7 @@ from pellucid.decompiler.instructions import (
 from pellucid.decompiler.patterns import PatternOps
 
 TERMINAL = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
+EMPTY_IF = -1  # the false exit of `if <test>: pass`, which is where the true exit goes
 
 
 @dataclass(eq=False)
@@ -619,10 +620,18 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                         if b.target in outside:
                             b.target = merged
                     outside = {merged}
+            if not outside and chain[-1].target == T:
+                # `if a or b: pass`: every exit is T; the last test's jump is
+                # the (empty) false exit
+                chain = list(chain)
+                last = chain[-1]
+                chain[-1] = Block(last.expr, last.when, EMPTY_IF, last.start, last.jump)
+                expr = _build(chain, 0, size, T, EMPTY_IF, starts + [T])
+                if expr is not None:
+                    self.last_chain = (chain, starts + [T])
+                    return expr, T, EMPTY_IF
+                continue
             if len(outside) != 1:
-                if size == 1 and not outside:
-                    # `if x: pass`
-                    continue
                 continue
             (F,) = outside
             expr = _build(chain, 0, size, T, F, starts + [T])
@@ -682,6 +691,9 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         if res is None:
             raise self.fail("unrecognized conditional jump", ins)
         expr, T, F = res
+        if F == EMPTY_IF:
+            self.emit(ast.If(test=expr, body=[ast.Pass()], orelse=[]))
+            return T
         chain, starts = self.last_chain
         loop = self.loops[-1] if self.loops else None
         if loop is not None and (F in loop.break_targets or F in loop.continue_targets):
