@@ -758,7 +758,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         if last_in_then is not None and last_in_then.op in VALUE_JUMPS and last_in_then.target > F:
             return self._mixed_boolop(expr, T, F, last_in_then, stack)
         if (
-            PY >= (3, 12)
+            PY >= (3, 12)  # copies small exit tails into both arms
             and else_range is None
             and then_stop == F
             and F - 1 >= T
