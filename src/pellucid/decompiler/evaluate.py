@@ -105,6 +105,8 @@ class Evaluator:
     def as_expr(self, v: Any, ins: Instr | None) -> ast.expr:
         if isinstance(v, ast.FormattedValue):
             return ast.JoinedStr(values=[v])
+        if getattr(v, "is_cell", False):
+            return cell_of(v.id)
         if isinstance(v, ast.expr):
             return v
         if isinstance(v, V.FunctionValue):
@@ -143,7 +145,9 @@ class Evaluator:
     op_LOAD_NAME = op_LOAD_GLOBAL = op_LOAD_DEREF = op_LOAD_CLASSDEREF = op_LOAD_FAST
 
     def op_LOAD_CLOSURE(self, ins: Instr, stack: list) -> None:
-        stack.append(name(ins.argval))
+        n = name(ins.argval)
+        n.is_cell = True  # the cell object itself, not the value it holds
+        stack.append(n)
 
     def op_LOAD_FROM_DICT_OR_DEREF(self, ins: Instr, stack: list) -> None:
         stack.pop()  # the class namespace mapping
@@ -870,6 +874,17 @@ def _complex_ast(c: complex) -> ast.expr:
         if isinstance(folded, complex) and _same_number(folded, c):
             return cand
     raise DecompilationError(f"no source spelling for the constant {c!r}")
+
+
+def cell_of(var: str) -> ast.expr:
+    """Source for the cell object of a variable (Dynamo passes cells to resume
+    functions): the one closure cell of `lambda: var` is that very cell."""
+    no_args = ast.arguments(
+        posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]
+    )
+    fn = ast.Lambda(args=no_args, body=name(var))
+    closure = ast.Attribute(value=fn, attr="__closure__", ctx=ast.Load())
+    return ast.Subscript(value=closure, slice=ast.Constant(value=0), ctx=ast.Load())
 
 
 def _formatted(value: ast.expr, conversion: int, spec: ast.expr | None) -> ast.FormattedValue:
