@@ -68,7 +68,16 @@ def const(value: Any) -> ast.expr:
     if isinstance(value, frozenset) and value:
         # `x in {a, b}` folds the set display into a frozenset constant
         return ast.Set(elts=[const(v) for v in sorted(value, key=repr)])
+    if type(value) not in _LITERAL_TYPES:
+        # Dynamo puts live objects (devices, dtypes...) in co_consts; their
+        # repr is not source for the same object
+        raise DecompilationError(f"constant {type(value).__name__} has no source form: {value!r:.60}")
     return ast.Constant(value=value)
+
+
+_LITERAL_TYPES = frozenset(
+    {type(None), bool, int, float, str, bytes, type(...), frozenset}
+)
 
 
 def store_ctx(target: ast.expr) -> ast.expr:
