@@ -114,7 +114,7 @@ class Evaluator:
     def as_expr(self, v: Any, ins: Instr | None) -> ast.expr:
         if isinstance(v, ast.FormattedValue):
             return ast.JoinedStr(values=[v])
-        if getattr(v, "is_cell", False):
+        if getattr(v, "is_cell", False) and v.id != "__class__":  # the class cell has its own idiom
             return cell_of(v.id)
         if isinstance(v, ast.expr):
             return v
