@@ -11,7 +11,6 @@ from typing import Any
 
 from pellucid.decompiler.errors import DecompilationError
 
-
 # Python 3.11+ frames do not use the C stack; older ones do, so stay modest there
 _RECURSION_LIMIT = 20000 if sys.version_info >= (3, 11) else 6000
 

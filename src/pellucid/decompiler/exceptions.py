@@ -568,7 +568,6 @@ class ExceptionStructure:
         p = H + 1
         base = list(stack)
         hstack = base + [ExcInfo(), CaughtException()]
-        star = False
         reraise0 = None
         if ins[p].op == "COPY" or (ins[p].op == "BUILD_LIST" and ins[p + 1].op == "COPY"):
             raise self.fail("except* is not supported yet", ins[p])
@@ -607,7 +606,7 @@ class ExceptionStructure:
             p = nxt
         # where the statement continues: jumps that end the clauses
         follow_cands = []
-        for typ, nm, b0, b1 in clauses:
+        for _typ, nm, b0, b1 in clauses:
             for k in range(b0, b1):
                 if ins[k].op == "POP_EXCEPT" and self.home[k] == H:
                     j = k + 1
@@ -1196,7 +1195,7 @@ class ExceptionStructure:
         follows: set = set()
         tails: list = []
         mine = ("E", s)
-        for typ, nm, b0, b1 in clauses:
+        for _typ, nm, b0, b1 in clauses:
             for k in range(b0, b1):
                 if ins[k].op != "POP_EXCEPT" or not self._b_stack[k] or self._b_stack[k][-1] != mine:
                     continue
@@ -1365,7 +1364,6 @@ class ExceptionStructure:
             raise self.fail("finally body changes the stack", ins[H])
         end_pt = cont if body_end == P else None
         inherited = self._block_inherit(end_pt, stop, exits)
-        fo = frozenset({end_pt}) if end_pt is not None else frozenset()
         body, st = self.walk(s + 1, body_end, list(stack), inherited)
         if len(st) != len(stack) and body_end != H:
             raise self.fail("try body changes the stack", ins[s])
@@ -1448,7 +1446,6 @@ class ExceptionStructure:
         body_end = P if P is not None else H
         end_pt = cont_n if cont_n is not None else cont_s
         inherited = self._block_inherit(end_pt, stop, exits)
-        fo = frozenset({end_pt}) if end_pt is not None else frozenset()
         explicit = []
         if cont_n is None and sup_tail is not None:
             explicit, _ = self.walk(sup, sup + sup_tail[1], list(stack[:-1]), exits)
