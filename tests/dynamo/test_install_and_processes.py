@@ -115,7 +115,8 @@ with pellucid.prepare_debug(sys.argv[1]):
     y = c(torch.ones(4))
 t = y.sum()
 dist.all_reduce(t)
-print("RANK", rank, float(t))
+sys.stdout.write(f"RANK {{rank}} {{float(t)}}\n")  # one write: the ranks share a pipe
+sys.stdout.flush()
 dist.destroy_process_group()
 """
 

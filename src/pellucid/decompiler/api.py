@@ -125,3 +125,27 @@ def decompile(obj: Any, verify: bool = False) -> str:
                 code_name=getattr(code, "co_qualname", code.co_name),
             )
     return source
+
+
+def decompile_naming_constants(code: CodeType, prefix: str) -> tuple[str, dict[str, Any]]:
+    """Like :func:`decompile`, for code whose constants include live objects
+    (Dynamo puts devices and dtypes there): each becomes a name ``prefix<k>``,
+    returned with the object it must be bound to where the source runs."""
+    from pellucid.decompiler.evaluate import CONSTANT_NAMER
+
+    names: dict[str, Any] = {}
+    by_id: dict[int, str] = {}
+
+    def namer(value: Any) -> str:
+        if id(value) not in by_id:
+            by_id[id(value)] = f"{prefix}{len(by_id)}"
+            names[by_id[id(value)]] = value
+        return by_id[id(value)]
+
+    import pellucid.decompiler as package  # the attribute, so tests may swap in a stub
+
+    token = CONSTANT_NAMER.set(namer)
+    try:
+        return package.decompile(code), names
+    finally:
+        CONSTANT_NAMER.reset(token)

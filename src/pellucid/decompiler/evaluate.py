@@ -9,6 +9,7 @@ instruction.
 from __future__ import annotations
 
 import ast
+import contextvars
 import sys
 from typing import Any
 
@@ -74,6 +75,16 @@ def const(value: Any) -> ast.expr:
         raise DecompilationError(f"constant {type(value).__name__} has no source form: {value!r:.60}")
     return ast.Constant(value=value)
 
+
+def _is_literal(value: Any) -> bool:
+    if isinstance(value, (tuple, frozenset)):
+        return all(_is_literal(v) for v in value)
+    return type(value) in _LITERAL_TYPES or isinstance(value, complex)
+
+
+# Set by decompile_naming_constants(): a callable giving a name for a constant
+# that has no source form (Dynamo's devices, dtypes...).
+CONSTANT_NAMER: contextvars.ContextVar = contextvars.ContextVar("pellucid_constant_namer", default=None)
 
 _LITERAL_TYPES = frozenset(
     {type(None), bool, int, float, str, bytes, type(...), frozenset}
@@ -142,6 +153,10 @@ class Evaluator:
         if hasattr(v, "co_code"):
             stack.append(V.FunctionValue(code=v))  # completed by MAKE_FUNCTION
             stack[-1].raw_code_const = True
+            return
+        namer = CONSTANT_NAMER.get()
+        if namer is not None and not _is_literal(v):
+            stack.append(name(namer(v)))  # the caller binds this name to the object
             return
         stack.append(const(v))
 

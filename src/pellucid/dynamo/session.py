@@ -263,12 +263,20 @@ class DumpSession:
     def _recompile(
         self, code: types.CodeType, new_code: types.CodeType, fc: FrameCompile, safe: str
     ) -> types.CodeType:
-        from pellucid.decompiler import decompile
+        from pellucid.decompiler.api import decompile_naming_constants
 
-        src = decompile(new_code)
+        # live objects among Dynamo's constants (devices, dtypes) get names bound
+        # in the frame's globals, as Dynamo binds its compiled functions there
+        tag = "".join(c if c.isalnum() else "_" for c in str(fc.compile_id))
+        src, consts = decompile_naming_constants(new_code, f"__pellucid_const_{safe}_{tag}_")
         rename = recompile.stable_global_names(new_code)
         g = adapter.compile_frame_globals()
         usable: dict[str, str] = {}
+        if consts:
+            if g is None:
+                raise recompile.ContractError("constants without a source form and no globals to bind them")
+            g.update(consts)
+            usable.update({k: k for k in consts})
         if g is not None:
             for long, short in rename.items():
                 if long in g and (short not in g or g[short] is g[long]):
