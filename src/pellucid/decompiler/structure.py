@@ -170,6 +170,8 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 continue
             if isinstance(v, ast.Name) and v.id in local and v.id not in assigned:
                 continue
+            if isinstance(v, ast.Name) and v.id.startswith(_DYNAMO_OWNED) and v.id not in assigned:
+                continue  # globals only Dynamo writes, before the frame runs
             if getattr(v, "is_spill", False) or _pure(v, local - assigned):
                 continue
             tmp = f"__pellucid_tmp{self.spilled}"
@@ -1255,6 +1257,9 @@ _UNSUPPORTED = {
     "BEFORE_ASYNC_WITH": "async with is not supported yet",
 }
 
+
+# Globals that torch.compile (Dynamo) installs for its generated code and no user code writes.
+_DYNAMO_OWNED = ("__compiled_fn_", "__resume_at_", "__import_")
 
 _MUTABLE_DISPLAYS = (ast.List, ast.Set, ast.Dict, ast.ListComp, ast.SetComp, ast.DictComp)
 
