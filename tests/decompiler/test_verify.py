@@ -166,7 +166,7 @@ def test_jump_variants_unified_and_bookkeeping_dropped():
     code = func("def f(a):\n    while a:\n        a = a - 1\n    return a\n")
     norm = verify.normalize(code)
     opnames = {i.opname for i in norm.instructions}
-    assert not opnames & set(verify._JUMP_ALIASES)
+    assert not opnames & set(verify.JUMP_ALIASES)
     assert not opnames & verify._DROPPED
     for ins in norm.instructions:
         if isinstance(ins.arg, verify.JumpTarget):

@@ -878,10 +878,7 @@ class ExceptionStructure:
                 cur = ins[k]
                 if cur.target is not None or cur.op in TERMINAL_OPS:
                     raise self.fail("with target is not a store", cur)
-                handler = getattr(self, "op_" + cur.op, None)
-                if handler is None:
-                    raise self.fail("unsupported opcode", cur)
-                handler(cur, st)
+                self.apply(cur, st)
                 k += 1
                 if len(st) == depth and self.block:
                     break

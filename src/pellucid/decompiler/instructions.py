@@ -43,11 +43,13 @@ DROPPED = frozenset(
     }
 )
 
+# Direction variants of the same jump (verify.py normalizes with this table too).
 JUMP_ALIASES = {
     "JUMP_FORWARD": "JUMP",
     "JUMP_BACKWARD": "JUMP",
     "JUMP_ABSOLUTE": "JUMP",
     "JUMP_BACKWARD_NO_INTERRUPT": "JUMP",
+    "JUMP_NO_INTERRUPT": "JUMP",
     "POP_JUMP_FORWARD_IF_FALSE": "POP_JUMP_IF_FALSE",
     "POP_JUMP_BACKWARD_IF_FALSE": "POP_JUMP_IF_FALSE",
     "POP_JUMP_FORWARD_IF_TRUE": "POP_JUMP_IF_TRUE",

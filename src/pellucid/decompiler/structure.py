@@ -313,10 +313,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 if op == "COPY" and self._is_value_boolop(i, stack):
                     i = self.do_copy_boolop(i, stack)
                     continue
-                handler = getattr(self, "op_" + op, None)
-                if handler is None:
-                    raise self.fail("unsupported opcode", ins)
-                handler(ins, stack)
+                self.apply(ins, stack)
                 if stack and isinstance(stack[-1], ast.AST) and not hasattr(stack[-1], "_seq"):
                     self.seq += 1
                     stack[-1]._seq = self.seq
@@ -957,10 +954,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 cur = self.ins[i]
                 if cur.target is not None:
                     raise self.fail("jump inside a chained comparison operand", cur)
-                handler = getattr(self, "op_" + cur.op, None)
-                if handler is None:
-                    raise self.fail("unsupported opcode", cur)
-                handler(cur, st)
+                self.apply(cur, st)
                 i += 1
             if self.block:
                 raise self.fail("statement inside a chained comparison", ins)
@@ -1038,10 +1032,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                         i += 1
                         continue
                     break
-                handler = getattr(self, "op_" + cur.op, None)
-                if handler is None:
-                    raise self.fail("unsupported opcode", cur)
-                handler(cur, st)
+                self.apply(cur, st)
                 i += 1
             if self.block:
                 raise self.fail("statement inside a chained comparison", first)
@@ -1092,6 +1083,13 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         for k in range(i + 1, Y):
             self.reachable[k] = False
         return i
+
+    def apply(self, ins: Instr, stack: list) -> None:
+        """Run the opcode handler of ``ins`` on ``stack`` (no control flow)."""
+        handler = getattr(self, "op_" + ins.op, None)
+        if handler is None:
+            raise self.fail("unsupported opcode", ins)
+        handler(ins, stack)
 
     def _same_code(self, a: int, b: int, n: int) -> bool:
         if b + n > self.n:

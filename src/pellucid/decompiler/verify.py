@@ -31,6 +31,7 @@ from types import CodeType
 from typing import Any, Iterator
 
 from pellucid.decompiler.decode import decode
+from pellucid.decompiler.instructions import JUMP_ALIASES
 
 __all__ = [
     "Difference",
@@ -64,22 +65,6 @@ _DROPPED = frozenset(
     }
 )
 
-# Direction variants of the same jump.
-_JUMP_ALIASES = {
-    "JUMP_FORWARD": "JUMP",
-    "JUMP_BACKWARD": "JUMP",
-    "JUMP_ABSOLUTE": "JUMP",
-    "JUMP_BACKWARD_NO_INTERRUPT": "JUMP",
-    "JUMP_NO_INTERRUPT": "JUMP",
-    "POP_JUMP_FORWARD_IF_FALSE": "POP_JUMP_IF_FALSE",
-    "POP_JUMP_BACKWARD_IF_FALSE": "POP_JUMP_IF_FALSE",
-    "POP_JUMP_FORWARD_IF_TRUE": "POP_JUMP_IF_TRUE",
-    "POP_JUMP_BACKWARD_IF_TRUE": "POP_JUMP_IF_TRUE",
-    "POP_JUMP_FORWARD_IF_NONE": "POP_JUMP_IF_NONE",
-    "POP_JUMP_BACKWARD_IF_NONE": "POP_JUMP_IF_NONE",
-    "POP_JUMP_FORWARD_IF_NOT_NONE": "POP_JUMP_IF_NOT_NONE",
-    "POP_JUMP_BACKWARD_IF_NOT_NONE": "POP_JUMP_IF_NOT_NONE",
-}
 
 # 3.13 superinstructions: two local-variable operations in one; split into their halves.
 _SUPERINSTRUCTIONS = {
@@ -336,7 +321,7 @@ def normalize(code: CodeType) -> NormalizedCode:
             raw.append((split[0], first, ins.offset, first, False))
             raw.append((split[1], second, ins.offset, second, False))
             continue
-        opname = _JUMP_ALIASES.get(opname, opname)
+        opname = JUMP_ALIASES.get(opname, opname)
         if op in _JUMPS:
             raw.append((opname, ins.argval, ins.offset, "", True))
             continue
