@@ -1324,37 +1324,37 @@ class ExceptionStructure:
         ins = self.ins
         home = self.home[s]
         want = self._b_stack[s] + (("E", s),)
-        R = None
-        for k in range(H, self.n):
-            if self.home[k] == H and ins[k].op == "RERAISE" and self._b_stack[k] == want:
-                R = k
-                break
-        if R is None:
+        ends = self._finally_ends(H, want)
+        if not ends:
             raise self.fail("finally body without its re-raise", ins[H])
+        R = ends[-1]
         for k in range(H, R):
             if not self._owned(k, H):
                 raise self.fail("finally body with code outside its handler", ins[k])
         L = R - H
         pops = sorted(k for k, t in self._b_pops.items() if t == s)
+        lengths = {}
         for p in pops:
-            if L and not self._same(p + 1, H, L, end_inside=True):
+            m = self._match_finally_copy(p + 1, H, frozenset(ends)) if L else 0
+            if m is None:
                 raise self.fail("finally copy not found after its POP_BLOCK", ins[p])
+            lengths[p] = m
         normal = [p for p in pops if p < H and self.home[p] == home]
         P = max(normal) if normal else None
         body_end = H
         cont = R + 1
         norm_end = -1
         if P is not None:
-            after = P + 1 + L
-            if ins[after].op == "JUMP" and after + 1 == H and ins[after].target > R:
+            after = P + 1 + lengths[P]
+            if ins[after].op == "JUMP" and self._dead_between(after + 1, H) and ins[after].target > R:
                 body_end, cont, norm_end = P, ins[after].target, after
             elif COPIES_EXITS and after < H and ins[after].op != "RETURN_VALUE":
                 TL = self._straight_tail(after, H)
-                if TL is not None and after + TL == H:
+                if TL is not None and self._dead_between(after + TL, H):
                     body_end, cont, norm_end = P, after, after
         if L:
             for p in pops:
-                self._copies[p + 1] = Copy(L, "finally", norm_end)
+                self._copies[p + 1] = Copy(lengths[p], "finally", norm_end)
         hstack = list(stack) + [ExcInfo(), ExcInfo(), ExcInfo(), CaughtException(), CaughtException(), CaughtException()]
         final, st = self.walk(H, R, hstack, frozenset({R}))
         if len(st) != len(hstack):
@@ -1372,6 +1372,106 @@ class ExceptionStructure:
             node = ast.Try(body=body or [ast.Pass()], handlers=[], orelse=[], finalbody=final or [ast.Pass()])
         self.emit(node)
         return self._cont(cont, stop, exits, ins[s])
+
+    def _finally_ends(self, H: int, want: tuple) -> list[int]:
+        """The re-raises ending finally handler H's body, the last one last.
+
+        3.10 copies the RERAISE block into each predecessor that jumps to it; each
+        copy is turned back into a jump to the last one (same behaviour), so that
+        the body's branches read as they do on 3.9."""
+        cache = self.__dict__.setdefault("_b_fin_ends", {})
+        if H in cache:
+            return cache[H]
+        ins = self.ins
+        ends = [
+            k
+            for k in range(H, self.n)
+            if self.home[k] == H and ins[k].op == "RERAISE" and self._b_stack[k] == want
+        ]
+        for k in ends[:-1]:
+            ins[k].op, ins[k].target = "JUMP", ends[-1]
+            ins[k].extra["reraise_copy"] = True
+        cache[H] = ends
+        return ends
+
+    def _dead_between(self, a: int, b: int) -> bool:
+        return all(not self.reachable[k] for k in range(a, b))
+
+    def _match_finally_copy(self, a: int, H: int, ends: frozenset) -> int | None:
+        """Length of the inlined copy at ``a`` of finally handler H's body, or None.
+
+        The two copies have the same blocks; only their exits differ: where the
+        handler's copy re-raises (``ends``), the inlined copy continues at one
+        place, reached by falling off its end, by a jump threaded to where that
+        jump goes (3.9), or by a copy of a small return block (3.10).  Copies of
+        that block reached only from inside the copy are marked dead."""
+        ins = self.ins
+        seen: dict[int, int] = {}
+        exits: set[int] = set()
+        work = [(a, H)]
+        while work:
+            x, y = work.pop()
+            if y in ends:
+                exits.add(x)
+                continue
+            if y in seen:
+                if seen[y] != x:
+                    return None
+                continue
+            if x >= self.n or y >= self.n:
+                return None
+            seen[y] = x
+            X, Y = ins[x], ins[y]
+            if X.op != Y.op:
+                return None
+            if Y.target is not None:
+                if X.target is None:
+                    return None
+                if Y.target in ends or self._owned(Y.target, H):
+                    work.append((X.target, Y.target))
+                elif X.target != Y.target:
+                    return None
+            elif X.target is not None or _key(X.argval) != _key(Y.argval):
+                return None
+            if Y.op not in TERMINAL_OPS and Y.op != "JUMP":
+                work.append((x + 1, y + 1))
+        covered = set(seen.values())
+        E = max(covered) + 1 if covered else a
+        if covered != set(range(a, E)):
+            return None
+        tail = self._tail_length(E)
+        dead = []
+        for x in exits:
+            if x == E or x == self._through_jump(E):
+                continue
+            if tail is None or not self._same(x, E, tail):
+                return None
+            if self._only_reached_from(x, a, E):
+                dead.append(x)
+        for x in dead:
+            for q in range(x, x + tail):
+                self.reachable[q] = False
+        return E - a
+
+    def _tail_length(self, k: int) -> int | None:
+        """Length of straight-line code from k up to a return/raise, or None."""
+        j = k
+        while j < self.n and j - k < 8:
+            op = self.ins[j].op
+            if self.ins[j].target is not None or op.startswith("SETUP_"):
+                return None
+            if op in TERMINAL_OPS:
+                return j + 1 - k
+            j += 1
+        return None
+
+    def _only_reached_from(self, x: int, a: int, b: int) -> bool:
+        """Is x reached only by jumps from [a, b) (nothing falls into it)?"""
+        if x > 0:
+            prev = self.ins[x - 1]
+            if prev.op not in TERMINAL_OPS and prev.op != "JUMP":
+                return False
+        return all(a <= i.index < b for i in self.ins if i.target == x)
 
     # ------------------------------------------------------------ 3.9/3.10 with
     def do_with_blocks(self, w: int, stack: list, stop: int, exits: frozenset) -> int:

@@ -469,3 +469,26 @@ def exc_handler_with_walrus_and_ternary(k):
         r = (n := len(e.args)) if e.args else -1
         return r, n
     return r
+
+
+@cases(*KINDS)
+def exc_finally_if_ends_if_branch(k):
+    log = []
+    if k != 4:
+        log.append("start")
+        try:
+            log.append(risky(k))
+        finally:
+            if k > 1:
+                log.append("cleanup")
+    return log
+
+
+@cases(*KINDS)
+def exc_finally_if_ends_function(k, log=None):
+    log = [] if log is None else log
+    try:
+        log.append(risky(k))
+    finally:
+        if k > 1:
+            log.append("cleanup")
