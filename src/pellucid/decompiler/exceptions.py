@@ -306,7 +306,18 @@ class ExceptionStructure:
         if k < T:
             return None
         last = self.ins[k]
-        if last.op == "JUMP" or PY != (3, 11) or not getattr(self, "_handlers", None):
+        if last.op == "JUMP":
+            return last
+        if PY < (3, 11) and getattr(self, "_b_handler", None) and self.home[k] != self.home[T]:
+            # 3.9/3.10: a try ending the branch puts its handlers after the jump
+            # over the else, as 3.11 does
+            h = self.home[T]
+            while k >= T and self.home[k] != h:
+                k -= 1
+            if k >= T and self.ins[k].op == "JUMP" and self.ins[k].target > then_stop:
+                return self.ins[k]
+            return last
+        if PY != (3, 11) or not getattr(self, "_handlers", None):
             return last
         h = self.home[T]
         while k >= T and self.home[k] != h:

@@ -492,3 +492,15 @@ def exc_finally_if_ends_function(k, log=None):
     finally:
         if k > 1:
             log.append("cleanup")
+
+
+@cases(*KINDS)
+def exc_if_try_raising_handler_else(k):
+    if k != 4:
+        try:
+            r = risky(k)
+        except KeyError:
+            raise TypeError("key") from None
+    else:
+        r = "four"
+    return r
