@@ -21,6 +21,7 @@ import re
 import types
 from dataclasses import dataclass
 
+from pellucid.decompiler.decode import decode
 from pellucid.dynamo.adapter import iter_code_constants
 
 SCOPE_PREFIX = "__pellucid_scope_for_"
@@ -197,11 +198,9 @@ def _replace_nested(code: types.CodeType, originals: dict[str, types.CodeType]) 
 
 def _global_loads(code: types.CodeType) -> set[str]:
     """Names ``code`` (and code nested in it) reads as globals or builtins."""
-    import dis
-
     names = {
         i.argval
-        for i in dis.get_instructions(code)
+        for i in decode(code)
         if i.opname in ("LOAD_GLOBAL", "LOAD_NAME") and isinstance(i.argval, str)
     }
     for c in iter_code_constants(code):
@@ -211,9 +210,31 @@ def _global_loads(code: types.CodeType) -> set[str]:
 
 def _closure_loads(code: types.CodeType) -> set[str]:
     """Names whose cells ``code`` itself pushes (LOAD_CLOSURE)."""
-    import dis
+    return {i.argval for i in decode(code) if i.opname == "LOAD_CLOSURE"}
 
-    return {i.argval for i in dis.get_instructions(code) if i.opname == "LOAD_CLOSURE"}
+
+def relabel(
+    code: types.CodeType, old_file: str, new_file: str, old_name: str, new_name: str
+) -> types.CodeType:
+    """``code`` as if compiled from ``new_file`` with ``old_name`` spelled ``new_name``.
+
+    Only code compiled from ``old_file`` changes; Dynamo's own nested code objects, put back
+    by :func:`compile_checked`, keep their names and files.
+    """
+    if code.co_filename != old_file:
+        return code
+    consts = tuple(
+        relabel(c, old_file, new_file, old_name, new_name) if isinstance(c, types.CodeType) else c
+        for c in code.co_consts
+    )
+    changes: dict[str, object] = {
+        "co_filename": new_file,
+        "co_consts": consts,
+        "co_name": code.co_name.replace(old_name, new_name),
+    }
+    if getattr(code, "co_qualname", None) is not None:
+        changes["co_qualname"] = code.co_qualname.replace(old_name, new_name)
+    return code.replace(**changes)
 
 
 def missing_layout(

@@ -290,36 +290,36 @@ class DumpSession:
         def fname(n: int) -> str:
             return f"__transformed_code_{n}_for_{safe}"
 
+        # Build and check once under a placeholder name; the checked code is then relabelled
+        # with the file's path and name (same text but for the name, so same line numbers).
+        placeholder = "__pellucid_name_placeholder__"
         keep_free: tuple[str, ...] = ()
         keep_cells: tuple[str, ...] = ()
         for _ in range(2):
-            built = recompile.build(
-                src, code, new_code, fname(0), header, usable, keep_free, keep_cells
-            )
+            template = recompile.build(
+                src, code, new_code, placeholder, header, usable, keep_free, keep_cells
+            ).source
             try:
-                recompile.compile_checked(
-                    built.source, "<pellucid>", fname(0), code, new_code, usable
+                checked = recompile.compile_checked(
+                    template, "<pellucid>", placeholder, code, new_code, usable
                 )
                 break
             except recompile.ContractError:
-                probe = compile(built.source, "<pellucid>", "exec", dont_inherit=True)
-                inner = next(c for c in adapter.iter_code_constants(probe) if c.co_name == fname(0))
+                probe = compile(template, "<pellucid>", "exec", dont_inherit=True)
+                inner = next(c for c in adapter.iter_code_constants(probe) if c.co_name == placeholder)
                 free, cells = recompile.missing_layout(inner, code)
                 if not free and not cells:
                     raise
                 keep_free += free
                 keep_cells += cells
-
-        placeholder = "__pellucid_name_placeholder__"
-        template = recompile.build(
-            src, code, new_code, placeholder, header, usable, keep_free, keep_cells
-        ).source
+        else:
+            raise recompile.ContractError("free and cell variables still differ after two builds")
 
         def render(n: int) -> str:
             return template.replace(placeholder, fname(n))
 
         path, n, _ = self.dump.write_unique(f"{fname('{n}')}.py", render)  # type: ignore[arg-type]
-        result = recompile.compile_checked(render(n), path, fname(n), code, new_code, usable)
+        result = recompile.relabel(checked, "<pellucid>", path, placeholder, fname(n))
         if g is not None:
             for long, short in usable.items():
                 g.setdefault(short, g[long])
