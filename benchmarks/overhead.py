@@ -8,8 +8,9 @@ Usage::
 Each measurement is a fresh process with Inductor's FX-graph and AOT caches disabled (and a
 fresh Inductor cache dir).  In the child, *wall* is the time from ``torch.compile`` to the end
 of the workload's calls (compilation, the calls, and for the dumping modes the dump and index
-written on exit); *steady* is the per-call time of the compiled function afterwards (median of
-timed batches).  Modes:
+written on exit); *cpu* is the process CPU time over the same span (what the run itself consumed: far less
+disturbed than wall time when other work shares the machine); *steady* is the per-call time of
+the compiled function afterwards (median of timed batches).  Modes:
 
 * ``plain``     torch.compile alone
 * ``pellucid``  inside ``pellucid.prepare_debug`` (decompiled code runs from the dumped files)
@@ -74,12 +75,13 @@ else:
     ctx = contextlib.nullcontext()
 result = {{}}
 try:
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     compiled = torch.compile(fn, backend=backend, **w.compile_kwargs)
     with ctx:
         run(compiled)
         run(compiled)
     result["wall"] = time.perf_counter() - t0
+    result["cpu"] = time.process_time() - c0
     batch = []
     for _ in range(7):
         t = time.perf_counter()
@@ -161,6 +163,8 @@ def main() -> None:
     header = f"{'workload':14s} {'backend':9s} {'plain s':>8s}"
     for m in modes[1:]:
         header += f" {m + ' x':>12s}"
+    for m in modes[1:]:
+        header += f" {m + ' cpu x':>14s}"
     header += f" {'plain us/call':>14s}"
     for m in modes[1:]:
         header += f" {m + ' x':>12s}"
@@ -182,6 +186,10 @@ def main() -> None:
         for m in modes[1:]:
             w = med(m, "wall")
             row += f" {w / base_w:12.3f}" if (w and base_w) else f" {'error':>12s}"
+        base_c = med("plain", "cpu")
+        for m in modes[1:]:
+            c = med(m, "cpu")
+            row += f" {c / base_c:14.3f}" if (c and base_c) else f" {'error':>14s}"
         row += f" {base_s * 1e6 if base_s else float('nan'):14.1f}"
         for m in modes[1:]:
             s = med(m, "steady")

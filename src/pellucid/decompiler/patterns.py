@@ -702,6 +702,12 @@ class Case:
     guard_start: int | None = None  # last case: where a guard read from the body starts
 
 
+_VALUE_LOADS = frozenset(
+    ("LOAD_CONST", "LOAD_NAME", "LOAD_GLOBAL", "LOAD_FAST", "LOAD_DEREF", "LOAD_CLASSDEREF",
+     "LOAD_ATTR", "NOP")
+)
+
+
 class PatternOps:
     """Walker mixin: ``match`` statements."""
 
@@ -730,13 +736,24 @@ class PatternOps:
         nxt = self.ins[k + 1].op if k + 1 < self.n else ""
         return not nxt.startswith("STORE_") and nxt not in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE")
 
+    def _value_test_follows(self, k: int) -> bool:
+        """Without MATCH_* opcodes a subject copy starts literal/value/OR/as patterns: loads of
+        the value, then a comparison (or a None test).  Dynamo copies stack values all the time;
+        this keeps the trial parse away from its copies."""
+        for x in self.ins[k + 1 :]:
+            if x.op in _VALUE_LOADS or (x.op == "COPY" and x.argval == 1):
+                continue
+            return x.op in ("COMPARE_OP", "IS_OP", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE")
+        return False
+
     def _find_match_candidates(self) -> set[int]:
         ins = self.ins
         has_match_ops = any(x.op.startswith("MATCH_") for x in ins)
         out = set()
         for x in ins:
             if x.op == "COPY" and x.argval == 1 and self._subject_copy(x.index):
-                out.add(x.index)
+                if has_match_ops or self._value_test_follows(x.index):
+                    out.add(x.index)
             elif has_match_ops and x.op in ("MATCH_SEQUENCE", "MATCH_MAPPING"):
                 out.add(x.index)
             elif has_match_ops and x.op == "MATCH_CLASS":

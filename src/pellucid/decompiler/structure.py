@@ -158,7 +158,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         stack = self.cur_stack
         if not any(isinstance(v, ast.expr) for v in stack[self.cur_base :]):
             return
-        assigned = {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+        assigned: set[str] | None = None  # names the statement binds: found once, if needed
         local = set(self.code.co_varnames)
         done: dict[int, ast.Name] = {}
         for k in range(self.cur_base, len(stack)):
@@ -166,13 +166,15 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             if id(v) in done:  # the same value twice on the stack: one temporary
                 stack[k] = done[id(v)]
                 continue
-            if not isinstance(v, ast.expr) or isinstance(v, ast.Constant):
+            if not isinstance(v, ast.expr) or isinstance(v, ast.Constant) or getattr(v, "is_spill", False):
                 continue
+            if assigned is None:
+                assigned = {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
             if isinstance(v, ast.Name) and v.id in local and v.id not in assigned:
                 continue
             if isinstance(v, ast.Name) and v.id.startswith(_DYNAMO_OWNED) and v.id not in assigned:
                 continue  # globals only Dynamo writes, before the frame runs
-            if getattr(v, "is_spill", False) or _pure(v, local - assigned):
+            if _pure(v, local - assigned):
                 continue
             tmp = f"__pellucid_tmp{self.spilled}"
             self.spilled += 1
