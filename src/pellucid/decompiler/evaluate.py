@@ -560,7 +560,7 @@ class Evaluator:
             stack[-ins.arg] = target
         if not isinstance(target, ast.Set):
             raise self.fail("SET_UPDATE on a non-set", ins)
-        if isinstance(it, ast.Set) and not target.elts and all(isinstance(e, ast.Constant) for e in it.elts):
+        if isinstance(it, ast.Set) and not target.elts and _all_const(it):
             target.elts.extend(it.elts)  # a constant set display folded to a frozenset
         else:
             target.elts.append(ast.Starred(value=it, ctx=ast.Load()))

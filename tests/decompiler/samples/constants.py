@@ -116,6 +116,13 @@ def const_in_frozenset(x):
     return x in {1, 2, 3, "a", b"x", None}
 
 
+@cases((("a", 1),), ((1, 2),))
+def const_set_of_tuples(x):
+    # a set display of constant tuples is built from one frozenset constant (SET_UPDATE)
+    s = {("a", 1), ("b", 2), ("c", (3, 4)), ("d", None)}
+    return x in s, len(s)
+
+
 @cases((1,), (7,), ("z",))
 def const_not_in_frozenset(x):
     return x not in {1, 2, 3, "z"}
