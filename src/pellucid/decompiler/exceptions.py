@@ -351,7 +351,10 @@ class ExceptionStructure:
                 # copy (or a constant), or a loop jump, may follow; anything else is a
                 # copy of the code after the statement, which we cannot place
                 if not self._pure_exit(i + c.length):
-                    raise self.fail("code after a finally/with copy on an exit path", self.ins[i])
+                    j = self._normal_exit_copy_end(i, c, stop) if PY < (3, 11) else None
+                    if j is None:
+                        raise self.fail("code after a finally/with copy on an exit path", self.ins[i])
+                    return j
             return i + c.length
         if PY < (3, 11):
             if self.ins[i].op == "SETUP_WITH":
@@ -1071,6 +1074,8 @@ class ExceptionStructure:
         """Length of straight-line code from j ending in a return (a 3.10 copy of a
         small exit block), or None.  It starts a statement: nothing it consumes was
         pushed before it (``SWAP; POP_TOP; RETURN_VALUE`` is a return's unwinding)."""
+        if j < self.n and self.ins[j].op == "RAISE_VARARGS" and self.ins[j].arg == 0:
+            return 1 if limit is None or j < limit else None  # a bare `raise`
         if j >= self.n or not (self.ins[j].op.startswith("LOAD_") or self.ins[j].op == "POP_BLOCK"):
             return None
         k = j
@@ -1250,12 +1255,16 @@ class ExceptionStructure:
         if tail_code is None or follow is not None:
             tails = []  # the clauses' own returns
             tail_code = None
-        if body_tail is not None and (
-            follow is not None
-            or (tail_code is not None and not (tail_code[1] == H - body_tail and self._same(body_tail, tail_code[0], tail_code[1])))
-        ):
+        if body_tail is not None and follow is not None:
             body_tail = None  # the body's own return
             body_end = H
+        elif body_tail is not None and tail_code is not None and not (
+            tail_code[1] == H - body_tail and self._same(body_tail, tail_code[0], tail_code[1])
+        ):
+            # a return inside the body pops its block right before RETURN_VALUE:
+            # code after the POP_BLOCK is the follow, and the clauses' differing
+            # returns are their own
+            tails, tail_code = [], None
         else_end = None
         explicit_tail = None
         if body_tail is not None:
@@ -1289,7 +1298,9 @@ class ExceptionStructure:
                         else_end = k
                         break
                 if else_end is None:
-                    raise self.fail("follow of the try not found after its else", ins[X])
+                    # no copy of the clauses' common tail after the else: they are
+                    # the clauses' own returns, and the try's follow is X
+                    tails, tail_code, else_end = [], None, X
             else:
                 else_end = X
             end_pt = else_end
@@ -1464,6 +1475,21 @@ class ExceptionStructure:
                 self.reachable[q] = False
         return E - a
 
+    def _normal_exit_copy_end(self, i: int, c: Copy, stop: int) -> int | None:
+        """3.10 copies a statement's whole normal exit (POP_BLOCK, finally body or
+        ``__exit__`` call, a small follow ending in a return) into a branch that
+        ends the body.  When the walk stops at the original exit's POP_BLOCK, the
+        copy is falling off the walk's end: return ``stop``."""
+        if c.end < 0 or i - 1 not in self._b_pops or stop not in self._b_pops:
+            return None
+        if self._b_pops[i - 1] != self._b_pops[stop]:
+            return None
+        k = i + c.length
+        tl = self._tail_length(c.end)
+        if tl is None or not self._same(k, c.end, tl) or not self._dead_between(k + tl, stop):
+            return None
+        return stop
+
     def _tail_length(self, k: int) -> int | None:
         """Length of straight-line code from k up to a return/raise, or None."""
         j = k
@@ -1540,6 +1566,8 @@ class ExceptionStructure:
             if sup_tail is not None:
                 if not self._same(cont_n, sup, sup_tail[1]):
                     raise self.fail("with statement whose follow is not found", ins[w])
+                if all(H <= q.index < sup for q in ins if q.target == sup):
+                    self._claim_block(sup, sup + sup_tail[1])  # the follow's copy
             elif cont_s != cont_n and self._through_jump(cont_s) == self._through_jump(cont_n):
                 # both jump on to the same place (or one jumps to the other)
                 if cont_n > stop and cont_n not in exits:

@@ -504,3 +504,27 @@ def exc_if_try_raising_handler_else(k):
     else:
         r = "four"
     return r
+
+
+@cases(*KINDS)
+def exc_handler_returns_body_falls_on(k):
+    if k == 5:
+        return "five"
+    try:
+        r = risky(k)
+    except (ValueError, KeyError):
+        return False
+    return r + 1
+
+
+@cases(*KINDS)
+def exc_finally_if_copied_exit(k):
+    log = []
+    if k != 5:
+        log.append("lock")
+        try:
+            if k < 3:
+                log.append(risky(k))
+        finally:
+            log.append("unlock")
+    return log

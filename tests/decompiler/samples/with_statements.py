@@ -183,3 +183,15 @@ def with_no_as_expression_target(k):
     with managers[0]:
         log.append(k)
     return log
+
+
+@cases(*KINDS)
+def with_in_handler_then_bare_raise(k):
+    log = []
+    try:
+        log.append(risky(k))
+    except Exception:
+        with CM(log, "cleanup"):
+            log.append("undo")
+        raise
+    return log
