@@ -342,6 +342,10 @@ class ExceptionStructure:
     def do_try(self, i: int, stack: list, stop: int, exits: frozenset) -> int:
         if i in self._copies:
             c = self._copies[i]
+            if c.kind in ("with", "finally") and i + c.length != c.end and PY < (3, 11):
+                j = self._normal_exit_copy_end(i, c, stop)
+                if j is not None:
+                    return j  # the body falls off here: the with exit stays pending
             if c.kind == "with":
                 if not stack or not isinstance(stack[-1], WithExit):
                     raise self.fail("with exit without its context manager", self.ins[i])
@@ -351,10 +355,7 @@ class ExceptionStructure:
                 # copy (or a constant), or a loop jump, may follow; anything else is a
                 # copy of the code after the statement, which we cannot place
                 if not self._pure_exit(i + c.length):
-                    j = self._normal_exit_copy_end(i, c, stop) if PY < (3, 11) else None
-                    if j is None:
-                        raise self.fail("code after a finally/with copy on an exit path", self.ins[i])
-                    return j
+                    raise self.fail("code after a finally/with copy on an exit path", self.ins[i])
             return i + c.length
         if PY < (3, 11):
             if self.ins[i].op == "SETUP_WITH":
@@ -1377,6 +1378,8 @@ class ExceptionStructure:
         if L:
             for p in pops:
                 self._copies[p + 1] = Copy(lengths[p], "finally", norm_end)
+        if COPIES_EXITS and body_end == P and P is not None:
+            self._merge_exit_copies39(P, norm_end, [p for p in normal if lengths[p] == lengths[P]])
         hstack = list(stack) + [ExcInfo(), ExcInfo(), ExcInfo(), CaughtException(), CaughtException(), CaughtException()]
         final, st = self.walk(H, R, hstack, frozenset({R}))
         if len(st) != len(hstack):
@@ -1475,6 +1478,25 @@ class ExceptionStructure:
                 self.reachable[q] = False
         return E - a
 
+    def _merge_exit_copies39(self, P: int, tail: int, pops: list) -> None:
+        """3.10 copies a statement's whole normal exit (POP_BLOCK, finally body or
+        ``__exit__`` call, a small follow) into each jump reaching it.  Copies that
+        only jumps reach become jumps to the last one, P (same code, same block
+        stack), so conditions see one false exit."""
+        ins = self.ins
+        j = ins[tail]
+        tl = 1 if j.op == "JUMP" else self._tail_length(tail)
+        if tl is None:
+            return
+        length = tail + tl - P
+        for p in pops:
+            if p == P or not self._same(p, P, length) or not self._only_reached_from(p, 0, self.n):
+                continue
+            for i in ins:
+                if i.target == p:
+                    i.target = P
+            self._claim_block(p, p + length)
+
     def _normal_exit_copy_end(self, i: int, c: Copy, stop: int) -> int | None:
         """3.10 copies a statement's whole normal exit (POP_BLOCK, finally body or
         ``__exit__`` call, a small follow ending in a return) into a branch that
@@ -1551,6 +1573,9 @@ class ExceptionStructure:
         for p in pops:
             c = p + 2 if ins[p + 1].op == "SWAP" else p + 1
             self._copies[c] = Copy(5, "with", normal_end)
+        if COPIES_EXITS and P is not None:
+            same = [p for p in pops if p < H and self.home[p] == home and ins[p + 1].op != "SWAP"]
+            self._merge_exit_copies39(P, normal_end, same)
         sup_tail = None
         if self.home[sup] != H:
             cont_s = sup

@@ -528,3 +528,12 @@ def exc_finally_if_copied_exit(k):
         finally:
             log.append("unlock")
     return log
+
+
+@cases(*KINDS)
+def exc_finally_and_condition_ends_function(k):
+    try:
+        if k and k != 3:
+            print(risky(k))
+    finally:
+        print("release")

@@ -195,3 +195,11 @@ def with_in_handler_then_bare_raise(k):
             log.append("undo")
         raise
     return log
+
+
+@cases(lazy(lambda: (0, [])), lazy(lambda: (1, [])), lazy(lambda: (2, [])))
+def with_if_ends_function(k, log):
+    with CM(log):
+        log.append("enter")
+        if k:
+            log.append(risky(k))
