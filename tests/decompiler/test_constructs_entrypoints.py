@@ -291,3 +291,45 @@ def test_decompile_leaves_the_function_alone():
     after = (f.__code__, f.__defaults__, f.__kwdefaults__, dict(f.__dict__), f.__qualname__)
     assert before == after
     assert f(0) == (0, [1], {"k": 1})
+
+
+COMPREHENSION_PROGRAM = '''
+def f(xs, a):
+    b = 2
+    return ([x + a for x in xs if x], {k: v * b for k, v in xs}, (y for y in xs),
+            {z for z in xs for w in z if w}, [lambda: iterable for q in xs])
+async def g(xs):
+    return [x async for x in xs], [await x for x in xs], (x async for x in xs)
+class C:
+    r = [i for i in range(3)]
+t = [i * 2 for i in range(4)]
+'''
+
+
+def _nested_codes(code):
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            yield c
+            yield from _nested_codes(c)
+
+
+def test_comprehension_code_objects_decompile_inside_an_enclosing_function():
+    # A comprehension's own code object (generator expressions on every version, all kinds up
+    # to 3.11) -- what a frame inside a genexpr shows -- comes back as the comprehension inside
+    # a function taking its iterator and closed-over variables, verified exact.
+    module = compile(COMPREHENSION_PROGRAM, "<comprehensions>", "exec")
+    comps = [c for c in _nested_codes(module) if c.co_name.startswith("<") and c.co_name != "<lambda>"]
+    assert len(comps) == (10 if sys.version_info < (3, 12) else 2)
+    for code in comps:
+        source = DECOMPILE(code, verify=True)
+        ast.parse(source)
+        if code.co_flags & 0x10:  # nested: a def around the comprehension
+            assert source.lstrip().startswith(("def ", "async def ")), source
+            assert "return " in source
+    genexpr = next(c for c in comps if c.co_name == "<genexpr>")
+    assert "(y for y in iterable)" in DECOMPILE(genexpr)
+    if sys.version_info >= (3, 12):
+        return  # list comprehensions are inlined
+    # the name given to the iterator never captures a name the comprehension uses
+    lam = next(c for c in comps if any(getattr(k, "co_name", "") == "<lambda>" for k in c.co_consts))
+    assert "for q in iterable_0" in DECOMPILE(lam)

@@ -573,8 +573,49 @@ def _type_params(params: tuple) -> list:
     return out
 
 
+def _names_used(code: CodeType) -> set[str]:
+    names = set(code.co_varnames) | set(code.co_names) | set(code.co_freevars) | set(code.co_cellvars)
+    for c in code.co_consts:
+        if isinstance(c, CodeType):
+            names |= _names_used(c)
+    return names
+
+
+def comprehension_source(code: CodeType) -> ast.Module:
+    """A comprehension's own code object (3.9-3.11; generator expressions on every version)
+    has no source by itself: it is written inside an enclosing function.  Give that function,
+    taking the iterator the comprehension receives (``.0``) and the variables it closes over as
+    parameters, so that the nested code object compiles back the same."""
+    used = _names_used(code)
+    iterable = next(n for n in ("iterable", *(f"iterable_{k}" for k in range(len(used) + 1))) if n not in used)
+    w = CodeWalker(code)
+    expr = w.comprehension_expr(V.FunctionValue(code=code), name(iterable), w.ins[0])
+    if not code.co_flags & 0x10:  # not nested: a module-level (or class-level) comprehension
+        return ast.Module(body=[ast.Expr(value=expr)], type_ignores=[])
+    qualname = getattr(code, "co_qualname", "")
+    outer = qualname.rsplit(".<locals>.", 1)[0].rsplit(".", 1)[-1] if ".<locals>." in qualname else ""
+    if not outer.isidentifier():
+        outer = "_" + "".join(c if c.isalnum() else "_" for c in outer) if outer else "_enclosing"
+    params = [ast.arg(arg=n) for n in (iterable, *code.co_freevars)]
+    kind = ast.AsyncFunctionDef if code.co_flags & 0x280 else ast.FunctionDef  # async comprehension
+    node = kind(
+        name=outer,
+        args=ast.arguments(posonlyargs=[], args=params, vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
+        body=[ast.Return(value=expr)],
+        decorator_list=[],
+        returns=None,
+        type_comment=None,
+        lineno=0,
+    )
+    if sys.version_info >= (3, 12):
+        node.type_params = []
+    return ast.Module(body=[node], type_ignores=[])
+
+
 def source_for(code: CodeType, fn: FunctionType | None) -> str:
     """Source for a code object (a def statement, or a module body)."""
+    if code.co_name in COMPREHENSIONS:
+        return ast.unparse(_with_lines(comprehension_source(code))) + "\n"
     if code.co_name == "<module>":
         mod = ast.Module(body=module_body(code), type_ignores=[])
         return ast.unparse(_with_lines(mod)) + "\n"
