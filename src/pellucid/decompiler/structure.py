@@ -311,7 +311,12 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                         stack[:] = snapshot
                     continue
                 if op == "FOR_ITER":
-                    raise self.fail("FOR_ITER outside a loop", ins)
+                    if until_cond or i in self.latch:
+                        raise self.fail("FOR_ITER outside a loop", ins)
+                    # a for loop whose body never goes round (it returns or raises):
+                    # nothing jumps back to its head
+                    i = self.do_for(i, stack, stop, exits)
+                    continue
                 if op == "COPY" and self._is_value_boolop(i, stack):
                     i = self.do_copy_boolop(i, stack)
                     continue

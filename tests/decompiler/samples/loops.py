@@ -444,3 +444,22 @@ def loop_long_body_extended_arg(n):
     else:
         t = -t
     return t
+
+
+@cases(([],), ([3, 4],), ("ab",))
+def loop_body_never_goes_round(xs):
+    # nothing jumps back to the FOR_ITER: the body always returns
+    for w in xs:
+        return w
+    return None
+
+
+@cases(([],), ([0],), ([5],))
+def loop_body_returns_or_raises(xs):
+    for w in xs:
+        if w:
+            return w * 2
+        raise ValueError(w)
+    else:
+        print("empty")
+    return -1
