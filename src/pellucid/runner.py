@@ -276,7 +276,13 @@ def run(opts: RunOptions) -> int:
         return 1
 
     dump_dir = os.path.abspath(opts.dump_dir or default_dump_dir(opts.target, opts.module))
-    os.makedirs(dump_dir, exist_ok=True)
+    from pellucid.dynamo.files import DumpDir, DumpDirError
+
+    try:
+        DumpDir(dump_dir)  # created and checked writable before the program starts
+    except DumpDirError as exc:
+        print(f"pellucid run: {exc.strerror}", file=sys.stderr)
+        return 2
     from pellucid.trace import TraceEmitter, trace_enabled
 
     saved_argv, saved_path = list(sys.argv), list(sys.path)

@@ -135,6 +135,19 @@ def test_run_missing_module(tmp_path):
     assert "Traceback" not in proc.stderr
 
 
+@needs_torch
+def test_run_with_an_unwritable_dump_dir_says_so_and_does_not_start(tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("keep me\n")
+    script = tmp_path / "prog.py"
+    script.write_text("print('PROGRAM RAN')\n")
+    proc = pellucid("run", "--dump-dir", str(blocker / "dump"), str(script), cwd=tmp_path)
+    assert proc.returncode == 2, proc.stderr
+    assert "cannot write its dump directory" in proc.stderr and "Not a directory" in proc.stderr
+    assert "PROGRAM RAN" not in proc.stdout and "Traceback" not in proc.stderr
+    assert blocker.read_text() == "keep me\n"
+
+
 def test_report_of_missing_dump(tmp_path):
     proc = pellucid("report", str(tmp_path / "nothing"))
     assert proc.returncode == 1

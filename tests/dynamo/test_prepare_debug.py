@@ -85,6 +85,23 @@ def test_debug_inside_prepare_debug_is_an_error(tmp_path):
                 pass
 
 
+def test_unwritable_dump_dir_is_a_clear_error_before_anything_runs(tmp_path):
+    from pellucid.dynamo.files import DumpDirError
+
+    user_file = tmp_path / "results.txt"
+    user_file.write_text("the user's data\n")
+    before = _torch_state()
+    ran = []
+    with pytest.raises(DumpDirError, match="cannot write its dump directory.*writable directory"):
+        with pellucid.prepare_debug(str(user_file / "dump")):  # under a regular file
+            ran.append(1)
+    assert not ran
+    assert user_file.read_text() == "the user's data\n"
+    assert _torch_state() == before  # nothing was patched
+    f = torch.compile(lambda x: x + 1, backend="eager")
+    assert torch.equal(f(torch.ones(2)), torch.full((2,), 2.0))
+
+
 def test_functions_compiled_before_are_named(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr("pellucid.decompiler.decompile", _forced_failure)
     fn = torch.compile(workloads.dynamic_fn, backend="eager")

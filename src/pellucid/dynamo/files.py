@@ -27,12 +27,25 @@ def safe_name(name: str) -> str:
     return _SAFE.sub("_", name) or "_"
 
 
+class DumpDirError(OSError):
+    """The dump directory cannot be created or written: raised before anything is compiled."""
+
+
 class DumpDir:
     """A dump directory shared by any number of processes."""
 
     def __init__(self, path: str) -> None:
         self.path = os.path.abspath(path)
-        os.makedirs(self.path, exist_ok=True)
+        try:
+            os.makedirs(self.path, exist_ok=True)
+            with tempfile.NamedTemporaryFile(dir=self.path, prefix=".pellucid-probe-"):
+                pass
+        except OSError as e:
+            raise DumpDirError(
+                e.errno,
+                f"pellucid cannot write its dump directory {self.path!r} "
+                f"({e.strerror or type(e).__name__}); give prepare_debug() a writable directory",
+            ) from e
         self._depth = 0
         self._fd: int | None = None
 
