@@ -168,6 +168,7 @@ BACKEND_WORKLOADS = [
     ("eager", "method"),
     ("eager", "bert"),
     ("eager", "gpt2"),
+    ("eager", "llama_generate"),
     ("aot_eager", "readme"),
     ("aot_eager", "mlp_backward"),
     ("aot_eager", "graph_breaks"),

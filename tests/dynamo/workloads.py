@@ -205,6 +205,35 @@ def make_gpt2():
     return model, run
 
 
+def make_llama_generate():
+    """Hugging Face ``generate()``: many frames, graph breaks, and resume functions that close
+    over ``self`` (Dynamo lists such a free variable among the locals too)."""
+    _seed()
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    cfg = LlamaConfig(
+        vocab_size=100,
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        pad_token_id=0,
+        eos_token_id=1,
+        bos_token_id=2,
+    )
+    model = LlamaForCausalLM(cfg).eval()
+    ids = torch.randint(3, 100, (1, 6))
+
+    def generate(x):
+        return model.generate(x, max_new_tokens=4, do_sample=False)
+
+    def run(fn):
+        return [fn(ids)]
+
+    return generate, run
+
+
 WORKLOADS: dict[str, Workload] = {
     w.name: w
     for w in [
@@ -217,6 +246,7 @@ WORKLOADS: dict[str, Workload] = {
         Workload("method", make_method, {}),
         Workload("bert", make_bert, {}, heavy=True),
         Workload("gpt2", make_gpt2, {}, heavy=True),
+        Workload("llama_generate", make_llama_generate, {}, heavy=True),
     ]
 }
 

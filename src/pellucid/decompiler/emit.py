@@ -321,6 +321,7 @@ def _dead_locals(code: CodeType, ins: list[Instr]) -> list[ast.stmt]:
         n
         for n in list(code.co_varnames[params:]) + list(code.co_cellvars)
         if n not in stored and n not in args and (n in loaded or n in cells) and n.isidentifier()
+        and n not in code.co_freevars  # Dynamo's resume code lists a free variable as a local too
     ]
     names = list(dict.fromkeys(names))
     # free variables the code never touches are still captured (Dynamo keeps the
