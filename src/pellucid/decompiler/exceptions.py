@@ -39,7 +39,7 @@ import ast
 from dataclasses import dataclass, field
 
 from pellucid.decompiler import values as V
-from pellucid.decompiler.instructions import PY
+from pellucid.decompiler.instructions import PY, Instr
 
 TERMINAL_OPS = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
 STORE_OPS = frozenset({"STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF"})
@@ -115,6 +115,9 @@ class ExceptionStructure:
             for k in range(start, end):
                 self._cover[k] = target
         self._flood_homes()
+        self._dead_copy: set[int] = set()
+        if PY >= (3, 12):
+            self._undo_exit_copies()
 
     def _classify(self, t: int) -> str:
         ins = self.ins
@@ -176,6 +179,82 @@ class ExceptionStructure:
                 flood(h.target, h.target)
         for h in pending:
             flood(h.target, h.target)
+
+    def _undo_exit_copies(self) -> None:
+        """3.12+ copy a small exit block (``return x``) into every jump to it, so
+        an except clause ends ``POP_EXCEPT; return x`` where the source continues
+        after the try.  Where the try's normal path reaches the same code from the
+        same line, the copy is turned back into the jump it replaced (the 3.11
+        shape); a clause's own ``return`` computes its value before POP_EXCEPT."""
+        ins = self.ins
+        for H, h in self._handlers.items():
+            if h.kind != "try":
+                continue
+            for k in range(H + 1, self.n):
+                if ins[k].op != "POP_EXCEPT" or self.home[k] != H:
+                    continue
+                j = k + 1
+                if (
+                    j + 2 < self.n
+                    and ins[j].op == "LOAD_CONST"
+                    and ins[j].argval is None
+                    and ins[j + 1].op in STORE_OPS
+                    and ins[j + 2].op in DELETE_OPS
+                    and ins[j + 1].argval == ins[j + 2].argval
+                ):
+                    j += 3
+                L = self._return_tail(j, H)
+                if L is None:
+                    continue
+                twin = self._tail_twin(H, j, L)
+                if twin is None:
+                    continue
+                old = ins[j]
+                ins[j] = Instr(
+                    "JUMP", None, twin, old.offset, line=old.line, target=twin, index=j, raw="JUMP (exit copy)"
+                )
+                for q in range(j + 1, j + L):
+                    self.home[q] = None
+                    self._dead_copy.add(q)
+
+    def _return_tail(self, j: int, H: int) -> int | None:
+        """Length of straight-line code at j in handler H's own code that ends in
+        a return and starts a statement (nothing it uses was pushed before), or None."""
+        k = j
+        while k < self.n and self.home[k] == H and k - j < 8:
+            ins = self.ins[k]
+            if ins.target is not None or ins.op in ("POP_EXCEPT", "SWAP", "POP_TOP", "COPY"):
+                return None
+            if ins.op == "RETURN_VALUE":
+                return k + 1 - j if k > j else None
+            if ins.op in TERMINAL_OPS:
+                return None
+            k += 1
+        return None
+
+    def _tail_twin(self, H: int, j: int, L: int) -> int | None:
+        """Where the try of handler H continues after its body, if the code there
+        is the same (same line too) as the copy at j: the first such place after
+        the body that no jump before it skips."""
+        home = None
+        lo = None
+        for a, _b in self._handlers[H].ranges:
+            if self.home[a] is not None and (lo is None or a < lo):
+                lo, home = a, self.home[a]
+        if home is None:
+            return None
+        e = max(b for a, b in self._handlers[H].ranges if self.home[a] == home)
+        for k in range(e, self.n):
+            if self.home[k] != home:
+                continue
+            if not self._same(k, j, L) or self.ins[k].line != self.ins[j].line:
+                continue
+            for q in range(e, k):
+                t = self.ins[q].target
+                if self.home[q] == home and t is not None and t > k:
+                    return None
+            return k
+        return None
 
     def check_exception_support(self) -> None:
         self._exc_setup()
@@ -303,6 +382,8 @@ class ExceptionStructure:
         On 3.11 a try ending the branch puts its handlers after the jump over the
         else; the jump is the last instruction of the branch's own code."""
         k = then_stop - 1
+        while k > T and k in getattr(self, "_dead_copy", ()):
+            k -= 1  # the rest of an exit copy turned back into a jump
         if k < T:
             return None
         last = self.ins[k]
@@ -372,6 +453,32 @@ class ExceptionStructure:
         if self._is_finally(H):
             return self.do_try_finally(i, H, stack, stop, exits)
         return self.do_try_except(i, H, stack, stop, exits)
+
+    def _leaves_handler(self, last, T: int, F: int, stop: int, exits: frozenset) -> bool:
+        """Does an if's then-arm [T, F) end with ``POP_EXCEPT; JUMP`` back to the
+        follow of the try whose clause the if ends (3.12+ layout)?"""
+        return (
+            PY >= (3, 12)
+            and last is not None
+            and last.op == "JUMP"
+            and last.target is not None
+            and last.target < T
+            and last.target in exits
+            and F <= stop
+            and last.index - 1 >= T
+            and self.ins[last.index - 1].op == "POP_EXCEPT"
+            and not any(last.target == lp.header or last.target in lp.continue_targets for lp in self.loops)
+        )
+
+    @staticmethod
+    def _both_left_handler(stack: list, st1: list, st2: list) -> bool:
+        """Both arms of an if ended an except clause (popped its exception info or
+        left by return/raise): the stacks they leave are never merged."""
+        if not stack or not isinstance(stack[-1], ExcInfo):
+            return False
+        return all(len(st) in (len(stack), len(stack) - 1) for st in (st1, st2)) and (
+            len(st1) == len(stack) - 1 or len(st2) == len(stack) - 1
+        )
 
     # ------------------------------------------------------------ helpers
     def _handler_of(self, k: int, kind: str) -> int:
@@ -572,6 +679,7 @@ class ExceptionStructure:
             raise self.fail("try handler stack depth differs from the try's", ins[s])
         C = self._cleanup_of(H)
         _, e = self._extent(H, home)
+        e0 = e
         # return/break/continue at the end of the body run unprotected after it
         while True:
             t = self._tail_end(e)
@@ -640,6 +748,10 @@ class ExceptionStructure:
                 and (j == e or j == H - 1)
             ):
                 follow_cands.append(ins[j].target)
+        inside = [t for t in follow_cands if e0 <= t < e]
+        if inside:
+            # a clause continues at the return that ends the body: it follows the try
+            e = min(inside)
         follow = None
         loop_targets = set()
         for lp in self.loops:

@@ -752,6 +752,11 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 else_range = (F, stop)
             if else_range is not None:
                 then_stop = then_stop - 1
+        elif self._leaves_handler(last, T, F, stop, exits):
+            # 3.12+ handlers sit after the code: `POP_EXCEPT; JUMP <try follow>`
+            # ends each arm of an if/else in an except clause
+            else_range = (F, stop)
+            then_stop = last.index
         # what falling off the end of each branch means: reaching the if's follow
         follow = else_range[1] if else_range else then_stop
         if else_range:
@@ -802,7 +807,9 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                     ast.IfExp(test=expr, body=self.as_expr(st1[-1], ins), orelse=self.as_expr(st2[-1], ins))
                 )
                 return else_range[1]
-            if len(st1) != len(stack) or len(st2) != len(stack):
+            if else_range[1] == stop and self._both_left_handler(stack, st1, st2):
+                pass  # each arm ends the except clause: nothing continues after the if
+            elif len(st1) != len(stack) or len(st2) != len(stack):
                 raise self.fail("if/else branches leave different stacks", ins)
             if self._pending(stack):
                 # values computed before the test must not be recomputed in the branches

@@ -537,3 +537,77 @@ def exc_finally_and_condition_ends_function(k):
             print(risky(k))
     finally:
         print("release")
+
+
+@cases(*KINDS)
+def exc_clause_pass_then_return(k):
+    # 3.12+ copy `return r` into the clause after its POP_EXCEPT
+    r = k
+    try:
+        risky(k)
+    except (ValueError, KeyError):
+        pass
+    return r
+
+
+@cases(*KINDS)
+def exc_else_then_return_copied(k):
+    try:
+        r = risky(k)
+    except ValueError:
+        r = "value"
+    else:
+        r = r + 1
+    return r
+
+
+@cases(*KINDS)
+def exc_clause_if_else_then_return(k):
+    try:
+        r = risky(k)
+    except (ValueError, KeyError):
+        if k == 1:
+            r = "one"
+        else:
+            r = "other"
+    return r
+
+
+@cases(*KINDS)
+def exc_clause_if_else_then_code(k):
+    # 3.13 copy `POP_EXCEPT; JUMP` into both arms of the if
+    try:
+        r = risky(k)
+    except (ValueError, KeyError):
+        if k == 1:
+            r = "one"
+        else:
+            r = "other"
+    print(r)
+    return r
+
+
+@cases(*KINDS)
+def exc_return_in_body_and_after(k):
+    try:
+        if risky(k):
+            return True
+    except (ValueError, KeyError):
+        pass
+    return False
+
+
+@cases(*KINDS)
+def exc_clause_returns_constant_like_the_end(k):
+    # the clause's own `return None`, not a copy of the last line
+    try:
+        r = risky(k)
+    except (ValueError, KeyError):
+        return None
+    try:
+        r = r + risky(k - 1)
+    except Err:
+        r = None
+    if r is not None:
+        return r
+    return None
