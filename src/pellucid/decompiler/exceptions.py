@@ -36,7 +36,7 @@ every path reaching it; those tails are recognised when all paths end alike.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from pellucid.decompiler import values as V
 from pellucid.decompiler.instructions import PY, Instr
@@ -116,6 +116,9 @@ class ExceptionStructure:
                 self._cover[k] = target
         self._flood_homes()
         self._dead_copy: set[int] = set()
+        self._fin_exits: dict[int, tuple[int, frozenset, int]] = {}
+        self._joined_copies: set[int] = set()
+        self._merge_finally_exits()
         if PY >= (3, 12):
             self._undo_exit_copies()
 
@@ -179,6 +182,131 @@ class ExceptionStructure:
                 flood(h.target, h.target)
         for h in pending:
             flood(h.target, h.target)
+
+    def _merge_finally_exits(self) -> None:
+        """A finally body that ends in more than one place (an ``if`` as its last
+        statement) has a ``RERAISE 0`` at each end of its exception-path copy: the
+        compiler copied the one after the body into each jump to it.  Turn the
+        copies back into jumps to the end, so the body reads as the source's."""
+        ins = self.ins
+        for H, h in self._handlers.items():
+            if h.kind != "try" or not self._is_finally(H):
+                continue
+            C = self._cover[H]
+            if C is None or self._handlers[C].kind != "cleanup":
+                continue
+            rs = [
+                k
+                for k in range(H + 1, self.n)
+                if self.home[k] == H and ins[k].op == "RERAISE" and ins[k].arg == 0 and self._cover[k] == C
+            ]
+            if len(rs) < 2:
+                continue
+            E = rs[-1]
+            while E - 1 in rs:
+                E -= 1
+            rset = set(rs)
+            jumps = set()
+            for k in range(H + 1, E):
+                cur = ins[k]
+                if k in rset:
+                    ins[k] = Instr("JUMP", None, E, cur.offset, line=cur.line, target=E, index=k, raw="JUMP (finally end)")
+                    jumps.add(k)
+                elif cur.target in rset and cur.target != E:
+                    ins[k] = replace(cur, target=E, argval=E)
+            self._fin_exits[H] = (E, frozenset(jumps), rs[-1])
+
+    def _match_finally(self, b: int, a: int, L: int, jumps: frozenset) -> int:
+        """Length of a normal-path copy at b of the finally body [a, a+L) whose
+        exits (``jumps``, and jumps to a+L) go to one place X after it, or 0.  An
+        exit of the copy is a jump to X, a jump to the copy's end, or a copy of
+        the small exit block (``return``) at X; the copy may end in one."""
+        ins = self.ins
+        i = j = 0
+        rel: dict[int, int] = {}
+        inner = []
+        outs = []
+        tails = []
+        while i < L:
+            if b + j >= self.n:
+                return 0
+            x, y = ins[a + i], ins[b + j]
+            rel[i] = j
+            if a + i in jumps:
+                if y.op == "JUMP" and y.target is not None:
+                    outs.append(y.target)
+                    i += 1
+                    j += 1
+                    continue
+                t = self._exit_tail_len(b + j)
+                if not t:
+                    return 0
+                tails.append((b + j, t))
+                i += 1
+                j += t
+                continue
+            if x.op != y.op:
+                return 0
+            if x.target is not None or y.target is not None:
+                if x.target is None or y.target is None:
+                    return 0
+                if x.target == a + L:
+                    outs.append(y.target)
+                elif a <= x.target < a + L:
+                    inner.append((x.target - a, y.target))
+                elif x.target != y.target:
+                    return 0
+            elif _key(x.argval) != _key(y.argval):
+                return 0
+            i += 1
+            j += 1
+        rel[L] = j
+        if any(yt != b + rel.get(xr, -1) for xr, yt in inner):
+            return 0
+        end = b + j
+        if end < self.n and ins[end].op == "JUMP":
+            # the statement continues with a jump (over 3.11 handlers, back to a
+            # loop): exits reach its target, directly or through a copy of the jump
+            goal = ins[end].target
+            if tails or any(b <= t < end for t in outs):
+                return 0
+            for t in outs:
+                if t != end and t != goal and not (ins[t].op == "JUMP" and ins[t].target == goal):
+                    return 0
+            if any(t != goal for t in outs):
+                self._joined_copies.add(b)  # exits meet at the jump: it follows the statement
+            return j
+        far = {t for t in outs if t != end}
+        if len(far) > 1:
+            return 0
+        X = far.pop() if far else end
+        if b <= X < end:
+            return 0
+        length = j
+        if X != end:
+            t = self._exit_tail_len(end)
+            if not t or end + t != X or not self._same(end, X, t):
+                return 0
+            length += t  # the exit block copied after the body: part of the copy
+        for q, t in tails:
+            if not self._same(q, X, t):
+                return 0
+        if X == end and outs:
+            self._joined_copies.add(b)  # its exits jump to its end: the statement ends there
+        return length
+
+    def _exit_tail_len(self, k: int) -> int:
+        """Length of straight-line code at k ending in RETURN_VALUE (a copy of a
+        small exit block), else 0."""
+        q = k
+        while q < self.n and q - k < 8:
+            cur = self.ins[q]
+            if cur.op == "RETURN_VALUE":
+                return q + 1 - k
+            if cur.target is not None or cur.op in TERMINAL_OPS:
+                return 0
+            q += 1
+        return 0
 
     def _undo_exit_copies(self) -> None:
         """3.12+ copy a small exit block (``return x``) into every jump to it, so
@@ -627,8 +755,11 @@ class ExceptionStructure:
             if not L:
                 break
             self._copies[j] = Copy(L, self._copy_kind)
+            joined = j in self._joined_copies
             j += L
             end = j
+            if joined:
+                break
             t = self._tail_end(j)
             if t is None:
                 break
@@ -865,21 +996,38 @@ class ExceptionStructure:
                 R = k
         if R is None:
             raise self.fail("finally body without its re-raise", ins[H])
+        fin_jumps: frozenset = frozenset()
+        last_reraise = R
+        if H in self._fin_exits:
+            R, fin_jumps, last_reraise = self._fin_exits[H]
         for k in range(H + 1, R):
             if self.home[k] != H and self.home[k] is not None and self._cover[k] is None:
                 raise self.fail("finally body with code outside its handler", ins[k])
         L = R - (H + 1)
         _, e = self._extent(H, home)
         self._copy_kind = "finally"
+        ends_twice = bool(fin_jumps) or any(ins[k].target == R for k in range(H + 1, R))
 
         def matches(k: int) -> int:
             if L == 0:
                 return 0
+            if ends_twice:
+                return self._match_finally(k, H + 1, L, fin_jumps)
             return L if self._same(k, H + 1, L) else 0
 
         if L == 0:
             raise self.fail("empty finally body", ins[H])
         end = self._register_copies(H, home, s, e, matches)
+        if (
+            e < self.n
+            and self.home[e] == home
+            and e not in self._copies
+            and ins[e - 1].op not in TERMINAL_OPS
+            and ins[e - 1].op != "JUMP"
+        ):
+            # the body falls off its end into code that is not the finally body's copy:
+            # reading it as the code after the statement would run the body twice
+            raise self.fail("finally body's copy on the normal path not found", ins[e])
         hstack = list(stack) + [ExcInfo(), CaughtException()]
         final, st = self.walk(H + 1, R, hstack, frozenset({R}))
         if len(st) != len(hstack):
@@ -890,6 +1038,7 @@ class ExceptionStructure:
         if len(st) != len(stack):
             raise self.fail("try body changes the stack", ins[s])
         self._claim(H, H, None)
+        self._claim_block(R, last_reraise + 1)
         self._claim_block(C, C + 3)
         if len(body) == 1 and isinstance(body[0], ast.Try) and not body[0].finalbody and body[0].handlers:
             node = body[0]

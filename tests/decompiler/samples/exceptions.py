@@ -611,3 +611,55 @@ def exc_clause_returns_constant_like_the_end(k):
     if r is not None:
         return r
     return None
+
+
+@cases(*KINDS)
+def exc_finally_ends_in_if(k):
+    # the exception-path copy ends in two RERAISEs (the if's two ends)
+    out = []
+    try:
+        out.append(risky(k))
+    finally:
+        if k % 2:
+            out.append("odd")
+    return out
+
+
+@cases(*KINDS)
+def exc_finally_if_else_then_return(k):
+    out = []
+    try:
+        out.append(risky(k))
+        return out
+    finally:
+        if k % 2:
+            out.append("odd")
+        else:
+            out.append("even")
+
+
+@cases(*KINDS)
+def exc_finally_if_in_loop(k):
+    out = []
+    for i in range(k):
+        try:
+            out.append(risky(i))
+        except Err:
+            out.append("err")
+        finally:
+            if i % 2:
+                out.append(i)
+    return out
+
+
+@cases(*KINDS)
+def exc_finally_nested_if_at_end(k):
+    out = []
+    try:
+        out.append(risky(k))
+    finally:
+        if k:
+            if k > 2:
+                out.append(k)
+        out.append("done")
+    return out
