@@ -590,7 +590,7 @@ def exc_clause_if_else_then_code(k):
 @cases(*KINDS)
 def exc_return_in_body_and_after(k):
     try:
-        if risky(k):
+        if risky(k) == 0:
             return True
     except (ValueError, KeyError):
         pass
@@ -604,8 +604,10 @@ def exc_clause_returns_constant_like_the_end(k):
         r = risky(k)
     except (ValueError, KeyError):
         return None
+    except (Err, ZeroDivisionError, OtherErr):
+        r = -1
     try:
-        r = r + risky(k - 1)
+        r = r + risky(k + 3)
     except Err:
         r = None
     if r is not None:
@@ -644,7 +646,7 @@ def exc_finally_if_in_loop(k):
     for i in range(k):
         try:
             out.append(risky(i))
-        except Err:
+        except Exception:
             out.append("err")
         finally:
             if i % 2:
