@@ -222,11 +222,12 @@ class CodeWalker(Walker):
         targets = self.assign_chains.pop(id(v), (None, None))[1]
         e = super().as_expr(v, ins)
         if targets:
-            if len(targets) != 1 or not isinstance(targets[0], ast.Name):
-                raise self.fail("assignment expression with several targets", ins)
-            t = targets[0]
-            t.ctx = ast.Store()
-            return ast.NamedExpr(target=t, value=e)
+            if not all(isinstance(t, ast.Name) for t in targets):
+                raise self.fail("assignment expression to a non-name target", ins)
+            # `(b := (a := e))`: each walrus copies the value once more (Dynamo writes these)
+            for t in targets:
+                t.ctx = ast.Store()
+                e = ast.NamedExpr(target=t, value=e)
         return e
 
 

@@ -86,6 +86,13 @@ def asg_walrus_value(n):
     return a, b, c, d, e
 
 
+@cases((1,), (-2,))
+def asg_walrus_nested(n):
+    # one value bound to two names inside an expression (Dynamo writes these)
+    print((c := (b := (a := n + 1))))
+    return (b := (a := abs(n))) + a + b + c
+
+
 @cases((1, 2), (0, 5))
 def asg_walrus_in_boolop(a, b):
     if (x := a) and (y := b):
