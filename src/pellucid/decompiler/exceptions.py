@@ -1563,6 +1563,8 @@ class ExceptionStructure:
                     # no copy of the clauses' common tail after the else: they are
                     # the clauses' own returns, and the try's follow is X
                     tails, tail_code, else_end = [], None, X
+            elif self._clauses_end_loop_body39(clauses, exits):
+                else_end = stop  # the try ends the loop body: the else runs to its end
             else:
                 else_end = X
             end_pt = else_end
@@ -1596,12 +1598,68 @@ class ExceptionStructure:
             hb, st = self.walk(b0, b1, cst, fo | inherited)
             if len(st) not in (len(base), len(cst)):
                 raise self.fail("except clause changes the stack", ins[b0])
+            jump = self._explicit_clause_jump39(b0, b1)
+            if jump is not None and not (hb and isinstance(hb[-1], type(jump))):
+                hb.append(jump)
             handlers.append(ast.ExceptHandler(type=typ, name=nm, body=hb or [ast.Pass()]))
         self._claim_handler(H)
         self.emit(ast.Try(body=body or [ast.Pass()], handlers=handlers, orelse=orelse, finalbody=[]))
         for st_ in explicit:
             self.emit(st_)
         return self._cont(cont, stop, exits, ins[s])
+
+    def _dead_end39(self, b: int) -> int:
+        """The end of the dead code (never reached, kept by 3.9) starting at b."""
+        while b < self.n and self._b_stack[b] is None:
+            b += 1
+        return b
+
+    def _clauses_end_loop_body39(self, clauses: list, exits: frozenset) -> bool:
+        """3.9: does every clause's own end (the compiler's ``POP_EXCEPT; JUMP``,
+        kept even when dead) jump to the loop's next iteration, the enclosing
+        walk's exit?  Then the try is the last statement of the loop body."""
+        if COPIES_EXITS or not self.loops or not exits:
+            return False
+        ins = self.ins
+        loop = self.loops[-1]
+        for _typ, nm, b0, b1 in clauses:
+            ends = []
+            e = self._dead_end39(b1)
+            for q in range(b0, e - 1):
+                if ins[q].op != "POP_EXCEPT":
+                    continue
+                j = q + 1
+                if nm is not None and self._name_cleanup_at(j, nm):
+                    j += 3
+                if j < e and ins[j].op == "JUMP":
+                    ends.append(ins[j].target)
+            if not ends or ends[-1] not in loop.continue_targets or ends[-1] not in exits:
+                return False
+        return True
+
+    def _explicit_clause_jump39(self, b0: int, b1: int) -> ast.stmt | None:
+        """3.9 keeps the dead ``POP_EXCEPT; JUMP`` ending a clause whose body
+        already left by continue/break: that live jump was written in the source."""
+        if COPIES_EXITS or not self.loops:
+            return None
+        ins, bs = self.ins, self._b_stack
+        live = [k for k in range(b0, b1) if bs[k] is not None]
+        if not live:
+            return None
+        k = live[-1]
+        if ins[k].op != "JUMP" or k == 0 or ins[k - 1].op != "POP_EXCEPT":
+            return None
+        if not any(
+            bs[q] is None and ins[q].op == "POP_EXCEPT" and ins[q + 1].op == "JUMP"
+            for q in range(k + 1, self._dead_end39(b1) - 1)
+        ):
+            return None
+        loop, t = self.loops[-1], ins[k].target
+        if t in loop.continue_targets:
+            return ast.Continue()
+        if t in loop.break_targets:
+            return ast.Break()
+        return None
 
     # ------------------------------------------------------------ 3.9/3.10 try/finally
     def _try_finally_blocks(self, s: int, H: int, stack: list, stop: int, exits: frozenset) -> int:

@@ -199,3 +199,39 @@ def exl_finally_with_return_in_loop(ks):
         finally:
             log.append(k)
     return log
+
+
+@cases(*SEQS)
+def exl_except_continue_ends_body(ks):
+    log = []
+    for k in ks:
+        try:
+            log.append(risky(k))
+        except (ValueError, KeyError):
+            continue
+    return log
+
+
+@cases(*SEQS)
+def exl_try_else_ends_body(ks):
+    log = []
+    for k in ks:
+        try:
+            v = risky(k)
+        except (ValueError, KeyError):
+            pass
+        else:
+            log.append(v)
+    return log
+
+
+@cases(*SEQS)
+def exl_except_continue_then_code(ks):
+    log = []
+    for k in ks:
+        try:
+            v = risky(k)
+        except (ValueError, KeyError):
+            continue
+        log.append(v)
+    return log
