@@ -1482,6 +1482,8 @@ class ExceptionStructure:
                 if op == "JUMP":
                     if ins[j].target not in loop_targets:
                         follows.add(ins[j].target)
+                elif op == "POP_TOP" and ins[j + 1].op == "JUMP" and ins[j + 1].target in loop_targets:
+                    pass  # break out of a for loop: its iterator is popped first
                 elif op != "RETURN_VALUE":
                     L = self._straight_tail(j)
                     if L is None:
