@@ -165,6 +165,8 @@ BACKEND_WORKLOADS = [
     ("eager", "dynamic_auto"),
     ("eager", "graph_breaks"),
     ("eager", "closure"),
+    ("eager", "with_graph_break"),
+    ("eager", "optimizer_step"),
     ("eager", "method"),
     ("eager", "bert"),
     ("eager", "gpt2"),
@@ -173,10 +175,13 @@ BACKEND_WORKLOADS = [
     ("aot_eager", "mlp_backward"),
     ("aot_eager", "graph_breaks"),
     ("aot_eager", "closure"),
+    ("aot_eager", "with_graph_break"),
+    ("aot_eager", "optimizer_step"),
     ("aot_eager", "bert"),
     ("inductor", "readme"),
     ("inductor", "mlp_backward"),
     ("inductor", "dynamic_true"),
+    ("inductor", "with_graph_break"),
 ]
 
 EXPECTED_STAGES = {

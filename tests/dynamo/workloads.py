@@ -103,6 +103,51 @@ def make_graph_breaks():
     return graph_breaks, run
 
 
+def with_graph_break(x):
+    y = x + 1
+    with torch.no_grad():
+        z = y * 2
+        print("pellucid graph break inside a with block")
+        z = z + 1
+    return z * y
+
+
+def make_with_graph_break():
+    """A graph break inside `with`: Dynamo wraps the breaking call in its own try/finally
+    around values already on the stack."""
+    _seed()
+    inputs = [torch.randn(5), torch.randn(5)]
+
+    def run(fn):
+        return [fn(x) for x in inputs]
+
+    return with_graph_break, run
+
+
+def make_optimizer_step():
+    """A whole training step (forward, backward, AdamW) compiled: the optimizer's
+    profiling wrapper breaks the graph inside a `with`."""
+    _seed()
+    model = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 1))
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-2)
+    x, y = torch.randn(32, 8), torch.randn(32, 1)
+    state = {k: v.detach().clone() for k, v in model.state_dict().items()}
+
+    def step():
+        opt.zero_grad()
+        loss = torch.nn.functional.mse_loss(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+
+    def run(fn):
+        model.load_state_dict(state)  # the same start for the eager and the compiled run
+        opt.state.clear()
+        return [fn().detach() for _ in range(3)] + [p.detach().clone() for p in model.parameters()]
+
+    return step, run
+
+
 def make_closure():
     _seed()
     scale = torch.tensor(1.5)
@@ -243,6 +288,8 @@ WORKLOADS: dict[str, Workload] = {
         Workload("dynamic_auto", make_dynamic, {}),
         Workload("graph_breaks", make_graph_breaks, {}),
         Workload("closure", make_closure, {}),
+        Workload("with_graph_break", make_with_graph_break, {}),
+        Workload("optimizer_step", make_optimizer_step, {}),
         Workload("method", make_method, {}),
         Workload("bert", make_bert, {}, heavy=True),
         Workload("gpt2", make_gpt2, {}, heavy=True),

@@ -39,6 +39,7 @@ import ast
 from dataclasses import dataclass, field, replace
 
 from pellucid.decompiler import values as V
+from pellucid.decompiler.evaluate import name
 from pellucid.decompiler.instructions import PY, Instr
 
 TERMINAL_OPS = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
@@ -984,8 +985,16 @@ class ExceptionStructure:
         ins = self.ins
         h = self._handlers[H]
         home = self.home[s]
-        if h.depth != len(stack) or h.lasti:
+        if h.depth > len(stack) or h.lasti or (h.depth < len(stack) and PY < (3, 11)):
             raise self.fail("finally handler stack depth differs from the try's", ins[s])
+        outer = list(stack)
+        if h.depth < len(stack):
+            # Dynamo: a try/finally around a call whose operands were pushed before it (a graph
+            # break inside a `with`).  Source cannot keep values on the stack across a `try`:
+            # they are computed into temporaries before it, and what the body leaves into
+            # temporaries inside it.
+            self.spill(None, stack)
+            outer = list(stack)
         C = self._cleanup_of(H)
         # the exception-path copy: PUSH_EXC_INFO; <finally body>; RERAISE 0
         R = None
@@ -1028,14 +1037,18 @@ class ExceptionStructure:
             # the body falls off its end into code that is not the finally body's copy:
             # reading it as the code after the statement would run the body twice
             raise self.fail("finally body's copy on the normal path not found", ins[e])
-        hstack = list(stack) + [ExcInfo(), CaughtException()]
+        hstack = list(stack[: h.depth]) + [ExcInfo(), CaughtException()]
         final, st = self.walk(H + 1, R, hstack, frozenset({R}))
         if len(st) != len(hstack):
             raise self.fail("finally body changes the stack", ins[H])
         follow = end
         inherited = self._inherit(follow, stop, exits)
-        body, st = self.walk(s, end, list(stack), frozenset({end}) | inherited)
-        if len(st) != len(stack):
+        body, st = self.walk(
+            s, end, list(stack), frozenset({end}) | inherited, base_stack=list(stack[: h.depth])
+        )
+        if len(outer) != h.depth:
+            stack[:] = self._left_by_body(body, st, outer, ins[s])
+        elif len(st) != len(stack):
             raise self.fail("try body changes the stack", ins[s])
         self._claim(H, H, None)
         self._claim_block(R, last_reraise + 1)
@@ -1047,6 +1060,24 @@ class ExceptionStructure:
             node = ast.Try(body=body or [ast.Pass()], handlers=[], orelse=[], finalbody=final or [ast.Pass()])
         self.emit(node)
         return end
+
+    def _left_by_body(self, body: list[ast.stmt], st: list, outer: list, ins: Instr) -> list:
+        """The stack after a try body that consumed values pushed before it (already in
+        temporaries, see :meth:`spill`): values it left are assigned to temporaries at its end."""
+        kept = [v for v in st if any(v is o for o in outer)]
+        if kept != outer[: len(kept)]:
+            raise self.fail("try body reorders the values below it", ins)
+        out = list(kept)
+        for v in st[len(kept) :]:
+            if not isinstance(v, ast.expr):
+                raise self.fail("try body leaves a non-value on the stack", ins)
+            tmp = f"__pellucid_tmp{self.spilled}"
+            self.spilled += 1
+            body.append(ast.Assign(targets=[name(tmp, ast.Store())], value=self.as_expr(v, ins), lineno=0))
+            ref = name(tmp)
+            ref.is_spill = True
+            out.append(ref)
+        return out
 
     # ------------------------------------------------------------ with
     def do_with(self, b: int, stack: list, stop: int, exits: frozenset) -> int:

@@ -150,15 +150,18 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 return False
         return False
 
-    def spill(self, stmt: ast.stmt) -> None:
+    def spill(self, stmt: ast.stmt | None, stack: list | None = None) -> None:
         """A statement in the middle of an expression (Dynamo emits these):
         values already on the stack were evaluated before it, so they are
         saved to temporaries first.  Fast locals the statement does not
-        assign cannot change and stay as they are."""
-        stack = self.cur_stack
+        assign cannot change and stay as they are; with no statement (a
+        whole block of code follows) every local may change."""
+        stack = self.cur_stack if stack is None else stack
         if not any(isinstance(v, ast.expr) for v in stack[self.cur_base :]):
             return
         assigned: set[str] | None = None  # names the statement binds: found once, if needed
+        if stmt is None:
+            assigned = set(self.code.co_varnames) | set(self.code.co_cellvars) | set(self.code.co_freevars)
         local = set(self.code.co_varnames)
         done: dict[int, ast.Name] = {}
         for k in range(self.cur_base, len(stack)):
