@@ -454,6 +454,15 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         iterator = stack[-1]
         exit_ = ins.target
         body_end = exit_
+        exit_copy = None
+        if exit_ > stop and exit_ not in exits and self.latch.get(h, exit_) < stop:
+            # the loop ends its block and the function: its exit is a copied
+            # `return` laid out past the block (3.10+)
+            exit_copy = self._exit_copy_len(exit_, {h} | self._jumps_to(exit_, h, stop))
+            if exit_copy is not None and not [t for t in self._jumps_out(h + 1, stop) if t != exit_]:
+                body_end = stop
+            else:
+                exit_copy = None
         breaks = [t for t in self._jumps_out(h + 1, body_end) if t != exit_]
         follow = max(breaks) if breaks else exit_
         if breaks and any(b != follow for b in breaks):
@@ -525,7 +534,14 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             stack[-1] = self.build_comprehension(accumulator, node, ins)
             return nxt
         self.emit(node)
+        if exit_copy is not None and not orelse:
+            self._emit_exit_copy(exit_, exit_copy, stack)
+            return stop
         return nxt
+
+    def _jumps_to(self, target: int, lo: int, hi: int) -> set[int]:
+        """Indices in [lo, hi) of the jumps that reach ``target``."""
+        return {k for k in range(lo, hi) if self.ins[k].target == target}
 
     def try_inverted_while(self, h: int, stack: list, stop: int, exits: frozenset) -> int | None:
         """3.10+ test-at-both-ends loops: ``test; jump exit; body: ...; test; jump body``."""
@@ -735,6 +751,9 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
     ) -> int:
         ins = self.ins[j]
         if F > stop and F not in exits:
+            r = self._if_into_exit_copy(expr, T, F, stack, stop, exits)
+            if r is not None:
+                return r
             raise self.fail("condition jumps past its block", ins)
         then_stop = min(F, stop)
         else_range = None
@@ -828,6 +847,41 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             then_body, st1 = self.walk(T, then_stop, list(stack), branch_exits)
         self.emit(ast.If(test=expr, body=then_body or [ast.Pass()], orelse=[]))
         return then_stop if F > stop else F
+
+    def _exit_copy_len(self, target: int, jumps: set[int]) -> int | None:
+        """Length of the small `return <load>` block at ``target`` when only
+        ``jumps`` reach it: 3.10+ copy such exits into each path that ends the
+        function, and lay some copies out after the enclosing block."""
+        key = self._exit_key(target)
+        if key is None or (target > 0 and self.ins[target - 1].op not in TERMINAL | {"JUMP"}):
+            return None
+        if any(i.target == target and i.index not in jumps for i in self.ins):
+            return None
+        return len(key)
+
+    def _emit_exit_copy(self, target: int, size: int, stack: list) -> None:
+        """Say the copied exit block where control leaves for it, and retire the copy."""
+        body, _ = self.walk(target, target + size, list(stack), frozenset())
+        for stmt in body:
+            self.emit(stmt)
+        for k in range(target, target + size):
+            self.reachable[k] = False
+
+    def _if_into_exit_copy(
+        self, expr: ast.expr, T: int, F: int, stack: list, stop: int, exits: frozenset
+    ) -> int | None:
+        """``if t: <body ending the function>`` as the last statement of a block
+        whose false exit is a copied `return` laid out past the block (3.10+)."""
+        chain, _ = self.last_chain
+        size = self._exit_copy_len(F, {b.jump for b in chain})
+        if size is None:
+            return None
+        then_body, st = self.walk(T, stop, list(stack), exits)
+        if not _ends_in_jump(then_body) or isinstance(then_body[-1], (ast.Break, ast.Continue)):
+            return None
+        self.emit(ast.If(test=expr, body=then_body, orelse=[]))
+        self._emit_exit_copy(F, size, stack)
+        return stop
 
     def _protected(self, lo: int, hi: int) -> bool:
         """Does an exception-table region (a try/with) overlap [lo, hi)?"""
