@@ -323,6 +323,13 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 if op == "COPY" and self._is_value_boolop(i, stack):
                     i = self.do_copy_boolop(i, stack)
                     continue
+                if op == "POP_TOP" and not until_cond:
+                    after = self._break_into_exit_copy(i, stack)
+                    if after is not None:
+                        self.emit(ast.Break())
+                        stack[:] = snapshot
+                        i = after
+                        continue
                 self.apply(ins, stack)
                 if stack and isinstance(stack[-1], ast.AST) and not hasattr(stack[-1], "_seq"):
                     self.seq += 1
@@ -437,6 +444,30 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         if follow > stop and follow not in exits:
             raise self.fail("loop exits past its enclosing block", ins)
         return min(follow, stop) if follow in exits or follow == stop else follow
+
+    def _break_into_exit_copy(self, i: int, stack: list) -> int | None:
+        """``break`` whose small terminal exit block was copied in place of the
+        jump (3.12+): pop the iterator, then the same code as at the loop's
+        follow.  Returns where the copy ends."""
+        loop = self.loops[-1] if self.loops else None
+        if loop is None or loop.item is None or not stack or not isinstance(stack[-1], V.Iterator):
+            return None
+        f = loop.follow
+        for k in range(f, min(f + 6, self.n)):
+            if self.ins[k].target is not None:
+                return None
+            if self.ins[k].op in TERMINAL:
+                size = k - f + 1
+                break
+        else:
+            return None
+        if self.ins[f].op == "LOAD_CONST" and size == 2:
+            return None  # `return <constant>` pops the iterator first: the same code
+        if not self._same_code(i + 1, f, size) or any(self._is_target(k) for k in range(i + 1, i + 1 + size)):
+            return None
+        for k in range(i + 1, i + 1 + size):
+            self.reachable[k] = False
+        return i + 1 + size
 
     def _jumps_out(self, lo: int, hi: int) -> list[int]:
         """Forward targets >= hi of unconditional jumps in [lo, hi): the break targets."""
@@ -728,6 +759,10 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             # 3.11+ compile `if t: continue` into one jump to the loop head;
             # before, such a jump only ends an `if` that closes the loop body
             jumps_when_true = PY >= (3, 11) and chain[-1].when and chain[-1].target == F
+            if PY >= (3, 12) and sum(b.target == F for b in chain) >= 2:
+                # 3.12+ lay a `continue` out once, reached by jumps; several
+                # jumps straight to the head are copies of the implicit back edge
+                jumps_when_true = False
             if F in loop.break_targets and F not in loop.continue_targets:
                 self.emit(ast.If(test=leave, body=[ast.Break()], orelse=[]))
                 return T
@@ -902,6 +937,8 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         # a tail of just the return is `if t: return a` / `return b`: same code
         for n_s in range(F - T, 1, -1):
             tail_start = F - n_s
+            if self._copy_size(tail_start, F) > _MAX_COPY_SIZE:
+                continue  # the compiler copies only small blocks
             p = F
             while p + n_s <= min(stop, self.n) and not self._same_code(tail_start, p, n_s):
                 p += 1
@@ -928,6 +965,15 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             del stack[self.cur_base :]  # the shared tail ends the block (return/raise)
             return p + n_s
         return None
+
+    def _copy_size(self, lo: int, hi: int) -> int:
+        """Size of [lo, hi) as the compiler counts it when it copies blocks:
+        3.12 has formed RETURN_CONST by then, 3.13 has not formed its
+        super-instructions yet."""
+        n = hi - lo
+        if PY[:2] == (3, 12):
+            n -= sum(1 for k in range(lo, hi) if self.ins[k].raw == "RETURN_CONST" and self.ins[k].op == "LOAD_CONST")
+        return n
 
     def _mixed_boolop(self, cond: ast.expr, T: int, F: int, vj: Instr, stack: list) -> int:
         """``(a and b) or c`` / ``(a or b) and c`` on 3.9-3.11: a pop-jump into the last operand."""
@@ -1315,6 +1361,10 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
 
     def build_comprehension(self, acc: V.Accumulator, node: ast.For, ins: Instr) -> ast.expr:
         raise NotImplementedError
+
+
+# Largest block (in instructions) that 3.12+ copy into each predecessor.
+_MAX_COPY_SIZE = 4
 
 
 def _key(v: Any) -> Any:

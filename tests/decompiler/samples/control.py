@@ -228,3 +228,13 @@ def ctl_empty_return_vs_none(x):
     if x:
         return None
     return
+
+
+@cases(([None],), ([1],), ([2],))
+def ctl_nested_if_ends_function(box):
+    # 3.10/3.11 lay the inner if's copied `return None` out after the outer one's
+    waiter = box[0]
+    if waiter is not None:
+        box[0] = None
+        if waiter != 2:
+            box.append(waiter)

@@ -463,3 +463,34 @@ def loop_body_returns_or_raises(xs):
     else:
         print("empty")
     return -1
+
+
+@cases(([0],), ([1, 2],), ([2, 3],))
+def loop_for_ends_if_body(box):
+    # the loop's exit is a copied `return None` laid out past the if (3.10/3.11)
+    if box[0] != 0:
+        box[0] = 0
+        for i in range(len(box)):
+            if box[i] == 3:
+                continue
+            box[i] = -i
+
+
+@cases(([1, 2, 3], 1), ([1, 2, 3], 5), ([4, 5], None))
+def loop_and_test_ending_body(items, limit):
+    # 3.12+ copy the implicit back edge into each jump of `a and b`: no continue
+    for x in items:
+        if x > 1 and limit is not None:
+            return x
+    return -1
+
+
+@cases(([1, 2, 3], 2), ([1, 2, 3], None), ([], 1))
+def loop_break_into_copied_exit(items, limit):
+    # 3.12+ copy the small exit block in place of the break's jump
+    lines = []
+    for i, x in enumerate(items, 1):
+        if limit is not None and i > limit:
+            break
+        lines.append(x)
+    return lines
