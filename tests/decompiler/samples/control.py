@@ -238,3 +238,14 @@ def ctl_nested_if_ends_function(box):
         box[0] = None
         if waiter != 2:
             box.append(waiter)
+
+
+@cases((b"aB",), ("aB",))
+def ctl_if_else_assign_before_small_return(s):
+    # 3.12+ copy the small `return` into both arms: not a conditional expression
+    head = len(s)
+    if isinstance(s, bytes):
+        s = s.upper()
+    else:
+        s = s.lower()
+    return (head, s)
