@@ -1,0 +1,147 @@
+"""How much of what torch.compile did can a user read and debug: pellucid vs depyf.
+
+Usage::
+
+    python benchmarks/dynamo_coverage.py [--workloads readme,bert,...] [--backend eager]
+                                         [--depyf-python PATH]
+
+Each workload of ``tests/dynamo/workloads.py`` runs in a fresh process under
+``pellucid.prepare_debug`` and, with the peer's interpreter, under ``depyf.prepare_debug``
+(depyf 0.20.0 in its own venv with torch).  Columns:
+
+* *frames*: frames whose bytecode Dynamo transformed (pellucid's index: one bytecode-hook call
+  each; the same program gives the same frames under either tool);
+* *files*: transformed-code files written (pellucid writes identical text once);
+* *run from file*: frames whose code the program actually executed from a dumped file
+  (pellucid's index; depyf runs every file it writes, so for it this is its file count);
+* *result*: ``same`` when the program's outputs equal the eager outputs, ``DIFFERENT``
+  when they do not, or the exception that stopped the user's program.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+WORKLOADS_DIR = os.path.join(ROOT, "tests", "dynamo")
+DEFAULT_WORKLOADS = (
+    "readme,mlp_backward,dynamic_true,dynamic_auto,graph_breaks,closure,method,"
+    "with_graph_break,optimizer_step,bert,gpt2,llama_generate"
+)
+
+CHILD = r"""
+import contextlib, glob, io, json, os, sys, warnings
+sys.path.insert(0, {workloads_dir!r})
+warnings.simplefilter("ignore")
+import torch
+import workloads
+tool, name, backend, dump = sys.argv[1:5]
+w = workloads.WORKLOADS[name]
+fn, run = w.make()
+expected = run(fn)
+compiled = torch.compile(fn, backend=backend, **w.compile_kwargs)
+if tool == "depyf":
+    import depyf
+    ctx = depyf.prepare_debug(dump)
+else:
+    import pellucid
+    ctx = pellucid.prepare_debug(dump)
+result = {{}}
+try:
+    with contextlib.redirect_stdout(io.StringIO()):
+        with ctx:
+            got = run(compiled)
+    try:
+        workloads.assert_same(got, expected, atol=1e-4)
+        result["result"] = "same"
+    except AssertionError:
+        result["result"] = "DIFFERENT"
+except Exception as e:
+    result["result"] = f"{{type(e).__name__}}: {{e}}".splitlines()[0][:70]
+result["files"] = len(glob.glob(os.path.join(dump, "__transformed_code_*.py")))
+if tool == "pellucid" and os.path.exists(os.path.join(dump, "index.json")):
+    with open(os.path.join(dump, "index.json")) as f:
+        index = json.load(f)
+    compiles = [c for s in index["sessions"] for c in s["compiles"]]
+    result["frames"] = len(compiles)
+    result["from_file"] = sum(1 for c in compiles if c.get("executed_from_file"))
+    result["files"] = len({{c["transformed_code_file"] for c in compiles if c.get("executed_from_file")}})
+else:
+    result["from_file"] = result["files"]
+print("RESULT " + json.dumps(result))
+"""
+
+
+def measure(python: str, tool: str, name: str, backend: str) -> dict:
+    with tempfile.TemporaryDirectory(prefix="pellucid-coverage-") as tmp:
+        env = dict(os.environ, PYTHONWARNINGS="ignore", TORCHINDUCTOR_CACHE_DIR=os.path.join(tmp, "c"))
+        if tool == "pellucid":
+            env["PYTHONPATH"] = os.path.join(ROOT, "src") + os.pathsep + env.get("PYTHONPATH", "")
+        try:
+            p = subprocess.run(
+                [python, "-c", CHILD.format(workloads_dir=WORKLOADS_DIR), tool, name, backend,
+                 os.path.join(tmp, "dump")],
+                capture_output=True, text=True, timeout=900, env=env, stdin=subprocess.DEVNULL,
+            )  # fmt: skip
+        except subprocess.TimeoutExpired:
+            return {"result": "timeout"}
+        for line in p.stdout.splitlines():
+            if line.startswith("RESULT "):
+                return json.loads(line[len("RESULT ") :])
+        return {"result": (p.stderr.strip().splitlines() or ["no output"])[-1][:70]}
+
+
+def _depyf_python() -> str | None:
+    py = os.path.join(ROOT, ".venv-depyf-torch", "bin", "python")
+    if os.path.exists(py):
+        ok = subprocess.run([py, "-c", "import depyf, torch"], capture_output=True, timeout=300)
+        if ok.returncode == 0:
+            return py
+    return None
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--workloads", default=DEFAULT_WORKLOADS)
+    ap.add_argument("--backend", default="eager")
+    ap.add_argument("--depyf-python", default=None)
+    ap.add_argument("--no-depyf", action="store_true", help="skip the peer")
+    args = ap.parse_args()
+    depyf_py = None if args.no_depyf else (args.depyf_python or _depyf_python())
+    tools = [("pellucid", sys.executable)] + ([("depyf", depyf_py)] if depyf_py else [])
+    print(f"backend {args.backend}; depyf from {depyf_py or 'n/a (not installed)'}\n")
+    header = f"{'workload':16s} {'frames':>6s}"
+    for tool, _ in tools:
+        header += f" | {tool + ' files':>15s} {'run from file':>13s} {'result':<24s}"
+    print(header)
+    print("-" * len(header))
+    totals = {tool: [0, 0, 0] for tool, _ in tools}  # frames, files, from_file
+    failed_programs = {tool: 0 for tool, _ in tools}
+    for name in args.workloads.split(","):
+        rows = {tool: measure(py, tool, name, args.backend) for tool, py in tools}
+        frames = rows["pellucid"].get("frames", 0)
+        line = f"{name:16s} {frames:6d}"
+        for tool, _ in tools:
+            r = rows[tool]
+            files, from_file = r.get("files", 0), r.get("from_file", 0)
+            totals[tool][0] += frames
+            failed_programs[tool] += r["result"] != "same"
+            totals[tool][1] += files
+            totals[tool][2] += from_file
+            line += f" | {files:15d} {from_file:13d} {r['result']:<24s}"
+        print(line, flush=True)
+    print("-" * len(header))
+    for tool, (frames, files, from_file) in totals.items():
+        print(
+            f"{tool}: {from_file} of {frames} transformed frames ran from a dumped file "
+            f"({files} files); {failed_programs[tool]} workloads did not give the eager result"
+        )
+
+
+if __name__ == "__main__":
+    main()
