@@ -346,6 +346,21 @@ class ExceptionStructure:
                     self.home[q] = None
                     self._dead_copy.add(q)
 
+    def _exit_jump_after(self, e: int, H: int, home: int) -> frozenset:
+        """3.11: the jump over the handlers that ends a try body, when only a nested
+        with/try's handler code (inline) separates it from the body: jumps to it
+        end the body."""
+        j = H - 1
+        if (
+            PY == (3, 11)
+            and e < j
+            and self.ins[j].op == "JUMP"
+            and self.home[j] == home
+            and all(self.home[q] != home for q in range(e, j))
+        ):
+            return frozenset({j})
+        return frozenset()
+
     def _return_tail(self, j: int, H: int) -> int | None:
         """Length of straight-line code at j in handler H's own code that ends in
         a return and starts a statement (nothing it uses was pushed before), or None."""
@@ -908,7 +923,7 @@ class ExceptionStructure:
             else_end = e
         inherited = self._inherit(follow, stop, exits)
         fo = frozenset({follow}) if follow is not None else frozenset()
-        body, st = self.walk(s, e, list(stack), fo | {e} | inherited)
+        body, st = self.walk(s, e, list(stack), fo | {e} | inherited | self._exit_jump_after(e, H, home))
         if len(st) != len(stack):
             raise self.fail("try body changes the stack", ins[s])
         orelse, st = self.walk(e, else_end, list(stack), fo | {else_end} | inherited) if else_end > e else ([], stack)

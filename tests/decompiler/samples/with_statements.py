@@ -203,3 +203,19 @@ def with_if_ends_function(k, log):
         log.append("enter")
         if k:
             log.append(risky(k))
+
+
+@cases(*KINDS)
+def with_in_else_arm_of_try(k):
+    # 3.11: the if-arm jumps to the try's jump over the with's inline handler
+    log = []
+    try:
+        if k > 0:
+            log.append(risky(k))
+        else:
+            with CM(log):
+                log.append(risky(-k))
+    except (ValueError, KeyError):
+        log.append("caught")
+    log.append("end")
+    return log
