@@ -72,6 +72,8 @@ KNOWN_BUGS: dict = {
     "tricky.tr_loop_if_not_continue_at_end": "3.9, 3.12, 3.13 mismatch: `if not x: continue` ending a loop",
     "exceptions.exc_clause_if_else_then_return": "3.10 refused: an if/else in an except clause whose return tail 3.10 copied into both arms",
     "exceptions.exc_finally_if_else_then_return": "3.9, 3.10 refused: a finally body ending in an if/else",
+    "exceptions.exc_while_true_try_else_break": "3.9, 3.10 refused: a loop whose header is a try's first instruction",
+    "exceptions.exc_while_true_starts_with_try": "3.9, 3.10 refused: a loop whose header is a try's first instruction",
     "exceptions.exc_finally_if_in_loop": "3.9 refused: a finally body ending in an if, in a loop",
 }
 _harness.configure(NOT_YET)

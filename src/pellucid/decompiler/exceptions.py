@@ -122,6 +122,7 @@ class ExceptionStructure:
         self._merge_finally_exits()
         if PY >= (3, 12):
             self._undo_exit_copies()
+            self._thread_clause_continues()
 
     def _classify(self, t: int) -> str:
         ins = self.ins
@@ -308,6 +309,27 @@ class ExceptionStructure:
                 return 0
             q += 1
         return 0
+
+    def _thread_clause_continues(self) -> None:
+        """3.12+: an except clause ending ``POP_EXCEPT; JUMP t`` where t is itself a
+        jump back (a loop's continue shared by the clauses) jumps there directly."""
+        ins = self.ins
+        threaded: set[int] = set()
+        for H, h in self._handlers.items():
+            if h.kind != "try":
+                continue
+            for k in range(H + 1, self.n - 1):
+                j = ins[k + 1]
+                if ins[k].op != "POP_EXCEPT" or self.home[k] != H or j.op != "JUMP":
+                    continue
+                t = ins[j.target]
+                if t.op == "JUMP" and t.target is not None and t.target < t.index and t.index != j.index:
+                    ins[k + 1] = replace(j, target=t.target, argval=t.target)
+                    threaded.add(t.index)
+        for t in threaded:
+            falls_in = t > 0 and ins[t - 1].op not in TERMINAL_OPS and ins[t - 1].op != "JUMP"
+            if not falls_in and not any(i.target == t for i in ins):
+                self.home[t] = None  # no longer reached
 
     def _undo_exit_copies(self) -> None:
         """3.12+ copy a small exit block (``return x``) into every jump to it, so
@@ -563,6 +585,19 @@ class ExceptionStructure:
         if self._cover[i] is None:
             return False
         return self._try_handler_at(i) is not None
+
+    def loop_encloses_try(self, i: int) -> bool:
+        """3.11+: a loop whose header is a try's first instruction and whose back
+        edge lies past the try's body (``while True: try: ...``) is entered first."""
+        if PY < (3, 11) or i in self._copies or i not in self.latch or self._in_loop(i):
+            return False
+        if self.ins[i].op == "BEFORE_WITH":
+            return False
+        H = self._try_handler_at(i)
+        if H is None:
+            return False
+        _, e = self._extent(H, self.home[i])
+        return self.latch[i] >= e
 
     def do_try(self, i: int, stack: list, stop: int, exits: frozenset) -> int:
         if i in self._copies:

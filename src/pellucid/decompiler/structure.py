@@ -267,7 +267,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 if len(stack) == base:
                     stmt_start = i
                 ins = self.ins[i]
-                if self.try_at(i):
+                if self.try_at(i) and not self.loop_encloses_try(i):
                     if until_cond:
                         raise self.fail("try inside a condition", ins)
                     # a try is "started" only while it is being structured: a

@@ -665,3 +665,33 @@ def exc_finally_nested_if_at_end(k):
                 out.append(k)
         out.append("done")
     return out
+
+
+@cases(*KINDS)
+def exc_while_true_try_else_break(k):
+    # the loop's header is the try's first instruction
+    i = 0
+    while True:
+        try:
+            r = risky(k + i)
+        except (ValueError, KeyError, Err):
+            i += 1
+            if i >= 3:
+                raise
+        else:
+            break
+    return r, i
+
+
+@cases(*KINDS)
+def exc_while_true_starts_with_try(k):
+    out = []
+    while True:
+        try:
+            out.append(risky(k))
+        except (ValueError, KeyError) as e:
+            raise TypeError("bad") from e
+        k -= 3
+        if k < 0:
+            break
+    return out
