@@ -27,6 +27,8 @@ import subprocess
 import sys
 import tempfile
 
+from peers import depyf_torch_python
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORKLOADS_DIR = os.path.join(ROOT, "tests", "dynamo")
 DEFAULT_WORKLOADS = (
@@ -96,15 +98,6 @@ def measure(python: str, tool: str, name: str, backend: str) -> dict:
         return {"result": (p.stderr.strip().splitlines() or ["no output"])[-1][:70]}
 
 
-def _depyf_python() -> str | None:
-    py = os.path.join(ROOT, ".venv-depyf-torch", "bin", "python")
-    if os.path.exists(py):
-        ok = subprocess.run([py, "-c", "import depyf, torch"], capture_output=True, timeout=300)
-        if ok.returncode == 0:
-            return py
-    return None
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--workloads", default=DEFAULT_WORKLOADS)
@@ -112,7 +105,7 @@ def main() -> None:
     ap.add_argument("--depyf-python", default=None)
     ap.add_argument("--no-depyf", action="store_true", help="skip the peer")
     args = ap.parse_args()
-    depyf_py = None if args.no_depyf else (args.depyf_python or _depyf_python())
+    depyf_py = None if args.no_depyf else (args.depyf_python or depyf_torch_python())
     tools = [("pellucid", sys.executable)] + ([("depyf", depyf_py)] if depyf_py else [])
     print(f"backend {args.backend}; depyf from {depyf_py or 'n/a (not installed)'}\n")
     header = f"{'workload':16s} {'frames':>6s}"

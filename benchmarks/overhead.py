@@ -32,6 +32,8 @@ import subprocess
 import sys
 import tempfile
 
+from peers import depyf_torch_python
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORKLOADS_DIR = os.path.join(ROOT, "tests", "dynamo")
 
@@ -128,18 +130,6 @@ def measure(python: str, mode: str, name: str, backend: str) -> dict:
         return {"error": (p.stderr.strip().splitlines() or ["no output"])[-1][:200]}
 
 
-def _default_depyf_python() -> str | None:
-    for venv in (".venv-depyf-torch", ".venv-depyf"):
-        py = os.path.join(ROOT, venv, "bin", "python")
-        if os.path.exists(py):
-            ok = subprocess.run(
-                [py, "-c", "import depyf, torch"], capture_output=True, timeout=300
-            ).returncode
-            if ok == 0:
-                return py
-    return None
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
@@ -150,7 +140,7 @@ def main() -> None:
     ap.add_argument("--depyf-python", default=None)
     args = ap.parse_args()
 
-    depyf_py = args.depyf_python or _default_depyf_python()
+    depyf_py = args.depyf_python or depyf_torch_python()
     modes = [m for m in args.modes.split(",") if m != "depyf" or depyf_py]
     cases = [(w, b) for b in args.backends.split(",") for w in args.workloads.split(",")]
     cases += [(w, "inductor") for w in args.inductor_workloads.split(",") if w]
