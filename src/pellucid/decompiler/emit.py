@@ -20,7 +20,7 @@ from pellucid.decompiler.classes import (
 from pellucid.decompiler.evaluate import const, name
 from pellucid.decompiler.generators import finish_generator_body, is_async_code
 from pellucid.decompiler.instructions import Instr
-from pellucid.decompiler.structure import Walker, _negate
+from pellucid.decompiler.structure import Walker, _negate, restore_final_else
 
 CO_VARARGS = 0x04
 CO_FUTURE_ANNOTATIONS = 0x1000000
@@ -377,7 +377,7 @@ def function_body(code: CodeType) -> list[ast.stmt]:
         body = body[:-1]
         _strip_implicit_returns(body)
     elif _dead_implicit_return(w) and body and isinstance(body[-1], (ast.Return, ast.Raise)):
-        _restore_final_else(body)
+        restore_final_else(body)
     pre = declarations(code, w.ins) + _dead_locals(code, w.ins)
     doc = docstring(code, w.ins)
     if doc is not None:
@@ -462,17 +462,6 @@ def _dead_implicit_return(w: CodeWalker) -> bool:
         return False
     a, b = w.ins[w.n - 2], w.ins[w.n - 1]
     return a.op == "LOAD_CONST" and a.argval is None and b.op == "RETURN_VALUE"
-
-
-def _restore_final_else(body: list[ast.stmt]) -> None:
-    """The source ended in `if ...: <terminal> else: <rest>`; put the else back."""
-    terminal = (ast.Return, ast.Raise)
-    for k in range(len(body) - 2, -1, -1):
-        node = body[k]
-        if isinstance(node, ast.If) and not node.orelse and isinstance(node.body[-1], terminal):
-            node.orelse = body[k + 1 :]
-            del body[k + 1 :]
-            return
 
 
 def function_def(

@@ -41,6 +41,8 @@ class Loop:
     break_targets: set[int]
     item: V.ForItem | None = None
     target: ast.expr | None = None
+    # 3.10+ repeat a while test at the bottom: a plain jump back is a `continue`
+    tested: bool = False
 
 
 @dataclass(eq=False)
@@ -372,6 +374,8 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         loop = self.loops[-1] if self.loops else None
         if loop is not None and t in loop.continue_targets:
             if t in exits and (i + 1 == stop or self._only_dead_or_exit_until(i + 1, stop)):
+                if self._explicit_continue(i, loop):
+                    self.emit(_explicit(ast.Continue()))
                 return stop  # the loop's own back edge: implicit
             self.emit(ast.Continue())
             return i + 1
@@ -385,6 +389,19 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         if i < t < stop and self._only_dead_or_exit_until(i + 1, t):
             return t  # over handler code only (3.12+ keeps some of it inline)
         raise self.fail(f"unstructured jump to instruction {t}", ins)
+
+    def _explicit_continue(self, i: int, loop: Loop) -> bool:
+        """Is the jump back at ``i``, which ends the loop body, a written `continue`?"""
+        if PY >= (3, 10):
+            return loop.tested and i == self.latch.get(loop.header)
+        # 3.9 keeps the body's own (dead) jump back after it
+        nxt = self.ins[i + 1] if i + 1 < self.n else None
+        return (
+            nxt is not None
+            and nxt.op == "JUMP"
+            and nxt.target == self.ins[i].target
+            and not self.initially_reachable[i + 1]
+        )
 
     # ------------------------------------------------------------ loops
     def do_loop(self, h: int, stack: list, stop: int, exits: frozenset) -> int:
@@ -417,6 +434,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             elif F >= body_end and T <= latch:
                 test = expr
                 body_start = T
+                loop.tested = self.ins[latch].op == "JUMP"
                 if not breaks:
                     follow = F
                     loop.follow = F
@@ -547,6 +565,13 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             if len(st2) != len(stack):
                 raise self.fail("for-else changes the stack", ins)
             nxt = stop
+        elif follow != exit_ and (follow == stop or follow in exits) and exit_ < stop:
+            # the breaks leave the enclosing block: what the loop's exhaustion
+            # reaches before the block ends is the loop's else
+            orelse, st2 = self.walk(exit_, stop, list(stack), exits)
+            if len(st2) != len(stack):
+                raise self.fail("for-else changes the stack", ins)
+            nxt = stop
         elif follow != exit_ and follow not in exits:
             if follow < exit_:
                 raise self.fail("break jumps backwards", ins)
@@ -615,7 +640,12 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         if len(st) != len(stack):
             raise self.fail("loop body changes the stack", self.ins[T])
         orelse: list[ast.stmt] = []
-        if follow != F and follow not in exits:
+        if follow != F and (follow == stop or follow in exits) and F == exit_ < stop:
+            # the breaks leave the enclosing block: the rest of it is the else
+            orelse, st2 = self.walk(exit_, stop, list(stack), exits)
+            if len(st2) != len(stack):
+                raise self.fail("while-else changes the stack", self.ins[T])
+        elif follow != F and follow not in exits:
             if F != exit_ and F > exit_:
                 return None
             orelse, st2 = self.walk(exit_, follow, list(stack), self._exits_at(follow, stop, exits))
@@ -682,7 +712,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 chain = list(chain)
                 last = chain[-1]
                 chain[-1] = Block(last.expr, last.when, EMPTY_IF, last.start, last.jump)
-                expr = _build(chain, 0, size, T, EMPTY_IF, starts + [T])
+                expr = _build_test(chain, size, T, EMPTY_IF, starts + [T])
                 if expr is not None:
                     self.last_chain = (chain, starts + [T])
                     return expr, T, EMPTY_IF
@@ -690,7 +720,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             if len(outside) != 1:
                 continue
             (F,) = outside
-            expr = _build(chain, 0, size, T, F, starts + [T])
+            expr = _build_test(chain, size, T, F, starts + [T])
             if expr is not None:
                 self.last_chain = (chain, starts + [T])
                 return expr, T, F
@@ -708,6 +738,22 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 return tuple(ops)
             if ins.op not in ("LOAD_CONST", "LOAD_FAST", "LOAD_GLOBAL", "LOAD_DEREF"):
                 return None
+        return None
+
+    def _same_place(self, t: int) -> set[int]:
+        """``t`` and, if it holds an unconditional jump, where that leads."""
+        if t < self.n and self.ins[t].op == "JUMP":
+            return {t, self.ins[t].target}
+        return {t}
+
+    def _terminal_len(self, X: int) -> int | None:
+        """Length of the straight block at X ending in return/raise, if small."""
+        for k in range(X, min(X + 8, self.n)):
+            ins = self.ins[k]
+            if ins.target is not None or (k > X and self._is_target(k)):
+                return None
+            if ins.op in TERMINAL:
+                return k - X + 1
         return None
 
     def _is_target(self, k: int) -> bool:
@@ -755,7 +801,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         if loop is not None and (F in loop.break_targets or F in loop.continue_targets):
             # `if <test>: break/continue` jumps away when its test holds: say the
             # test the way the jumps do (built for "reaches F"), not negated
-            leave = _build(chain, 0, len(chain), F, T, starts) or _negate(expr)
+            leave = _build_test(chain, len(chain), F, T, starts) or _negate(expr)
             # 3.11+ compile `if t: continue` into one jump to the loop head;
             # before, such a jump only ends an `if` that closes the loop body
             jumps_when_true = PY >= (3, 11) and chain[-1].when and chain[-1].target == F
@@ -766,6 +812,17 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             if F in loop.break_targets and F not in loop.continue_targets:
                 self.emit(ast.If(test=leave, body=[ast.Break()], orelse=[]))
                 return T
+            if (
+                F in exits
+                and T < stop
+                and self.ins[T].op == "JUMP"
+                and self.ins[T].target == F
+                and self._only_dead_or_exit_until(T + 1, stop)
+            ):
+                # `if t: continue` ending the body (3.9, 3.12+): the jump to the
+                # head is the implicit back edge, the one after it the continue
+                self.emit(ast.If(test=expr, body=[_explicit(ast.Continue())], orelse=[]))
+                return stop
             if F in exits and T < stop and not jumps_when_true:
                 # the rest of this block ends the loop body: `if test: <rest>`
                 body, st = self.walk(T, stop, list(stack), exits)
@@ -814,10 +871,31 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             # ends each arm of an if/else in an except clause
             else_range = (F, stop)
             then_stop = last.index
+        dead_else = (
+            last is not None
+            and last.op == "JUMP"
+            and last.index == min(F, stop) - 1
+            and not self.initially_reachable[last.index]
+        )
+        if else_range is None and dead_else and last.target in exits and F < stop:
+            # 3.9 keep the jump over the else after a break/continue/raise: an
+            # if/else ending a loop body, its jump threaded to the loop head
+            else_range = (F, stop)
+            then_stop = then_stop - 1
+        if else_range is None and F <= stop and last is not None and last.op in TERMINAL:
+            copy = self._copied_follow(T, then_stop, stop)
+            if copy is not None:
+                # the then-branch falls into a copy of the block after the else
+                # (3.12+ copy small exit blocks into each path that reaches them)
+                X, size = copy
+                else_range = (F, X)
+                then_stop = then_stop - size
+                for k in range(then_stop, then_stop + size):
+                    self.reachable[k] = False
         # what falling off the end of each branch means: reaching the if's follow
         follow = else_range[1] if else_range else then_stop
         if else_range:
-            follow_targets = {else_range[1], self.ins[then_stop].target}
+            follow_targets = {else_range[1], self.ins[then_stop].target} - {None}
         else:
             follow_targets = {F, then_stop}
         inherited = exits if (follow == stop or follow_targets & exits) else frozenset()
@@ -849,6 +927,10 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         ):
             self.emit(ast.Assert(test=_negate(expr), msg=then_body[0].msg))
             return then_stop if F > stop else F
+        if dead_else and else_range is not None and self.ins[last.index - 1].op == "RETURN_VALUE":
+            # 3.9 drop code after a return only up to the next label: the branch
+            # ended in a compound statement, an if whose arms all return
+            restore_final_else(then_body)
         if else_range is not None:
             else_body, st2 = self.walk(else_range[0], else_range[1], list(stack), branch_exits)
             # a conditional expression leaves one value and says nothing
@@ -918,6 +1000,32 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         self._emit_exit_copy(F, size, stack)
         return stop
 
+    def _copied_follow(self, T: int, end: int, stop: int) -> tuple[int, int] | None:
+        """(X, size) when [T, end) ends in a copy of the small terminal block at
+        a merge point X in (end, stop], reached here only by falling through."""
+        if PY < (3, 12):
+            return None
+        # only where a jump inside the branch reaches X past the branch's end
+        for X in sorted({self.ins[j].target for j in range(T, end) if self.ins[j].target is not None}):
+            if not end < X <= stop or X >= self.n:
+                continue
+            k = X
+            while k < self.n and self.ins[k].target is None and self.ins[k].op not in TERMINAL:
+                k += 1
+            if k >= self.n or self.ins[k].op not in TERMINAL or self.ins[k].target is not None:
+                continue
+            size = k - X + 1
+            start = end - size
+            if (
+                start <= T
+                or self._copy_size(X, X + size) > _MAX_COPY_SIZE
+                or any(self._is_target(j) for j in range(start, end))
+                or not self._same_code(start, X, size)
+            ):
+                continue
+            return X, size
+        return None
+
     def _protected(self, lo: int, hi: int) -> bool:
         """Does an exception-table region (a try/with) overlap [lo, hi)?"""
         return any(start < hi and end > lo for start, end, *_ in self.exc_entries)
@@ -970,9 +1078,14 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         """Size of [lo, hi) as the compiler counts it when it copies blocks:
         3.12 has formed RETURN_CONST by then, 3.13 has not formed its
         super-instructions yet."""
-        n = hi - lo
-        if PY[:2] == (3, 12):
-            n -= sum(1 for k in range(lo, hi) if self.ins[k].raw == "RETURN_CONST" and self.ins[k].op == "LOAD_CONST")
+        n = 0
+        seen = set()
+        for k in range(lo, hi):
+            ins = self.ins[k]
+            if ins.offset in seen and not (PY >= (3, 13) and ins.raw in _FORMED_AFTER_COPIES):
+                continue  # one instruction split in two (LOAD_GLOBAL's NULL)
+            seen.add(ins.offset)
+            n += 1
         return n
 
     def _mixed_boolop(self, cond: ast.expr, T: int, F: int, vj: Instr, stack: list) -> int:
@@ -1166,10 +1279,10 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         cleanup_jump = L + 1 < self.n and self.ins[L + 1].op == "JUMP"
         Y = L + 2 if cleanup_jump else L + 1
         C = self.ins[L + 1].target if cleanup_jump else L + 1
-        exit_copy = self._exit_key(L + 1) if last.target is not None else None
-        if not cleanup_jump and exit_copy is not None and exit_copy == self._exit_key(last.target):
-            # 3.12+: the clean-up continues into a copy of the exit block
-            Y = L + 1 + len(exit_copy)
+        size = self._terminal_len(last.target) if last.target is not None and not cleanup_jump else None
+        if size is not None and self._same_code(L + 1, last.target, size):
+            # 3.10+: the clean-up continues into a copy of the (small) exit block
+            Y = L + 1 + size
             C = last.target
         tail = L - (i + 1)
         if (
@@ -1185,13 +1298,36 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 self.reachable[k] = False
             self.fallthrough[i] = i + 1
             return i
+        copied = (
+            self._terminal_len(last.target)
+            if last.target is not None and last.target > L + 1 and not self._is_target(L + 1)
+            else None
+        )
+        if copied is not None and not (
+            last.target == L + 1 + copied and self._same_code(L + 1, last.target, copied)
+        ):
+            copied = None
+        if (
+            last.op == "POP_JUMP_IF_FALSE"
+            and (last.target == L + 1 or copied is not None)
+            and L - 1 > i
+            and (self.ins[L - 1].op in TERMINAL or self.ins[L - 1].op == "JUMP")
+        ):
+            # 3.12+: the test's body sits before the clean-up, which falls into
+            # the false exit (or into a copy of it)
+            stack[:] = st
+            stack.append(_merge_compare(left, right))
+            for k in range(L, L + 1 + (copied or 0)):
+                self.reachable[k] = False
+            self.fallthrough[i] = i + 1
+            return i
         if not (
             last.op in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE")
             and jump is not None
             and jump.op == "JUMP"
             and jump.target == Y
             and i + 2 == L
-            and C == (last.target if last.op == "POP_JUMP_IF_FALSE" else Y)
+            and C in self._same_place(last.target if last.op == "POP_JUMP_IF_FALSE" else Y)
         ):
             raise self.fail("unrecognized chained comparison in a condition", last)
         stack[:] = st
@@ -1365,6 +1501,10 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
 
 # Largest block (in instructions) that 3.12+ copy into each predecessor.
 _MAX_COPY_SIZE = 4
+# 3.13 forms these after copying blocks: they count as the two they were
+_FORMED_AFTER_COPIES = frozenset(
+    {"RETURN_CONST", "LOAD_FAST_LOAD_FAST", "STORE_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST"}
+)
 
 
 def _key(v: Any) -> Any:
@@ -1418,10 +1558,29 @@ def _negate(e: ast.expr) -> ast.expr:
     if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not):
         return e.operand
     if isinstance(e, ast.Compare) and len(e.ops) == 1 and type(e.ops[0]) in _INVERSE_CMP:
-        return ast.Compare(
+        flipped = ast.Compare(
             left=e.left, ops=[_INVERSE_CMP[type(e.ops[0])]()], comparators=e.comparators
         )
+        flipped.flipped = not getattr(e, "flipped", False)
+        return flipped
     return ast.UnaryOp(op=ast.Not(), operand=e)
+
+
+def _flips(e: ast.expr) -> int:
+    """`is`/`in` tests whose operator the jumps' polarity inverted."""
+    return sum(1 for n in ast.walk(e) if getattr(n, "flipped", False))
+
+
+def _build_test(chain: list[Block], hi: int, t_true: int, t_false: int, starts: list[int]):
+    """The chain's test, as `not (...)` when that keeps the `is`/`in` operators
+    the bytecode has (`not (a is b and c is d)`, not De Morgan's form)."""
+    expr = _build(chain, 0, hi, t_true, t_false, starts)
+    if expr is None or hi < 2 or not _flips(expr):
+        return expr
+    alt = _build(chain, 0, hi, t_false, t_true, starts)
+    if alt is not None and isinstance(alt, ast.BoolOp) and _flips(alt) < _flips(expr):
+        return ast.UnaryOp(op=ast.Not(), operand=alt)
+    return expr
 
 
 def _boolop(op: ast.boolop, left: ast.expr, right: ast.expr) -> ast.BoolOp:
@@ -1488,11 +1647,27 @@ def _build(chain: list[Block], lo: int, hi: int, t_true: int, t_false: int, star
     return None
 
 
+def restore_final_else(body: list[ast.stmt]) -> None:
+    """The code ended in `if ...: <terminal> else: <rest>`; put the else back."""
+    terminal = (ast.Return, ast.Raise)
+    for k in range(len(body) - 2, -1, -1):
+        node = body[k]
+        if isinstance(node, ast.If) and not node.orelse and isinstance(node.body[-1], terminal):
+            node.orelse = body[k + 1 :]
+            del body[k + 1 :]
+            return
+
+
 def _ends_in_jump(body: list[ast.stmt]) -> bool:
     return bool(body) and isinstance(body[-1], (ast.Return, ast.Raise, ast.Break, ast.Continue))
 
 
+def _explicit(node: ast.stmt) -> ast.stmt:
+    node.explicit = True
+    return node
+
+
 def _trim_continue(body: list[ast.stmt]) -> list[ast.stmt]:
-    if body and isinstance(body[-1], ast.Continue):
+    if body and isinstance(body[-1], ast.Continue) and not getattr(body[-1], "explicit", False):
         body = body[:-1]
     return body or [ast.Pass()]

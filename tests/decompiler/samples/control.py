@@ -249,3 +249,59 @@ def ctl_if_else_assign_before_small_return(s):
     else:
         s = s.lower()
     return (head, s)
+
+
+@cases((0, 1), (1, 1), (2, 0), (0, 0))
+def ctl_nested_if_else_returns_in_elif(a, b):
+    # 3.9 keeps the dead jump after the elif branch: its inner if had an else
+    if a == 2:
+        return "two"
+    elif b:
+        if a:
+            return "a"
+        else:
+            return "not a"
+    else:
+        return "neither"
+
+
+@cases((None, None), (1, None), (None, 1), (1, 1))
+def ctl_not_of_is_and_is(a, b):
+    # the outer `not` stays: `a is not None or ...` compiles to other operators
+    if not (a is None and b is None):
+        return 1
+    return 0
+
+
+@cases((0, 1, 5), (5, 1, 0), (1, 0, 5), (0, 0, 0))
+def ctl_chained_test_body_before_cleanup(a, b, c):
+    # 3.12+ put the test's body before the chained comparison's clean-up
+    if a < b < c:
+        return "inc"
+    elif a > b > c:
+        return "dec"
+    return "mixed"
+
+
+@cases((True, 1), (False, 1), (False, 2), (True, 0))
+def ctl_then_branch_falls_into_copied_return(typed, n):
+    # 3.12+ copy the small tail into the then-branch; its inner if jumps to the original
+    key = [n]
+    if typed:
+        key.append(1)
+        if n:
+            key.append(2)
+    elif len(key) == 1 and n in (1, 3):
+        return key[0]
+    return tuple(key)
+
+
+@cases((0,), (5,), (20,))
+def ctl_chained_test_raise_copy(n):
+    # the chained comparison's clean-up falls into a copy of the raise
+    if n != 0:
+        o = n + 1
+        if 0 < o <= 10:
+            return o * 2
+        raise OverflowError("result out of range")
+    return None

@@ -494,3 +494,63 @@ def loop_break_into_copied_exit(items, limit):
             break
         lines.append(x)
     return lines
+
+
+@cases(([1, 0, 2], 0), ([1, 0, 2], 9), ([0, 1], 0), ([], 1))
+def loop_for_else_breaking_out_of_if(items, new):
+    # the break leaves the enclosing if: the loop's else is what the exhaustion reaches
+    if new == 0:
+        for a in items:
+            for b in items:
+                if b > 1:
+                    new = b
+                    break
+            if new != 0:
+                break
+        else:
+            new = 5
+    new = new * 2
+    return new
+
+
+@cases(([1, 2, 3], 0), ([1, 2, 3], 2), ([], 0))
+def loop_while_else_breaking_out_of_if(items, new):
+    if new == 0:
+        while items:
+            a = items.pop()
+            if a == 2:
+                break
+        else:
+            new = 5
+    return new, items
+
+
+@cases(([1, 0, 2],), ([],))
+def loop_while_test_then_continue(items):
+    # 3.10+ repeat the test at the bottom: a jump back to the top is a written continue
+    k = 0
+    while k < len(items):
+        k += 1
+        continue
+    return k
+
+
+@cases(([1, 0, 2, 0],), ([],))
+def loop_if_else_after_break(items):
+    # 3.9 keeps the dead jump over the else after a break
+    out = []
+    for x in items:
+        if x == 2:
+            break
+        else:
+            out.append(x)
+    return out
+
+
+@cases(("b", "ab:"), ("x", "ab"), (":", "a:"))
+def loop_chained_test_continue(opt, shortopts):
+    # the chained comparison's clean-up jumps to the loop head (3.10/3.11)
+    for i in range(len(shortopts)):
+        if opt == shortopts[i] != ":":
+            return shortopts.startswith(":", i + 1)
+    return None
