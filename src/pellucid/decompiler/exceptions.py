@@ -355,9 +355,16 @@ class ExceptionStructure:
                 ):
                     j += 3
                 L = self._return_tail(j, H)
-                if L is None:
+                if L is not None:
+                    twin = self._tail_twin(H, j, L)
+                elif j + 1 < self.n and ins[j].op == "POP_EXCEPT" and ins[j + 1].op == "JUMP":
+                    # 3.13: the end of an enclosing except clause (``POP_EXCEPT; JUMP``)
+                    # copied into this clause: the try's body falls into the original
+                    L = 2
+                    home, e = self._body_end(H)
+                    twin = e if home is not None and self.home[e] == home and self._same(e, j, 2) else None
+                else:
                     continue
-                twin = self._tail_twin(H, j, L)
                 if twin is None:
                     continue
                 old = ins[j]
@@ -398,18 +405,25 @@ class ExceptionStructure:
             k += 1
         return None
 
-    def _tail_twin(self, H: int, j: int, L: int) -> int | None:
-        """Where the try of handler H continues after its body, if the code there
-        is the same (same line too) as the copy at j: the first such place after
-        the body that no jump before it skips."""
+    def _body_end(self, H: int) -> tuple[int | None, int]:
+        """(home, end) of the protected body of handler H: the code its first
+        protected instruction belongs to, and the index after its last range there."""
         home = None
         lo = None
         for a, _b in self._handlers[H].ranges:
             if self.home[a] is not None and (lo is None or a < lo):
                 lo, home = a, self.home[a]
         if home is None:
+            return None, -1
+        return home, max(b for a, b in self._handlers[H].ranges if self.home[a] == home)
+
+    def _tail_twin(self, H: int, j: int, L: int) -> int | None:
+        """Where the try of handler H continues after its body, if the code there
+        is the same (same line too) as the copy at j: the first such place after
+        the body that no jump before it skips."""
+        home, e = self._body_end(H)
+        if home is None:
             return None
-        e = max(b for a, b in self._handlers[H].ranges if self.home[a] == home)
         for k in range(e, self.n):
             if self.home[k] != home:
                 continue

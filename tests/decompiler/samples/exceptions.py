@@ -695,3 +695,20 @@ def exc_while_true_starts_with_try(k):
         if k < 0:
             break
     return out
+
+
+@cases(*KINDS)
+def exc_try_in_clause_then_code(k):
+    # 3.13 copies the outer clause's `POP_EXCEPT; JUMP` into the inner clause
+    r = None
+    if k != 4:
+        try:
+            r = risky(k)
+        except (ValueError, KeyError):
+            try:
+                r = risky(k + 1)
+            except (KeyError, Err):
+                pass
+    if r is not None:
+        r = ("got", r)
+    return r
