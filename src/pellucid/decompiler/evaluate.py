@@ -239,7 +239,26 @@ class Evaluator:
         if isinstance(v, V.FunctionValue):
             self.emit(ast.Expr(value=self.function_expr(v, ins)))
             return
+        if isinstance(v, V.UnpackSlot):
+            store = self._repeated_store_after(ins)
+            if store is not None:
+                # 3.13 drops a store the next one overwrites: `a, _, _ = x`
+                stack.append(v)
+                self.store(name(store, ast.Store()), stack, ins)
+                return
         raise self.fail(f"POP_TOP of {type(v).__name__}", ins)
+
+    def _repeated_store_after(self, ins: Instr) -> str | None:
+        """3.13: the local a POP_TOP of an unpacked value stands for, when the run
+        of POP_TOPs it starts ends in a STORE_FAST (stores to the same name in a row)."""
+        if PY < (3, 13):
+            return None
+        k = ins.index + 1
+        while k < len(self.ins) and self.ins[k].op == "POP_TOP":
+            k += 1
+        if k < len(self.ins) and self.ins[k].op == "STORE_FAST":
+            return self.ins[k].argval
+        return None
 
     def op_COPY(self, ins: Instr, stack: list) -> None:
         n = ins.argval

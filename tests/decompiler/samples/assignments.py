@@ -197,3 +197,13 @@ def asg_many_locals(x):
     a8 = a7 + 1
     a9 = a8 + 1
     return a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7 + a8 + a9
+
+
+@cases(([(1, 2, 3, 4, 5), (6, 7, 8, 9, 10)],))
+def asg_unpack_repeated_underscore(rows):
+    # 3.13 drops the stores a later one to the same name overwrites
+    out = []
+    for a, _, _, _, b in rows:
+        out.append((a, b))
+    c, _, _ = rows[0][:3]
+    return out, c, _
