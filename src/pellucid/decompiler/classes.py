@@ -25,7 +25,7 @@ from typing import Any, Callable
 
 from pellucid.decompiler import values as V
 from pellucid.decompiler.errors import DecompilationError
-from pellucid.decompiler.evaluate import const, name
+from pellucid.decompiler.evaluate import const, name, named_code_constant
 from pellucid.decompiler.instructions import Instr
 
 PY = sys.version_info[:2]
@@ -79,6 +79,7 @@ class ClassOps:
 
     def _finish_call(self, func: Any, args: list, kwnames: tuple, stack: list, ins: Instr) -> None:
         if not _is_build_class(func):
+            args = [named_code_constant(a) or a for a in args]  # a class body as Dynamo's argument
             super()._finish_call(func, args, kwnames, stack, ins)
             return
         npos = len(args) - len(kwnames)

@@ -76,6 +76,15 @@ def const(value: Any) -> ast.expr:
     return ast.Constant(value=value)
 
 
+def named_code_constant(v: Any) -> ast.Name | None:
+    """A code object Dynamo passes around as a value (to build a nested function or class
+    itself) has no source spelling: under :data:`CONSTANT_NAMER` it is named like a device."""
+    namer = CONSTANT_NAMER.get()
+    if namer is not None and isinstance(v, V.FunctionValue) and getattr(v, "raw_code_const", False):
+        return name(namer(v.code))
+    return None
+
+
 def _is_literal(value: Any) -> bool:
     if isinstance(value, (tuple, frozenset)):
         return all(_is_literal(v) for v in value)
@@ -125,12 +134,14 @@ class Evaluator:
     def as_expr(self, v: Any, ins: Instr | None) -> ast.expr:
         if isinstance(v, ast.FormattedValue):
             return ast.JoinedStr(values=[v])
-        if getattr(v, "is_cell", False) and v.id != "__class__":  # the class cell has its own idiom
+        if getattr(v, "is_cell", False) and (v.id != "__class__" or self.code.co_flags & 0x1):
+            # (a class body's own __class__ cell has its own idiom, __classcell__)
             return cell_of(v.id)
         if isinstance(v, ast.expr):
             return v
         if isinstance(v, V.FunctionValue):
-            return self.function_expr(v, ins)
+            named = named_code_constant(v)
+            return named if named is not None else self.function_expr(v, ins)
         if isinstance(v, ClosureTuple):  # it was a tuple of names after all
             return ast.Tuple(elts=[name(n) for n in v.names], ctx=ast.Load())
         raise self.fail(f"cannot use {type(v).__name__} as an expression", ins)
@@ -475,11 +486,8 @@ class Evaluator:
         if ins.arg == 0 and self.next_is_comprehension(ins):
             stack.append(V.Accumulator("set"))
             return
-        elts = self.pop_n(stack, ins.arg, ins)
-        if not elts:
-            stack.append(ast.Call(func=name("set"), args=[], keywords=[]))
-            return
-        stack.append(ast.Set(elts=elts))
+        # an empty one is filled by SET_UPDATE; left empty it is spelled {*()} (no `set` global)
+        stack.append(ast.Set(elts=self.pop_n(stack, ins.arg, ins)))
 
     def op_BUILD_MAP(self, ins: Instr, stack: list) -> None:
         if ins.arg == 0 and self.next_is_comprehension(ins):
