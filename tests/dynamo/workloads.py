@@ -148,6 +148,48 @@ def make_optimizer_step():
     return step, run
 
 
+def comprehension_graph_break(xs):
+    scale = xs[0].cos() + 2
+    return [print("pellucid graph break in a comprehension") or t * scale for t in xs]
+
+
+def make_comprehension_graph_break():
+    """A graph break inside a list comprehension: Dynamo rebuilds the comprehension's function
+    from its code object (a code object passed as a value)."""
+    _seed()
+    inputs = [torch.randn(3), torch.randn(3)]
+
+    def run(fn):
+        return fn(inputs)
+
+    return comprehension_graph_break, run
+
+
+def make_classes_and_super():
+    """Classes defined inside the compiled function and a graph break in a method that calls
+    super(): Dynamo rebuilds the classes and hands the __class__ cell to the resume function."""
+    _seed()
+
+    def build_and_call(x):
+        class Base(torch.nn.Module):
+            def forward(self, t):
+                return t + 1
+
+        class Child(Base):
+            def forward(self, t):
+                print("pellucid graph break in a method using super()")
+                return super().forward(t) * 2
+
+        return Child()(x)
+
+    inputs = [torch.randn(3)]
+
+    def run(fn):
+        return [fn(x) for x in inputs]
+
+    return build_and_call, run
+
+
 def make_closure():
     _seed()
     scale = torch.tensor(1.5)
@@ -289,6 +331,8 @@ WORKLOADS: dict[str, Workload] = {
         Workload("graph_breaks", make_graph_breaks, {}),
         Workload("closure", make_closure, {}),
         Workload("with_graph_break", make_with_graph_break, {}),
+        Workload("comprehension_graph_break", make_comprehension_graph_break, {}),
+        Workload("classes_and_super", make_classes_and_super, {}),
         Workload("optimizer_step", make_optimizer_step, {}),
         Workload("method", make_method, {}),
         Workload("bert", make_bert, {}, heavy=True),
