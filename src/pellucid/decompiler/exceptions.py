@@ -1196,13 +1196,26 @@ class ExceptionStructure:
             ]
             if cand:
                 follow = max(cand)
-            elif not (
+            elif (
                 tail[1] == 2
                 and ins[tail[0]].op == "LOAD_CONST"
                 and ins[tail[0]].argval is None
                 and not any(self.reachable[q] and self.home[q] == home for q in range(end, stop))
                 and stop >= self.n - 0
             ):
+                pass
+            elif sup <= stop and all(
+                self._pure_exit(c + 5)
+                for c, cp in self._copies.items()
+                if cp.kind == "with" and k <= c < max(end, e) + 1
+            ):
+                # the body never ends normally (`with suppress(E): return x`): the
+                # code after the statement is reached only when an exception is
+                # suppressed, and follows the handler
+                follow = sup
+                claim_to = sup
+                tail = None
+            else:
                 raise self.fail("with statement whose follow is not found", ins[b])
         if follow is not None and k <= follow <= stop:
             body_end = follow

@@ -1,5 +1,7 @@
 """with statements: one or several items, `as` targets incl. tuples, nested, in loops."""
 
+import contextlib
+
 from . import cases, lazy
 from ._helpers import CM, Obj
 from .exceptions import risky
@@ -218,4 +220,13 @@ def with_in_else_arm_of_try(k):
     except (ValueError, KeyError):
         log.append("caught")
     log.append("end")
+    return log
+
+
+@cases(*KINDS)
+def with_suppress_returns_in_body(k):
+    # the code after the with is reached only when the exception is suppressed
+    with contextlib.suppress(ValueError, KeyError):
+        return risky(k)
+    log = ["suppressed", k]
     return log
