@@ -68,6 +68,7 @@ KNOWN_BUGS: dict = {
     "exceptions.exc_finally_if_else_then_return": "3.9, 3.10 refused: a finally body ending in an if/else",
     "exceptions.exc_while_true_try_else_break": "3.9, 3.10 refused: a loop whose header is a try's first instruction",
     "exceptions.exc_while_true_starts_with_try": "3.9, 3.10 refused: a loop whose header is a try's first instruction",
+    "exceptions.exc_try_in_named_clause_at_end": "3.10 refused: a try in a named clause ending the function (copied clause end)",
     "exceptions.exc_finally_if_in_loop": "3.9 refused: a finally body ending in an if, in a loop",
 }
 _harness.configure(NOT_YET)

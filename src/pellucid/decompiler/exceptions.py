@@ -934,6 +934,7 @@ class ExceptionStructure:
                     if j < self.n and ins[j].op == "JUMP":
                         follow_cands.append(ins[j].target)
         # the normal exit: the jump over the handlers ending the body or the else
+        normal_exit = None
         for j in (e, H - 1):
             if (
                 s <= j < self.n
@@ -944,6 +945,7 @@ class ExceptionStructure:
                 and (j == e or j == H - 1)
             ):
                 follow_cands.append(ins[j].target)
+                normal_exit = ins[j].target
         inside = [t for t in follow_cands if e0 <= t < e]
         if inside:
             # a clause continues at the return that ends the body: it follows the try
@@ -953,6 +955,8 @@ class ExceptionStructure:
         for lp in self.loops:
             loop_targets |= lp.continue_targets | lp.break_targets | {lp.header}
         plain = [t for t in follow_cands if t not in loop_targets]
+        if len(set(plain)) > 1:
+            plain = self._merge_copied_follows(plain, normal_exit)
         if plain:
             if len(set(plain)) != 1:
                 raise self.fail("except clauses continue at different places", ins[H])
@@ -1006,6 +1010,38 @@ class ExceptionStructure:
                 return stop
             raise self.fail("try continues past its enclosing block", ins[s])
         return else_end
+
+    def _merge_copied_follows(self, targets: list, prefer: int | None) -> list:
+        """Clauses and body jumping to different copies of one exit block (the
+        compiler copied the code after the try, ending in a return, into each
+        path): the copies are the same code, so every jump goes to the one the
+        body reaches."""
+        first = prefer if prefer in targets else min(targets)
+        k = first
+        while k < self.n and self.ins[k].op not in TERMINAL_OPS:
+            if self.ins[k].target is not None or k - first > 12:
+                return targets
+            k += 1
+        if k >= self.n:
+            return targets
+        L = k + 1 - first
+        others = set(targets) - {first}
+        if not all(self._same(t, first, L) for t in others):
+            return targets
+        for i in self.ins:
+            if i.target in others and i.op != "JUMP":
+                return targets  # reached otherwise too: leave it
+        for t in others:
+            before = self.ins[t - 1].op
+            if before not in TERMINAL_OPS and before != "JUMP":
+                return targets  # falls in from the code before it
+        for idx, i in enumerate(self.ins):
+            if i.target in others:
+                self.ins[idx] = replace(i, target=first, argval=first)
+        for t in others:
+            for q in range(t, t + L):
+                self.reachable[q] = False
+        return [first] * len(targets)
 
     def _at_function_end(self, k: int, stop: int, exits: frozenset) -> bool:
         return (

@@ -712,3 +712,16 @@ def exc_try_in_clause_then_code(k):
     if r is not None:
         r = ("got", r)
     return r
+
+
+@cases(*KINDS)
+def exc_try_in_named_clause_at_end(k, log=None):
+    # both ends of the inner try reach a copy of the outer clause's end
+    log = [] if log is None else log
+    try:
+        log.append(risky(k))
+    except (ValueError, KeyError, Err) as exc:
+        try:
+            log.append(risky(len(exc.args)))
+        except (ValueError, KeyError):
+            log.append("inner")
