@@ -109,17 +109,19 @@ def main() -> None:
     depyf_py = None if args.no_depyf else (args.depyf_python or depyf_torch_python())
     tools = [("pellucid", sys.executable)] + ([("depyf", depyf_py)] if depyf_py else [])
     print(f"backend {args.backend}; depyf from {depyf_py or 'n/a (not installed)'}\n")
-    header = f"{'workload':16s} {'frames':>6s}"
+    names = args.workloads.split(",")
+    width = max(len(n) for n in names + ["workload"])
+    header = f"{'workload':{width}s} {'frames':>6s}"
     for tool, _ in tools:
         header += f" | {tool + ' files':>15s} {'run from file':>13s} {'result':<24s}"
     print(header)
     print("-" * len(header))
     totals = {tool: [0, 0, 0] for tool, _ in tools}  # frames, files, from_file
     failed_programs = {tool: 0 for tool, _ in tools}
-    for name in args.workloads.split(","):
+    for name in names:
         rows = {tool: measure(py, tool, name, args.backend) for tool, py in tools}
         frames = rows["pellucid"].get("frames", 0)
-        line = f"{name:16s} {frames:6d}"
+        line = f"{name:{width}s} {frames:6d}"
         for tool, _ in tools:
             r = rows[tool]
             files, from_file = r.get("files", 0), r.get("from_file", 0)
