@@ -892,10 +892,18 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 then_stop = then_stop - size
                 for k in range(then_stop, then_stop + size):
                     self.reachable[k] = False
+        if else_range is None and F < stop and last is not None and last.op in TERMINAL:
+            E = self._inner_else_jump(T, then_stop, stop, loop)
+            if E is not None:
+                # the branch ends in a statement that returns, but an arm inside
+                # it jumps over the else (3.10+ thread the jumps)
+                else_range = (F, E)
         # what falling off the end of each branch means: reaching the if's follow
         follow = else_range[1] if else_range else then_stop
         if else_range:
-            follow_targets = {else_range[1], self.ins[then_stop].target} - {None}
+            follow_targets = {else_range[1]}
+            if then_stop < self.n and self.ins[then_stop].op == "JUMP" and then_stop < else_range[0]:
+                follow_targets.add(self.ins[then_stop].target)
         else:
             follow_targets = {F, then_stop}
         inherited = exits if (follow == stop or follow_targets & exits) else frozenset()
@@ -999,6 +1007,22 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         self.emit(ast.If(test=expr, body=then_body, orelse=[]))
         self._emit_exit_copy(F, size, stack)
         return stop
+
+    def _inner_else_jump(self, T: int, end: int, stop: int, loop: Loop | None) -> int | None:
+        """The one place past ``end`` (and within the block) that jumps inside
+        [T, end) reach: the end of an else that follows."""
+        outs = {
+            self.ins[j].target
+            for j in range(T, end)
+            if self.reachable[j] and self.ins[j].target is not None and self.ins[j].op != "FOR_ITER"
+            and end < self.ins[j].target <= stop
+        }
+        if len(outs) != 1:
+            return None
+        (E,) = outs
+        if loop is not None and (E in loop.break_targets or E in loop.continue_targets):
+            return None
+        return E
 
     def _copied_follow(self, T: int, end: int, stop: int) -> tuple[int, int] | None:
         """(X, size) when [T, end) ends in a copy of the small terminal block at

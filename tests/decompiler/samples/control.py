@@ -305,3 +305,32 @@ def ctl_chained_test_raise_copy(n):
             return o * 2
         raise OverflowError("result out of range")
     return None
+
+
+@cases((False, 1, 1), (False, 1, 0), (True, 1, 1), (False, 0, 0), (True, 0, 1))
+def ctl_if_branch_returns_inner_arm_jumps_over_else(follow, src, lch):
+    # the then-branch ends in a return, but its other arm jumps over the else (3.10+)
+    if not follow and src:
+        if lch:
+            a = 1
+        else:
+            return None
+    else:
+        a = 2
+        if src:
+            a += 1
+        else:
+            a -= 1
+    return a * 10
+
+
+@cases(("a/b;c",), ("a/b",), ("ab;c",), ("abc",))
+def ctl_if_branch_inner_test_jumps_over_else(url):
+    # 3.12+: the inner test's false exit jumps over the else to the shared tail
+    if "/" in url:
+        i = url.find(";", url.rfind("/"))
+        if i < 0:
+            return url, ""
+    else:
+        i = url.find(";")
+    return url[:i], url[i + 1 :]
