@@ -69,6 +69,7 @@ KNOWN_BUGS: dict = {
     "exceptions.exc_while_true_try_else_break": "3.9, 3.10 refused: a loop whose header is a try's first instruction",
     "exceptions.exc_while_true_starts_with_try": "3.9, 3.10 refused: a loop whose header is a try's first instruction",
     "exceptions.exc_try_in_named_clause_at_end": "3.10 refused: a try in a named clause ending the function (copied clause end)",
+    "exceptions.exc_return_value_finally_if_try": "3.9, 3.10, 3.12, 3.13 refused: a finally body ending in an if holding a try (3.12+ put the normal copy's handler out of line)",
     "exceptions.exc_finally_if_in_loop": "3.9 refused: a finally body ending in an if, in a loop",
 }
 _harness.configure(NOT_YET)

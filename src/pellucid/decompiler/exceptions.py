@@ -197,10 +197,15 @@ class ExceptionStructure:
             C = self._cover[H]
             if C is None or self._handlers[C].kind != "cleanup":
                 continue
+            # (a copy may end a nested try's clause: its home is that handler's)
             rs = [
                 k
                 for k in range(H + 1, self.n)
-                if self.home[k] == H and ins[k].op == "RERAISE" and ins[k].arg == 0 and self._cover[k] == C
+                if self.home[k] is not None
+                and self.home[k] >= H
+                and ins[k].op == "RERAISE"
+                and ins[k].arg == 0
+                and self._cover[k] == C
             ]
             if len(rs) < 2:
                 continue
@@ -279,22 +284,31 @@ class ExceptionStructure:
                 self._joined_copies.add(b)  # exits meet at the jump: it follows the statement
             return j
         far = {t for t in outs if t != end}
-        if len(far) > 1:
-            return 0
-        X = far.pop() if far else end
+        X = max(far) if far else end
         if b <= X < end:
             return 0
         length = j
         if X != end:
-            t = self._exit_tail_len(end)
-            if not t or end + t != X or not self._same(end, X, t):
+            # copies of the exit block after the body, one per exit (3.12+): part of
+            # the copy; the last one is where the statement continues
+            p = end
+            starts = set()
+            while p < X:
+                t = self._exit_tail_len(p)
+                if not t or not self._same(p, X, t):
+                    return 0
+                starts.add(p)
+                p += t
+            if p != X or not far - {X} <= starts:
                 return 0
-            length += t  # the exit block copied after the body: part of the copy
+            length = X - b
         for q, t in tails:
             if not self._same(q, X, t):
                 return 0
-        if X == end and outs:
-            self._joined_copies.add(b)  # its exits jump to its end: the statement ends there
+        if X == end and outs and ins[end].op != "RETURN_VALUE":
+            # its exits jump to its end: the statement ends there (unless that is the
+            # return of a value computed before the copy, inside the statement)
+            self._joined_copies.add(b)
         return length
 
     def _exit_tail_len(self, k: int) -> int:

@@ -725,3 +725,33 @@ def exc_try_in_named_clause_at_end(k, log=None):
             log.append(risky(len(exc.args)))
         except (ValueError, KeyError):
             log.append("inner")
+
+
+@cases(*KINDS)
+def exc_finally_and_test_at_end(k, log=None):
+    # 3.12+ copy the implicit return into each exit of the finally's normal copy
+    log = [] if log is None else log
+    if k != 5:
+        log.append("start")
+        try:
+            log.append(risky(k))
+        finally:
+            if k > 1 and k != 3:
+                log.append("cleanup")
+
+
+@cases(*KINDS)
+def exc_return_value_finally_if_try(k):
+    # the finally's copies exit through a nested clause too
+    got = False
+    log = []
+    try:
+        got = risky(k)
+        return got
+    finally:
+        log.append("restore")
+        if not got:
+            try:
+                log.remove(k)
+            except ValueError:
+                pass
