@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import copy
 import functools
 import inspect
 import io
@@ -644,7 +645,8 @@ def behaviour_differs(top: types.CodeType, code: types.CodeType, src: str):
     rebuilt.__kwdefaults__ = original.__kwdefaults__
     for args in ARGUMENT_SETS[: 1 + code.co_argcount]:
         args = args[: code.co_argcount]
-        a, b = _call(original, args), _call(rebuilt, args)
+        # each call gets its own copy: a function may mutate its arguments (`del c[1]`)
+        a, b = _call(original, copy.deepcopy(args)), _call(rebuilt, copy.deepcopy(args))
         if a != b:
             return f"args {args!r}: original {a!r} / decompiled {b!r}"
     return None
