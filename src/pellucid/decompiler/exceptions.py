@@ -664,7 +664,7 @@ class ExceptionStructure:
     def _leaves_handler(self, last, T: int, F: int, stop: int, exits: frozenset) -> bool:
         """Does an if's then-arm [T, F) end with ``POP_EXCEPT; JUMP`` back to the
         follow of the try whose clause the if ends (3.12+ layout)?"""
-        return (
+        if not (
             PY >= (3, 12)
             and last is not None
             and last.op == "JUMP"
@@ -672,10 +672,13 @@ class ExceptionStructure:
             and last.target < T
             and last.target in exits
             and F <= stop
-            and last.index - 1 >= T
-            and self.ins[last.index - 1].op == "POP_EXCEPT"
             and not any(last.target == lp.header or last.target in lp.continue_targets for lp in self.loops)
-        )
+        ):
+            return False
+        p = last.index - 1
+        if p - 3 >= T and self.ins[p].op in DELETE_OPS and self._name_cleanup_at(p - 2, self.ins[p].argval):
+            p -= 3  # `except E as name`: the name is cleared after POP_EXCEPT
+        return p >= T and self.ins[p].op == "POP_EXCEPT"
 
     @staticmethod
     def _both_left_handler(stack: list, st1: list, st2: list) -> bool:

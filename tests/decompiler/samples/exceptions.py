@@ -755,3 +755,21 @@ def exc_return_value_finally_if_try(k):
                 log.remove(k)
             except ValueError:
                 pass
+
+
+@cases(*KINDS)
+def exc_named_clause_if_pass_else_raise(k):
+    # 3.13 copies `POP_EXCEPT; <clear name>; JUMP` into the arm that passes
+    log = []
+    if k != 5:
+        try:
+            log.append(risky(k))
+        except KeyError:
+            pass
+        except (ValueError, Err) as exc:
+            if len(exc.args) > 1:
+                pass
+            else:
+                raise
+    log.append("end")
+    return log
