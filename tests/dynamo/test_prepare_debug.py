@@ -296,3 +296,23 @@ def test_debug_without_prepare_debug_says_so(capsys, monkeypatch):
     with pellucid.debug(pause=False):
         pass
     assert "no prepare_debug() has run" in capsys.readouterr().err
+
+
+def test_named_constants_are_listed_in_the_file_header(tmp_path):
+    # Dynamo passes the comprehension's code object and the globals dict as constants: the
+    # file names them (bound in the frame's globals) and says in its header what they are.
+    d = str(tmp_path / "dump")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got, expected = workloads.run_workload("comprehension_graph_break", "eager", d)
+    workloads.assert_same(got, expected)
+    index = checks.load_index(d)
+    checks.require_all_from_files(index)
+    first = index["sessions"][0]["compiles"][0]["transformed_code_file"]
+    with open(os.path.join(d, first), encoding="utf-8") as f:
+        text = f.read()
+    header = [ln for ln in text.splitlines() if ln.startswith("# __pellucid_const_")]
+    assert any("code object <listcomp>" in ln for ln in header), text[:800]
+    assert all(len(ln) < 200 and " at 0x" not in ln for ln in header), header
+    for ln in header:
+        assert ln.split(":")[0][2:] in text.split("\n", len(header) + 3)[-1]  # used in the code

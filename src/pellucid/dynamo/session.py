@@ -286,6 +286,9 @@ class DumpSession:
             f"# {code.co_name} ({code.co_filename}:{code.co_firstlineno}), compile id {fc.compile_id}.\n"
             f"# This file is what runs: set breakpoints here.\n"
         )
+        for const_name, value in consts.items():
+            # objects with no source spelling, bound in the frame's globals under these names
+            header += f"# {const_name}: {_short_repr(value)}\n"
 
         def fname(n: int) -> str:
             return f"__transformed_code_{n}_for_{safe}"
@@ -855,6 +858,19 @@ def _times(m: Any, hook_time: float) -> dict[str, Any]:
         "dynamo_before_restart": getattr(m, "dynamo_time_before_restart_s", None),
         "pellucid_hook": round(hook_time, 6),
     }
+
+
+def _short_repr(value: Any) -> str:
+    """One comment line's worth of ``repr(value)`` (a code object by its name and place)."""
+    if isinstance(value, types.CodeType):
+        text = f"code object {value.co_name} ({value.co_filename}:{value.co_firstlineno})"
+    else:
+        try:
+            text = repr(value)
+        except Exception:  # noqa: BLE001 - a broken __repr__ must not stop the dump
+            text = f"<{type(value).__name__}>"
+    text = re.sub(r" at 0x[0-9a-fA-F]+", "", " ".join(text.split()))  # stable across runs
+    return text if len(text) <= 90 else text[:87] + "..."
 
 
 def _pellucid_version() -> str:
