@@ -1639,6 +1639,8 @@ class ExceptionStructure:
                 if nm is not None and self._name_cleanup_at(j, nm):
                     self._copies[j] = Copy(3, "skip")
                     j += 3
+                if self._leaves_enclosing39(j, loop_targets):
+                    continue  # a break/continue/return through enclosing finally/with exits
                 op = ins[j].op
                 if op == "JUMP":
                     if ins[j].target not in loop_targets:
@@ -1770,6 +1772,21 @@ class ExceptionStructure:
         for st_ in explicit:
             self.emit(st_)
         return self._cont(cont, stop, exits, ins[s])
+
+    def _leaves_enclosing39(self, j: int, loop_targets: set) -> bool:
+        """Is j a break/continue/return leaving enclosing try/with statements:
+        their POP_BLOCKs and registered exit copies, then the jump or return?"""
+        ins = self.ins
+        k = j
+        while ins[k].op == "POP_BLOCK" and k in self._b_pops and k + 1 in self._copies:
+            k += 1 + self._copies[k + 1].length
+        if k == j:
+            return False
+        if ins[k].op == "JUMP":
+            return ins[k].target in loop_targets
+        if ins[k].op == "POP_TOP" and ins[k + 1].op == "JUMP":
+            return ins[k + 1].target in loop_targets
+        return self._pure_exit(k)
 
     def _dead_end39(self, b: int) -> int:
         """The end of the dead code (never reached, kept by 3.9) starting at b."""
