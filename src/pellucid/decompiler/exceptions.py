@@ -616,9 +616,12 @@ class ExceptionStructure:
 
     def loop_encloses_try(self, i: int) -> bool:
         """3.11+: a loop whose header is a try's first instruction and whose back
-        edge lies past the try's body (``while True: try: ...``) is entered first."""
-        if PY < (3, 11) or i in self._copies or i not in self.latch or self._in_loop(i):
+        edge lies past the try's body (``while True: try: ...``) is entered first.
+        3.9/3.10: a loop whose header is a SETUP (the try or with opens its body)."""
+        if i in self._copies or i not in self.latch or self._in_loop(i):
             return False
+        if PY < (3, 11):
+            return self.ins[i].op in ("SETUP_FINALLY", "SETUP_WITH")
         if self.ins[i].op == "BEFORE_WITH":
             return False
         H = self._try_handler_at(i)
@@ -1663,9 +1666,13 @@ class ExceptionStructure:
         X = None
         body_tail = None
         body_end = H
+        else_break = False
         if P is not None and P + 2 == H and ins[P + 1].op == "JUMP" and ins[P + 1].target > H:
             if ins[P + 1].target not in loop_targets:
                 X = ins[P + 1].target
+                body_end = P
+            elif self._dead_else_break39(hend, ins[P + 1].target):
+                else_break = True
                 body_end = P
         elif COPIES_EXITS and P is not None and P + 1 < H and ins[P + 1].op != "RETURN_VALUE":
             L = self._straight_tail(P + 1, H)
@@ -1752,7 +1759,7 @@ class ExceptionStructure:
         body, st = self.walk(s + 1, body_end, list(stack), inherited)
         if len(st) != len(stack) and body_end != H:
             raise self.fail("try body changes the stack", ins[s])
-        orelse = []
+        orelse = [ast.Break()] if else_break else []
         if X is not None and else_end is not None and else_end > X:
             orelse, st = self.walk(X, else_end, list(stack), inherited)
             if len(st) != len(stack):
@@ -1787,6 +1794,13 @@ class ExceptionStructure:
         if ins[k].op == "POP_TOP" and ins[k + 1].op == "JUMP":
             return ins[k + 1].target in loop_targets
         return self._pure_exit(k)
+
+    def _dead_else_break39(self, hend: int, t: int) -> bool:
+        """3.9 threads the jump to an else that only breaks to the loop's exit,
+        and keeps that else (a dead jump to the same exit) after the handler."""
+        if COPIES_EXITS or not self.loops or t not in self.loops[-1].break_targets:
+            return False
+        return hend < self.n and self._b_stack[hend] is None and self.ins[hend].op == "JUMP" and self.ins[hend].target == t
 
     def _dead_end39(self, b: int) -> int:
         """The end of the dead code (never reached, kept by 3.9) starting at b."""

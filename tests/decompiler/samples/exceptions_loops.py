@@ -235,3 +235,19 @@ def exl_except_continue_then_code(ks):
             continue
         log.append(v)
     return log
+
+
+@cases(*SEQS)
+def exl_loop_starts_with_try_else_break(ks):
+    i = 0
+    while True:
+        try:
+            v = risky(ks[i])
+        except (ValueError, KeyError):
+            i += 1
+            if i >= 2:
+                raise
+        else:
+            break
+    print("done")
+    return v, i
