@@ -248,6 +248,6 @@ def exl_loop_starts_with_try_else_break(ks):
             if i >= 2:
                 raise
         else:
-            break
+            break  # unreachable as a line on 3.9, which threads the else's jump past it
     print("done")
     return v, i
