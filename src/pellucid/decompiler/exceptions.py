@@ -1958,8 +1958,11 @@ class ExceptionStructure:
                 continue
             if x >= self.n or y >= self.n:
                 return None
-            seen[y] = x
             X, Y = ins[x], ins[y]
+            if Y.op == "JUMP" and Y.target in ends and X.op == "RETURN_VALUE":
+                exits.add(x)  # 3.9 turns a jump to the return after the copy into the return
+                continue
+            seen[y] = x
             if X.op != Y.op:
                 return None
             if Y.target is not None:
@@ -1974,20 +1977,30 @@ class ExceptionStructure:
             if Y.op not in TERMINAL_OPS and Y.op != "JUMP":
                 work.append((x + 1, y + 1))
         covered = set(seen.values())
+        # returns standing for the copy's end inside it (3.9 replaces a jump to the
+        # return after the copy by the return; 3.10 copies it) are part of the copy
+        last = max(covered, default=a)
+        covered |= {x for x in exits if x < last and ins[x].op == "RETURN_VALUE"}
         E = max(covered) + 1 if covered else a
         if covered != set(range(a, E)):
             return None
         tail = self._tail_length(E)
         dead = []
         for x in exits:
-            if x == E or x == self._through_jump(E):
+            if x == E:
+                continue
+            if x == self._through_jump(E) or self._through_jump(x) == self._through_jump(E):
+                # both reach the same place, one through a jump (3.9 threading)
+                if ins[x].op == "JUMP" and x != self._through_jump(E) and not a <= x < E:
+                    if self._only_reached_from(x, a, E):
+                        dead.append((x, 1))
                 continue
             if tail is None or not self._same(x, E, tail):
                 return None
-            if self._only_reached_from(x, a, E):
-                dead.append(x)
-        for x in dead:
-            for q in range(x, x + tail):
+            if not a <= x < E and self._only_reached_from(x, a, E):
+                dead.append((x, tail))
+        for x, length in dead:
+            for q in range(x, x + length):
                 self.reachable[q] = False
         return E - a
 
