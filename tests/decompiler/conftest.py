@@ -64,7 +64,6 @@ KNOWN_BUGS: dict = {
     "loops.loop_long_body_extended_arg": "3.10, 3.12, 3.13 mismatch: if/continue/else at the end of a long loop body",
     "stress.stress_many_parameters": "3.12 mismatch: loop jump target",
     "tricky.tr_assert_in_loop": "3.9 mismatch: assert at the end of a loop body",
-    "exceptions.exc_clause_if_else_then_return": "3.10 refused: an if/else in an except clause whose return tail 3.10 copied into both arms",
     "exceptions.exc_while_true_try_else_break": "3.10 mismatch: the else's break reaches a return 3.10 copied into it",
     "exceptions.exc_try_in_named_clause_at_end": "3.10 refused: a try in a named clause ending the function (copied clause end)",
     "exceptions.exc_return_value_finally_if_try": "3.9, 3.10, 3.12, 3.13 refused: a finally body ending in an if holding a try (3.12+ put the normal copy's handler out of line)",

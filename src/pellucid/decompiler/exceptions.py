@@ -1634,9 +1634,15 @@ class ExceptionStructure:
         follows: set = set()
         tails: list = []
         mine = ("E", s)
+        if COPIES_EXITS:
+            for _typ, nm, b0, b1 in clauses:
+                self._merge_clause_ends310(b0, b1, nm, mine)
+        merged = self.__dict__.get("_b_merged_ends", set())
         for _typ, nm, b0, b1 in clauses:
             for k in range(b0, b1):
                 if ins[k].op != "POP_EXCEPT" or not self._b_stack[k] or self._b_stack[k][-1] != mine:
+                    continue
+                if k in merged:
                     continue
                 j = k + 1
                 if nm is not None and self._name_cleanup_at(j, nm):
@@ -1801,6 +1807,36 @@ class ExceptionStructure:
         if COPIES_EXITS or not self.loops or t not in self.loops[-1].break_targets:
             return False
         return hend < self.n and self._b_stack[hend] is None and self.ins[hend].op == "JUMP" and self.ins[hend].target == t
+
+    def _merge_clause_ends310(self, b0: int, b1: int, nm: str | None, mine: tuple) -> None:
+        """3.10 copies a clause's end (POP_EXCEPT, the name clean-up, then a jump or
+        a small return) into each branch reaching it: earlier copies become jumps
+        to the last one (same code, same block stack), so the branches read as if/else."""
+        ins = self.ins
+        ends = []
+        for k in range(b0, b1):
+            if ins[k].op != "POP_EXCEPT" or not self._b_stack[k] or self._b_stack[k][-1] != mine:
+                continue
+            j = k + 1
+            if nm is not None and self._name_cleanup_at(j, nm):
+                j += 3
+            if ins[j].op == "JUMP":
+                # a jump to the loop is a continue (or the loop's own back edge)
+                L = None if ins[j].target in self._loop_targets() else 1
+            else:
+                L = self._straight_tail(j)
+            if L is not None:
+                ends.append((k, j + L))
+        if len(ends) < 2:
+            return
+        lk, le = ends[-1]
+        for k, e in ends[:-1]:
+            if e - k == le - lk and self._same(k, lk, e - k) and e <= lk:
+                # the copy's last instruction becomes the jump (an if's then-arm
+                # ends with its jump over the else)
+                self._claim_block(k, e - 1)
+                ins[e - 1].op, ins[e - 1].target, ins[e - 1].arg = "JUMP", lk, None
+                self.__dict__.setdefault("_b_merged_ends", set()).add(k)
 
     def _dead_end39(self, b: int) -> int:
         """The end of the dead code (never reached, kept by 3.9) starting at b."""
