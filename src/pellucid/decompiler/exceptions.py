@@ -1420,14 +1420,15 @@ class ExceptionStructure:
                 home[k] = tag
                 work.extend(self._bsucc(k))
 
-        def flood_handler(s: int) -> None:
+        def flood_handler(s: int, start: int | None = None) -> None:
             # a handler's code ends where it leaves its except block: a jump from
             # after its POP_EXCEPT (and a with's suppression path falling through)
-            # reaches the statement's follow, which is the enclosing code's
+            # reaches the statement's follow, which is the enclosing code's (and
+            # if that is a handler's too, it ends where it leaves that one's block)
             H = self._b_handler[s]
             mine = ("E", s)
             outside = []
-            work = [H]
+            work = [H if start is None else start]
             while work:
                 k = work.pop()
                 if k >= n or home[k] is not None:
@@ -1440,8 +1441,12 @@ class ExceptionStructure:
                     outside.append(ins[k].target)
                     continue
                 work.extend(self._bsucc(k))
+            outer = home[s]
             for t in outside:
-                flood(t, home[s])
+                if outer is not None and outer >= 0 and outer in self._b_setup_of:
+                    flood_handler(self._b_setup_of[outer], t)
+                else:
+                    flood(t, outer)
 
         flood(0, -1)
         pending = sorted(self._b_handler)
@@ -1505,10 +1510,18 @@ class ExceptionStructure:
         if j >= self.n or not (self.ins[j].op.startswith("LOAD_") or self.ins[j].op == "POP_BLOCK"):
             return None
         k = j
+        leading = True  # still in the POP_BLOCKs and exit copies it starts with
         while k < self.n and (limit is None or k < limit):
             ins = self.ins[k]
+            if leading and (k in self._copies or self._is_exit_copy39(k)):
+                k += self._copies[k].length if k in self._copies else 5
+                continue
             if ins.target is not None or ins.op.startswith("SETUP_"):
                 return None
+            if leading and ins.op != "POP_BLOCK":
+                if not ins.op.startswith("LOAD_"):
+                    return None  # uses a value computed before: a return's unwinding
+                leading = False
             if ins.op == "RETURN_VALUE":
                 return k + 1 - j
             if ins.op in TERMINAL_OPS:
@@ -1791,8 +1804,8 @@ class ExceptionStructure:
         their POP_BLOCKs and registered exit copies, then the jump or return?"""
         ins = self.ins
         k = j
-        while ins[k].op == "POP_BLOCK" and k in self._b_pops and k + 1 in self._copies:
-            k += 1 + self._copies[k + 1].length
+        while ins[k].op == "POP_BLOCK" and k in self._b_pops:
+            k += 1 + (self._copies[k + 1].length if k + 1 in self._copies else 0)
         if k == j:
             return False
         if ins[k].op == "JUMP":

@@ -773,3 +773,19 @@ def exc_named_clause_if_pass_else_raise(k):
                 raise
     log.append("end")
     return log
+
+
+@cases(*KINDS)
+def exc_nested_try_in_clause_returns(k):
+    try:
+        try:
+            return risky(k)
+        except ValueError:
+            try:
+                return risky(k + 1)
+            except KeyError:
+                pass
+    except (OverflowError, ZeroDivisionError):
+        return "zero"
+    msg = "end {}"
+    raise TypeError(msg.format(k))

@@ -230,3 +230,14 @@ def with_suppress_returns_in_body(k):
         return risky(k)
     log = ["suppressed", k]
     return log
+
+
+@cases(*KINDS)
+def with_try_return_inside(k):
+    log = []
+    with CM(log):
+        try:
+            return risky(k), log
+        except ValueError:
+            log.append("value")
+            raise
