@@ -1792,6 +1792,8 @@ class ExceptionStructure:
             jump = self._explicit_clause_jump39(b0, b1)
             if jump is not None and not (hb and isinstance(hb[-1], type(jump))):
                 hb.append(jump)
+            if self._clause_ends_in_block39(b0, b1):
+                hb = _else_of_exiting_if(hb)
             handlers.append(ast.ExceptHandler(type=typ, name=nm, body=hb or [ast.Pass()]))
         self._claim_handler(H)
         self.emit(ast.Try(body=body or [ast.Pass()], handlers=handlers, orelse=orelse, finalbody=[]))
@@ -1879,6 +1881,22 @@ class ExceptionStructure:
             if not ends or ends[-1] not in loop.continue_targets or ends[-1] not in exits:
                 return False
         return True
+
+    def _clause_ends_in_block39(self, b0: int, b1: int) -> bool:
+        """3.9 drops dead code after a return only within its basic block: a clause
+        ending in a return but keeping its dead ``POP_EXCEPT; JUMP`` ends with an
+        if/else (the dead code is the if's end label)."""
+        if COPIES_EXITS:
+            return False
+        ins, bs = self.ins, self._b_stack
+        live = [k for k in range(b0, b1) if bs[k] is not None]
+        if not live or ins[live[-1]].op != "RETURN_VALUE":
+            return False
+        k = live[-1]
+        return any(
+            bs[q] is None and ins[q].op == "POP_EXCEPT" and ins[q + 1].op == "JUMP"
+            for q in range(k + 1, self._dead_end39(b1) - 1)
+        )
 
     def _explicit_clause_jump39(self, b0: int, b1: int) -> ast.stmt | None:
         """3.9 keeps the dead ``POP_EXCEPT; JUMP`` ending a clause whose body
@@ -2209,6 +2227,24 @@ class ExceptionStructure:
         if cont_s is not None:
             return self._cont(cont_s, stop, exits, ins[w])
         return self._cont(sup + sup_tail[1], stop, exits, ins[w])
+
+
+_EXITS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
+
+
+def _else_of_exiting_if(body: list) -> list:
+    """``if t: <exits>`` followed by more code is ``if t: ... else: <more>``."""
+    for n, st in enumerate(body):
+        if (
+            isinstance(st, ast.If)
+            and not st.orelse
+            and st.body
+            and isinstance(st.body[-1], _EXITS)
+            and n + 1 < len(body)
+        ):
+            st.orelse = _else_of_exiting_if(body[n + 1 :])
+            return body[: n + 1]
+    return body
 
 
 def _key(v):

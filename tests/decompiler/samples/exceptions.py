@@ -789,3 +789,15 @@ def exc_nested_try_in_clause_returns(k):
         return "zero"
     msg = "end {}"
     raise TypeError(msg.format(k))
+
+
+@cases(*KINDS)
+def exc_clause_if_else_both_return(k):
+    try:
+        r = risky(k)
+    except (ValueError, KeyError):
+        if k == 1:
+            return "one"
+        else:
+            return "other"
+    return r
