@@ -1882,6 +1882,30 @@ class ExceptionStructure:
                 return False
         return True
 
+    def close_body(self, stmts: list) -> list:
+        """3.9 keeps the implicit ``return None`` (dead) after a final return only
+        when a compound statement encloses that return.  A function read as
+        ``try: ... except: <exits>`` then code ending in a return had that code
+        in the try's else."""
+        if PY != (3, 9) or not getattr(self, "_b_handler", None) or self.n < 2:
+            return stmts
+        ins, bs = self.ins, self._b_stack
+        last = ins[self.n - 2]
+        if not (
+            last.op == "LOAD_CONST" and last.argval is None and ins[self.n - 1].op == "RETURN_VALUE"
+            and bs[self.n - 2] is None and bs[self.n - 1] is None
+            and stmts and isinstance(stmts[-1], ast.Return)
+        ):
+            return stmts
+        for t in range(len(stmts) - 2, -1, -1):
+            st = stmts[t]
+            if isinstance(st, ast.Try) and not st.finalbody and not st.orelse and st.handlers:
+                if all(h.body and isinstance(h.body[-1], (ast.Return, ast.Raise)) for h in st.handlers):
+                    st.orelse = stmts[t + 1 :]
+                    return stmts[: t + 1]
+                return stmts
+        return stmts
+
     def _clause_ends_in_block39(self, b0: int, b1: int) -> bool:
         """3.9 drops dead code after a return only within its basic block: a clause
         ending in a return but keeping its dead ``POP_EXCEPT; JUMP`` ends with an

@@ -216,7 +216,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         stmts, stack = self.walk(0, self.n, [], frozenset())
         if stack:
             raise self.fail(f"{len(stack)} values left on the stack at the end")
-        return stmts
+        return self.close_body(stmts)
 
     def check_supported(self) -> None:
         for i in self.ins:

@@ -801,3 +801,14 @@ def exc_clause_if_else_both_return(k):
         else:
             return "other"
     return r
+
+
+@cases(*KINDS)
+def exc_else_return_ends_function(k):
+    try:
+        r = risky(k)
+    except (ValueError, KeyError):
+        return "caught"
+    else:
+        r += 1
+        return r
