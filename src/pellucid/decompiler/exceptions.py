@@ -580,6 +580,12 @@ class ExceptionStructure:
             k -= 1  # the rest of an exit copy turned back into a jump
         if k < T:
             return None
+        if PY < (3, 11):
+            j = k
+            while j > T and not self.reachable[j]:
+                j -= 1
+            if j < k and j in self.__dict__.get("_b_exit_jumps", ()):
+                k = j  # a copy of the exit turned into a jump leaves dead code behind it
         last = self.ins[k]
         if last.op == "JUMP":
             return last
@@ -1698,6 +1704,15 @@ class ExceptionStructure:
             if L is not None and P + 1 + L == H:
                 body_tail = P + 1
                 body_end = P
+                for p in pops:
+                    if p != P and self._same(p, P, 1 + L):
+                        # 3.10 copied the whole normal exit into this path: jump there
+                        self._claim_block(p + 1, p + 1 + L)
+                        ins[p].op, ins[p].target = "JUMP", P
+                        self.__dict__.setdefault("_b_exit_jumps", set()).add(p)
+                        for q in ins:
+                            if q.target == p and q.op == "JUMP" and q.index != p:
+                                q.target = P  # an if-arm's jump over the else
         # 3.10 copies a small follow block (a return) into every path reaching it;
         # 3.9 does not, and clauses that end alike in different code are returns
         tail_code = None  # (start, length) of the code after the statement
@@ -2179,7 +2194,7 @@ class ExceptionStructure:
         cont_n = None
         if P is not None:
             after = P + 6
-            if ins[after].op == "JUMP" and after + 1 == H and ins[after].target > H:
+            if ins[after].op == "JUMP" and self._dead_between(after + 1, H) and ins[after].target > H:
                 cont_n = ins[after].target
                 normal_end = after
             elif COPIES_EXITS and after < H and ins[after].op != "RETURN_VALUE" and self._straight_tail(after, H) == H - after:

@@ -241,3 +241,18 @@ def with_try_return_inside(k):
         except ValueError:
             log.append("value")
             raise
+
+
+@cases(*KINDS)
+def with_in_try_else_arm_copied_exit(k):
+    log = []
+    result = False
+    try:
+        if k % 2:
+            result = risky(k)
+        else:
+            with CM(log):
+                result = risky(k)
+    except (ValueError, KeyError):
+        pass
+    return result, log
