@@ -884,7 +884,7 @@ class ExceptionStructure:
                 k += self._copies[k].length
                 continue
             op = self.ins[k].op
-            if op in ("POP_TOP", "SWAP", "POP_EXCEPT"):
+            if op in ("POP_TOP", "SWAP", "POP_EXCEPT", "POP_BLOCK"):
                 k += 1
                 continue
             if op == "LOAD_CONST" and k + 1 < self.n and self.ins[k + 1].op == "RETURN_VALUE":

@@ -256,3 +256,17 @@ def with_in_try_else_arm_copied_exit(k):
     except (ValueError, KeyError):
         pass
     return result, log
+
+
+@cases(*KINDS)
+def with_try_finally_return_inside(k):
+    log = []
+    with CM(log):
+        try:
+            if k > 1:
+                log.append("big")
+            else:
+                log.append(risky(k))
+            return len(log)
+        finally:
+            log.append("finally")
