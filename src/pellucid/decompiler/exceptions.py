@@ -1675,6 +1675,8 @@ class ExceptionStructure:
                         follows.add(ins[j].target)
                 elif op == "POP_TOP" and ins[j + 1].op == "JUMP" and ins[j + 1].target in loop_targets:
                     pass  # break out of a for loop: its iterator is popped first
+                elif op == "POP_TOP" and self._copied_break310(j + 1):
+                    pass  # the same, to a return 3.10 copied in place of the jump
                 elif op != "RETURN_VALUE":
                     L = self._straight_tail(j)
                     if L is None:
@@ -1837,6 +1839,21 @@ class ExceptionStructure:
         if COPIES_EXITS or not self.loops or t not in self.loops[-1].break_targets:
             return False
         return hend < self.n and self._b_stack[hend] is None and self.ins[hend].op == "JUMP" and self.ins[hend].target == t
+
+    def _copied_break310(self, j: int) -> bool:
+        """3.10 copies a loop's small exit block (a return) into a break: turn the
+        copy at j back into the jump to the loop's exit."""
+        if not COPIES_EXITS or not self.loops:
+            return False
+        L = self._straight_tail(j)
+        if L is None:
+            return False
+        for t in sorted(self.loops[-1].break_targets):
+            if t != j and self._same(j, t, L):
+                self._claim_block(j + 1, j + L)
+                self.ins[j].op, self.ins[j].target = "JUMP", t
+                return True
+        return False
 
     def _merge_clause_ends310(self, b0: int, b1: int, nm: str | None, mine: tuple) -> None:
         """3.10 copies a clause's end (POP_EXCEPT, the name clean-up, then a jump or

@@ -251,3 +251,17 @@ def exl_loop_starts_with_try_else_break(ks):
             break  # unreachable as a line on 3.9, which threads the else's jump past it
     print("done")
     return v, i
+
+
+@cases(*SEQS)
+def exl_break_in_except_copied_return(ks):
+    log = []
+    for k in ks:
+        if k < 0:
+            break
+        try:
+            v = risky(k)
+        except (KeyError, ValueError):
+            break
+        log.append(v)
+    return tuple(log)
