@@ -1677,6 +1677,8 @@ class ExceptionStructure:
                     pass  # break out of a for loop: its iterator is popped first
                 elif op == "POP_TOP" and self._copied_break310(j + 1):
                     pass  # the same, to a return 3.10 copied in place of the jump
+                elif not self._owned(j, H) and ins[j].op != "RETURN_VALUE" and self._straight_tail(j) is None:
+                    follows.add(j)  # falls into the code after the handler (3.10: a loop's test)
                 elif op != "RETURN_VALUE":
                     L = self._straight_tail(j)
                     if L is None:

@@ -265,3 +265,17 @@ def exl_break_in_except_copied_return(ks):
             break
         log.append(v)
     return tuple(log)
+
+
+@cases(*SEQS)
+def exl_while_try_bare_except_ends_body(ks):
+    items = list(ks)
+    log = []
+    while items:
+        k = items.pop()
+        try:
+            if risky(k):
+                log.append(k)
+        except:  # noqa: E722
+            log.append("err")
+    return log
