@@ -2049,7 +2049,7 @@ class ExceptionStructure:
         ends = [
             k
             for k in range(H, self.n)
-            if self.home[k] == H and ins[k].op == "RERAISE" and self._b_stack[k] == want
+            if ins[k].op == "RERAISE" and self._b_stack[k] == want and self._owned(k, H)
         ]
         for k in ends[:-1]:
             ins[k].op, ins[k].target = "JUMP", ends[-1]

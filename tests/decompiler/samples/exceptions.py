@@ -812,3 +812,17 @@ def exc_else_return_ends_function(k):
     else:
         r += 1
         return r
+
+
+@cases(*KINDS)
+def exc_return_through_finally_with_nested_try(k):
+    got = False
+    try:
+        got = risky(k) > 0
+        return got
+    finally:
+        if not got:
+            try:
+                risky(k + 1)
+            except (ValueError, KeyError):
+                pass
