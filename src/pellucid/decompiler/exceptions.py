@@ -1829,6 +1829,8 @@ class ExceptionStructure:
             k += 1 + (self._copies[k + 1].length if k + 1 in self._copies else 0)
         if k == j:
             return False
+        if ins[k].op == "RERAISE" or ins[k].extra.get("reraise_copy"):
+            return True  # the end of an enclosing finally body (3.10 copies its re-raise)
         if ins[k].op == "JUMP":
             return ins[k].target in loop_targets
         if ins[k].op == "POP_TOP" and ins[k + 1].op == "JUMP":
@@ -1990,7 +1992,7 @@ class ExceptionStructure:
             raise self.fail("finally body without its re-raise", ins[H])
         R = ends[-1]
         for k in range(H, R):
-            if not self._owned(k, H):
+            if not self._owned(k, H) and self._b_stack[k] is not None:  # 3.9 keeps dead code
                 raise self.fail("finally body with code outside its handler", ins[k])
         L = R - H
         pops = sorted(k for k, t in self._b_pops.items() if t == s)
@@ -2107,9 +2109,13 @@ class ExceptionStructure:
         last = max(covered, default=a)
         covered |= {x for x in exits if x < last and ins[x].op == "RETURN_VALUE"}
         E = max(covered) + 1 if covered else a
+        tail = self._tail_length(E)
+        for x in exits:
+            if tail is not None and a <= x < E and self._same(x, E, tail):
+                covered |= set(range(x, x + tail))  # 3.10 copied the follow inside the copy
+        covered |= {x for x in range(a, E) if self._b_stack[x] is None}  # 3.9 keeps dead code
         if covered != set(range(a, E)):
             return None
-        tail = self._tail_length(E)
         dead = []
         for x in exits:
             if x == E:

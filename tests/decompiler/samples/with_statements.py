@@ -270,3 +270,16 @@ def with_try_finally_return_inside(k):
             return len(log)
         finally:
             log.append("finally")
+
+
+@cases(*KINDS)
+def with_try_in_finally_at_end(k, log=None):
+    log = [] if log is None else log
+    try:
+        log.append(risky(k))
+    finally:
+        with CM(log):
+            try:
+                risky(k + 1)
+            except:  # noqa: E722
+                pass
