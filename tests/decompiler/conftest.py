@@ -65,7 +65,6 @@ KNOWN_BUGS: dict = {
     "stress.stress_many_parameters": "3.12 mismatch: loop jump target",
     "tricky.tr_assert_in_loop": "3.9 mismatch: assert at the end of a loop body",
     "exceptions.exc_while_true_try_else_break": "3.10 mismatch: the else's break reaches a return 3.10 copied into it",
-    "exceptions.exc_try_in_named_clause_at_end": "3.10 refused: a try in a named clause ending the function (copied clause end)",
     "exceptions.exc_return_value_finally_if_try": "3.12, 3.13 refused: a finally body ending in an if holding a try (3.12+ put the normal copy's handler out of line)",
 }
 _harness.configure(NOT_YET)

@@ -1883,11 +1883,21 @@ class ExceptionStructure:
         lk, le = ends[-1]
         for k, e in ends[:-1]:
             if e - k == le - lk and self._same(k, lk, e - k) and e <= lk:
+                a, la = k, lk
+                if ins[k - 1].op == "POP_BLOCK" and ins[lk - 1].op == "POP_BLOCK":
+                    a, la = k - 1, lk - 1  # a named clause's clean-up block pops first
+                self.__dict__.setdefault("_b_merged_ends", set()).add(k)
+                if self._only_reached_from(a, 0, self.n):
+                    # reached by jumps only: they go to the last copy
+                    for q in ins:
+                        if q.target == a:
+                            q.target = la
+                    self._claim_block(a, e)
+                    continue
                 # the copy's last instruction becomes the jump (an if's then-arm
                 # ends with its jump over the else)
                 self._claim_block(k, e - 1)
                 ins[e - 1].op, ins[e - 1].target, ins[e - 1].arg = "JUMP", lk, None
-                self.__dict__.setdefault("_b_merged_ends", set()).add(k)
 
     def _dead_end39(self, b: int) -> int:
         """The end of the dead code (never reached, kept by 3.9) starting at b."""
