@@ -1683,6 +1683,8 @@ class ExceptionStructure:
                     L = self._straight_tail(j)
                     if L is None:
                         raise self.fail("except clause ends in unrecognized code", ins[j])
+                    if any(self._b_stack[q] is not None for q in range(j + L, b1)):
+                        continue  # more of the clause follows: the clause's own return
                     tails.append((j, L))
         if len(follows) > 1:
             raise self.fail("except clauses continue at different places", ins[H])

@@ -826,3 +826,13 @@ def exc_return_through_finally_with_nested_try(k):
                 risky(k + 1)
             except (ValueError, KeyError):
                 pass
+
+
+@cases(*KINDS)
+def exc_clause_conditional_return_then_raise(k):
+    try:
+        risky(k)
+    except:  # noqa: E722
+        if k == 1:
+            return
+        raise
