@@ -1883,6 +1883,8 @@ class ExceptionStructure:
         if len(ends) < 2:
             return
         lk, le = ends[-1]
+        if any(self._b_stack[q] is not None for q in range(le, b1)):
+            return  # the last one does not end the clause: these are the clause's own returns
         for k, e in ends[:-1]:
             if e - k == le - lk and self._same(k, lk, e - k) and e <= lk:
                 a, la = k, lk
