@@ -124,13 +124,27 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         if not isinstance(value, ast.expr) or isinstance(value, (ast.Name, ast.Constant)):
             return True
         if isinstance(value, _MUTABLE_DISPLAYS):
-            # one list used twice must not become two lists; `a = b = []` and
-            # `(a := [])` keep one object by construction
-            return self._store_follows(ins.index + 1)
+            # one list used twice must not become two lists; `a = b = []`,
+            # `(a := [])` and `x < [] < y` keep one object by construction
+            return self._store_follows(ins.index + 1) or self._chain_link_copy(ins)
         nxt = self.ins[ins.index + 1].op if ins.index + 1 < self.n else ""
         if nxt in self._COPY_IDIOM_NEXT:
             return True
         return self._store_follows(ins.index + 1)
+
+    def _chain_link_copy(self, ins: Instr) -> bool:
+        """The middle operand of a chained comparison: `SWAP 2; COPY 2; COMPARE_OP` (3.11+),
+        `DUP_TOP; ROT_THREE; COMPARE_OP` (3.9/3.10)."""
+        i = ins.index
+        if i + 2 >= self.n:
+            return False
+        if ins.argval == 2:
+            shape = i >= 1 and self.ins[i - 1].op == "SWAP" and self.ins[i - 1].argval == 2
+            after = self.ins[i + 1]
+        else:
+            shape = self.ins[i + 1].op == "ROT_THREE"
+            after = self.ins[i + 2]
+        return shape and after.op in ("COMPARE_OP", "IS_OP", "CONTAINS_OP")
 
     def _store_follows(self, j: int) -> bool:
         extra = 0
@@ -165,11 +179,10 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         if stmt is None:
             assigned = set(self.code.co_varnames) | set(self.code.co_cellvars) | set(self.code.co_freevars)
         local = set(self.code.co_varnames)
-        done: dict[int, ast.Name] = {}
+        chosen: dict[int, Any] = {}  # id -> value to save, each once
         for k in range(self.cur_base, len(stack)):
             v = stack[k]
-            if id(v) in done:  # the same value twice on the stack: one temporary
-                stack[k] = done[id(v)]
+            if id(v) in chosen:  # the same value twice on the stack: one temporary
                 continue
             if not isinstance(v, ast.expr) or isinstance(v, ast.Constant) or getattr(v, "is_spill", False):
                 continue
@@ -181,6 +194,16 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 continue  # globals only Dynamo writes, before the frame runs
             if _pure(v, local - assigned):
                 continue
+            chosen[id(v)] = v
+        # saved in the order they were evaluated, which SWAPs may have changed on the stack
+        values = list(chosen.values())
+        seqs = [getattr(v, "_seq", None) for v in values]
+        if None not in seqs:
+            values.sort(key=lambda v: v._seq)
+        elif [q for q in seqs if q is not None] != sorted(q for q in seqs if q is not None):
+            raise self.fail("values on the stack in an evaluation order that cannot be recovered")
+        done: dict[int, ast.Name] = {}
+        for v in values:
             tmp = f"__pellucid_tmp{self.spilled}"
             self.spilled += 1
             self.block.append(ast.Assign(targets=[name(tmp, ast.Store())], value=self.as_expr(v, None), lineno=0))
@@ -188,7 +211,9 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             ref.is_spill = True
             ref._seq = getattr(v, "_seq", 0)
             done[id(v)] = ref
-            stack[k] = ref
+        for k in range(self.cur_base, len(stack)):
+            if id(stack[k]) in done:
+                stack[k] = done[id(stack[k])]
 
     def _reachability(self) -> list[bool]:
         seen = [False] * (self.n + 1)

@@ -162,3 +162,11 @@ def op_divmod_builtins(a, b):
 @cases((1, 2), (0, 0))
 def op_parenthesised_tuple_compare(a, b):
     return (a, b) == (1, 2), (a,) < (b,), [a] != [b]
+
+
+@cases((2, [1, 2, 3]), (0, []))
+def op_chained_display_operand(n, xs):
+    # a display in the middle of a chain is evaluated once, after the left operand
+    log = []
+    r = log.append("left") or n != {xs[0] if xs else 0: log.append("mid")} != log.append("right")
+    return r, log
