@@ -998,8 +998,16 @@ class ExceptionStructure:
         else_end = bound
         if follow is None and (PY >= (3, 12) or not (e < H <= stop)):
             # nothing tells where an else would end (3.12+ moves handlers to the end
-            # of the code; no clause falls through): what follows the body is after it
+            # of the code; no clause falls through): what follows the body is after
+            # it, unless a try there has its handlers before this one's: compiled
+            # first, it was in the else
             else_end = e
+            if PY >= (3, 12) and any(
+                self.home[k] == home and self._cover[k] is not None and self._cover[k] < H
+                and self._handlers[self._cover[k]].kind in ("try", "with")
+                for k in range(e, min(stop, self.n))
+            ):
+                else_end = H if e < H < stop else stop
         inherited = self._inherit(follow, stop, exits)
         fo = frozenset({follow}) if follow is not None else frozenset()
         body, st = self.walk(s, e, list(stack), fo | {e} | inherited | self._exit_jump_after(e, H, home))

@@ -836,3 +836,24 @@ def exc_clause_conditional_return_then_raise(k):
         if k == 1:
             return
         raise
+
+
+@cases(*KINDS)
+def exc_else_ends_in_try_finally_raise(k):
+    # no clause falls through and the else never ends: only the order of the
+    # handlers (3.12+) tells that the try/finally was in the else
+    log = []
+    if k % 2:
+        try:
+            log.append(risky(k - 1))
+        except (KeyError, Err):
+            return False
+        else:
+            try:
+                raise RuntimeError("no stop")
+            finally:
+                log.append("close")
+    else:
+        if k == 2:
+            k = 3
+        return log, k
