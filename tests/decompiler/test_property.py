@@ -18,7 +18,7 @@ compiled, and every code object in them is decompiled:
 
 If ``hypothesmith`` is installed, programs from its grammar strategy are checked the same way.
 
-Bounded and deterministic: ``PELLUCID_PROPERTY_EXAMPLES`` (default 200) programs from a fixed
+Bounded and deterministic: ``PELLUCID_PROPERTY_EXAMPLES`` (default 500) programs from a fixed
 seed (``PELLUCID_PROPERTY_SEED``, default 20240601).  With ``PELLUCID_ARTIFACTS=dir`` the counts
 are written to ``dir/property-<python version>.json`` for the README.
 """
@@ -58,7 +58,7 @@ from pellucid import DecompilationError
 # generated code is full of `x is 1` and `1[2]`: valid, and warned about at compile time
 pytestmark = pytest.mark.filterwarnings("ignore::SyntaxWarning", "ignore::DeprecationWarning")
 
-N_PROGRAMS = int(os.environ.get("PELLUCID_PROPERTY_EXAMPLES", "200"))
+N_PROGRAMS = int(os.environ.get("PELLUCID_PROPERTY_EXAMPLES", "500"))
 SEED = int(os.environ.get("PELLUCID_PROPERTY_SEED", "20240601"))
 N_HYPOTHESMITH = int(os.environ.get("PELLUCID_HYPOTHESMITH_EXAMPLES", "30"))
 VERSION = f"{sys.version_info.major}.{sys.version_info.minor}"
