@@ -1737,9 +1737,13 @@ class ExceptionStructure:
         if tail_code is None or follow is not None:
             tails = []  # the clauses' own returns
             tail_code = None
+        else_to_handler = False
         if body_tail is not None and follow is not None:
-            body_tail = None  # the body's own return
-            body_end = H
+            if self._const_return(body_tail):
+                body_tail, body_end = None, H  # the body's own `return <constant>`
+            else:
+                # code after the POP_BLOCK is not protected: an else that returns
+                X, else_to_handler, body_tail = body_tail, True, None
         elif body_tail is not None and tail_code is not None and not (
             tail_code[1] == H - body_tail and self._same(body_tail, tail_code[0], tail_code[1])
         ):
@@ -1747,11 +1751,24 @@ class ExceptionStructure:
             # code after the POP_BLOCK is the follow, and the clauses' differing
             # returns are their own
             tails, tail_code = [], None
+        if (
+            P is not None and X is None and body_tail is None and not else_break
+            and P + 1 < H and self._starts_statement(P + 1) and not self._const_return(P + 1)
+        ):
+            # likewise any other code between the body's POP_BLOCK and the handler
+            # (it leaves by a return, raise or jump): never read it as the body's
+            X, else_to_handler, body_end = P + 1, True, P
         else_end = None
         explicit_tail = None
         if body_tail is not None:
             end_pt = body_tail
             cont = body_tail
+        elif X is not None and else_to_handler:
+            else_end = H
+            if tail_code is not None:
+                explicit_tail = tail_code
+            end_pt = follow
+            cont = follow if follow is not None else hend
         elif X is not None:
             if X > stop:
                 if X not in exits:
@@ -1829,6 +1846,20 @@ class ExceptionStructure:
         for st_ in explicit:
             self.emit(st_)
         return self._cont(cont, stop, exits, ins[s])
+
+    def _const_return(self, k: int) -> bool:
+        """``return <constant>`` inside a try pops the block before loading the
+        constant (it cannot raise, so the place makes no difference)."""
+        return self.ins[k].op == "LOAD_CONST" and k + 1 < self.n and self.ins[k + 1].op == "RETURN_VALUE"
+
+    def _starts_statement(self, k: int) -> bool:
+        """Does code at k start a statement, not unwind one (a return leaving its
+        blocks, a with exit, a finally copy)?"""
+        op = self.ins[k].op
+        return k not in self._copies and op not in (
+            "RETURN_VALUE", "POP_BLOCK", "SWAP", "ROT_TWO", "ROT_THREE", "ROT_FOUR",
+            "POP_TOP", "POP_EXCEPT", "JUMP",
+        )
 
     def _leaves_enclosing39(self, j: int, loop_targets: set) -> bool:
         """Is j a break/continue/return leaving enclosing try/with statements:

@@ -857,3 +857,24 @@ def exc_else_ends_in_try_finally_raise(k):
         if k == 2:
             k = 3
         return log, k
+
+
+@cases(*KINDS)
+def exc_else_raises_what_is_caught(k):
+    try:
+        risky(k)
+    except ValueError:
+        return False
+    else:
+        raise ValueError("from else")
+
+
+@cases(*KINDS)
+def exc_else_returns_call_that_may_raise(k):
+    try:
+        risky(k)
+    except (ValueError, KeyError):
+        pass
+    else:
+        return int("x" * (k == 0) + "1")
+    return "caught"
