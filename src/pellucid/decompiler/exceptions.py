@@ -1721,6 +1721,12 @@ class ExceptionStructure:
                 for p in pops:
                     if p != P and self._same(p, P, 1 + L):
                         # 3.10 copied the whole normal exit into this path: jump there
+                        if self._only_reached_from(p, 0, self.n):
+                            for q in ins:
+                                if q.target == p:
+                                    q.target = P  # a test's exit
+                            self._claim_block(p, p + 1 + L)
+                            continue
                         self._claim_block(p + 1, p + 1 + L)
                         ins[p].op, ins[p].target = "JUMP", P
                         self.__dict__.setdefault("_b_exit_jumps", set()).add(p)

@@ -878,3 +878,14 @@ def exc_else_returns_call_that_may_raise(k):
     else:
         return int("x" * (k == 0) + "1")
     return "caught"
+
+
+@cases(*KINDS)
+def exc_and_test_leaves_try_by_copied_exit(k):
+    try:
+        n = risky(k * (k == 1)) + k
+        if n > 1 and n < 5 and n != 3:
+            return True
+    except (ValueError, KeyError):
+        pass
+    return False
