@@ -1685,6 +1685,8 @@ class ExceptionStructure:
                     pass  # break out of a for loop: its iterator is popped first
                 elif op == "POP_TOP" and self._copied_break310(j + 1):
                     pass  # the same, to a return 3.10 copied in place of the jump
+                elif self._return_from_loops(j):
+                    pass  # a return from inside for loops pops their iterators
                 elif not self._owned(j, H) and ins[j].op != "RETURN_VALUE" and self._straight_tail(j) is None:
                     follows.add(j)  # falls into the code after the handler (3.10: a loop's test)
                 elif op != "RETURN_VALUE":
@@ -1890,6 +1892,14 @@ class ExceptionStructure:
         if COPIES_EXITS or not self.loops or t not in self.loops[-1].break_targets:
             return False
         return hend < self.n and self._b_stack[hend] is None and self.ins[hend].op == "JUMP" and self.ins[hend].target == t
+
+    def _return_from_loops(self, j: int) -> bool:
+        """``SWAP 2; POP_TOP`` per enclosing for loop, then RETURN_VALUE."""
+        ins = self.ins
+        k = j
+        while k + 1 < self.n and ins[k].op == "SWAP" and ins[k].argval == 2 and ins[k + 1].op == "POP_TOP":
+            k += 2
+        return k > j and ins[k].op == "RETURN_VALUE"
 
     def _copied_break310(self, j: int) -> bool:
         """3.10 copies a loop's small exit block (a return) into a break: turn the

@@ -279,3 +279,14 @@ def exl_while_try_bare_except_ends_body(ks):
         except:  # noqa: E722
             log.append("err")
     return log
+
+
+@cases(*SEQS)
+def exl_return_from_clause_in_for(ks):
+    log = []
+    for k in ks:
+        try:
+            log.append(risky(k))
+        except KeyError:
+            return log[:1]
+    return log
