@@ -1874,7 +1874,10 @@ class ExceptionStructure:
         their POP_BLOCKs and registered exit copies, then the jump or return?"""
         ins = self.ins
         k = j
-        while ins[k].op == "POP_BLOCK" and k in self._b_pops:
+        while (ins[k].op == "POP_BLOCK" and k in self._b_pops) or (
+            ins[k].op == "POP_EXCEPT" and self._b_stack[k] and self._b_stack[k][-1][0] == "E"
+        ):
+            # enclosing try/with blocks (and their exit copies), enclosing handlers
             k += 1 + (self._copies[k + 1].length if k + 1 in self._copies else 0)
         if k == j:
             return False

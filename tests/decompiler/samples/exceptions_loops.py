@@ -290,3 +290,18 @@ def exl_return_from_clause_in_for(ks):
         except KeyError:
             return log[:1]
     return log
+
+
+@cases(*SEQS)
+def exl_break_from_nested_clause(ks):
+    log = []
+    for k in ks:
+        try:
+            risky(k)
+        except KeyError:
+            try:
+                risky(k - 1)
+            except ValueError:
+                break
+        log.append(k)
+    return log
