@@ -60,7 +60,6 @@ KNOWN_BUGS: dict = {
     "control.ctl_empty_return_vs_none": "3.9 mismatch: bare return vs implicit return jump target",
     "loops.loop_break_continue_in_if_else": "3.9 mismatch: break/continue arms threaded",
     "loops.loop_break_in_else_of_inner": "3.9, 3.10, 3.12, 3.13 mismatch: break in the else of an inner loop",
-    "loops.loop_for_else_break": "3.10, 3.12, 3.13 mismatch: break into a copied return tail",
     "loops.loop_long_body_extended_arg": "3.10, 3.12, 3.13 mismatch: if/continue/else at the end of a long loop body",
     "stress.stress_many_parameters": "3.12 mismatch: loop jump target",
     "tricky.tr_assert_in_loop": "3.9 mismatch: assert at the end of a loop body",

@@ -43,6 +43,7 @@ class Loop:
     target: ast.expr | None = None
     # 3.10+ repeat a while test at the bottom: a plain jump back is a `continue`
     tested: bool = False
+    forever: bool = False  # `while True:`
 
 
 @dataclass(eq=False)
@@ -415,6 +416,17 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             return t  # over handler code only (3.12+ keeps some of it inline)
         raise self.fail(f"unstructured jump to instruction {t}", ins)
 
+    def _last_goes_round(self, T: int, stop: int, loop: Loop) -> bool:
+        """Does the code of [T, stop) end by going round the loop or leaving
+        the function (never by falling into what follows the body)?"""
+        k = stop - 1
+        while k >= T and not self.reachable[k]:
+            k -= 1
+        if k < T:
+            return False
+        last = self.ins[k]
+        return last.op in TERMINAL or (last.op == "JUMP" and last.target in loop.continue_targets)
+
     def _explicit_continue(self, i: int, loop: Loop) -> bool:
         """Is the jump back at ``i``, which ends the loop body, a written `continue`?"""
         if PY >= (3, 10):
@@ -470,6 +482,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                         raise self.fail("while-else leaves values on the stack", ins)
                 elif F > follow:
                     raise self.fail("while condition exits past the loop", ins)
+        loop.forever = test is None
         self.loops.append(loop)
         try:
             body, st = self.walk(body_start, body_end, list(stack), frozenset({h}))
@@ -487,6 +500,21 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         if follow > stop and follow not in exits:
             raise self.fail("loop exits past its enclosing block", ins)
         return min(follow, stop) if follow in exits or follow == stop else follow
+
+    def _copied_break_follow(self, h: int, exit_: int, stop: int) -> list[int]:
+        """[p] when a `break` in the for body at h was compiled as a copy of the
+        small block at p, past the loop's else (3.10+): POP_TOP (the iterator)
+        then the same code, which a `return` in the body cannot be."""
+        for k in range(h + 1, exit_):
+            if self.ins[k].op != "POP_TOP" or not self.reachable[k]:
+                continue
+            size = self._terminal_len(k + 1)
+            if size is None or (size == 2 and self.ins[k + 1].op == "LOAD_CONST"):
+                continue
+            for p in range(exit_ + 1, min(stop, self.n)):
+                if self._same_code(k + 1, p, size):
+                    return [p]
+        return []
 
     def _break_into_exit_copy(self, i: int, stack: list) -> int | None:
         """``break`` whose small terminal exit block was copied in place of the
@@ -538,6 +566,8 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             else:
                 exit_copy = None
         breaks = [t for t in self._jumps_out(h + 1, body_end) if t != exit_]
+        if not breaks:
+            breaks = self._copied_break_follow(h, exit_, stop)
         follow = max(breaks) if breaks else exit_
         if breaks and any(b != follow for b in breaks):
             allowed = {follow} | set(exits)
@@ -835,6 +865,25 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 # jumps straight to the head are copies of the implicit back edge
                 jumps_when_true = False
             if F in loop.break_targets and F not in loop.continue_targets:
+                if (
+                    loop.item is None
+                    and F == loop.follow
+                    and loop.header in exits
+                    and T < stop
+                    and self._last_goes_round(T, stop, loop)
+                ):
+                    # a conditional jump straight out of a while body is an else
+                    # `break` that falls into the exit: `if t: <rest> else: break`
+                    # (`if not t: break` jumps over a jump)
+                    body, st = self.walk(T, stop, list(stack), exits)
+                    if len(st) == len(stack):
+                        if loop.forever and not _ends_in_jump(body):
+                            # `while True:` goes round by a jump either way: say it
+                            self.emit(ast.If(test=expr, body=body + [_explicit(ast.Continue())], orelse=[]))
+                            self.emit(ast.Break())
+                        else:
+                            self.emit(ast.If(test=expr, body=body or [ast.Pass()], orelse=[ast.Break()]))
+                        return stop
                 self.emit(ast.If(test=leave, body=[ast.Break()], orelse=[]))
                 return T
             if (

@@ -554,3 +554,30 @@ def loop_chained_test_continue(opt, shortopts):
         if opt == shortopts[i] != ":":
             return shortopts.startswith(":", i + 1)
     return None
+
+
+@cases(([5, 3, 1, 4], 0, 3), ([1, 2, 3], 0, 2), ([2], 0, 0))
+def loop_continue_then_final_break(heap, startpos, pos):
+    # the final break falls into the exit: its if jumps straight out of the loop
+    newitem = heap[pos]
+    while pos > startpos:
+        parentpos = (pos - 1) >> 1
+        parent = heap[parentpos]
+        if newitem < parent:
+            heap[pos] = parent
+            pos = parentpos
+            continue
+        break
+    heap[pos] = newitem
+    return heap
+
+
+@cases(([1, 5, 2, 9], 3), ([9], 0))
+def loop_forever_continue_then_break(heap, pos):
+    while True:
+        parent = heap[pos]
+        if parent < 3 and pos > 0:
+            pos -= 1
+            continue
+        break
+    return pos
