@@ -44,6 +44,8 @@ class Loop:
     # 3.10+ repeat a while test at the bottom: a plain jump back is a `continue`
     tested: bool = False
     forever: bool = False  # `while True:`
+    # (start, size) of a `break` compiled as the only copy of the code after the loop
+    break_copy: tuple[int, int] | None = None
 
 
 @dataclass(eq=False)
@@ -509,12 +511,33 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             if self.ins[k].op != "POP_TOP" or not self.reachable[k]:
                 continue
             size = self._terminal_len(k + 1)
-            if size is None or (size == 2 and self.ins[k + 1].op == "LOAD_CONST"):
-                continue
+            if (
+                size is None
+                or size < 2
+                or (size == 2 and self.ins[k + 1].op == "LOAD_CONST")
+                or self.ins[k - 1].op in ("SWAP", "ROT_THREE")
+            ):
+                continue  # `return <value>` keeps its value above the iterator
             for p in range(exit_ + 1, min(stop, self.n)):
-                if self._same_code(k + 1, p, size):
+                starts = self._is_target(p) or self.ins[p - 1].op.startswith(("STORE_", "POP_TOP"))
+                if starts and self._same_code(k + 1, p, size):
                     return [p]
+            if self._ends_in_terminal(exit_, stop):
+                # the else ends the function: the copy is the only code after the loop
+                self._pending_break_copy = (k + 1, size)
+                return [stop]
         return []
+
+    def _ends_in_terminal(self, lo: int, hi: int) -> bool:
+        """Does [lo, hi) end in return/raise, with no jump leaving it?"""
+        k = hi - 1
+        while k >= lo and not self.reachable[k]:
+            k -= 1
+        if k < lo or self.ins[k].op not in ("RETURN_VALUE", "RAISE_VARARGS"):
+            return False
+        return all(
+            self.ins[j].target is None or lo <= self.ins[j].target < hi for j in range(lo, hi)
+        )
 
     def _break_into_exit_copy(self, i: int, stack: list) -> int | None:
         """``break`` whose small terminal exit block was copied in place of the
@@ -522,6 +545,11 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         follow.  Returns where the copy ends."""
         loop = self.loops[-1] if self.loops else None
         if loop is None or loop.item is None or not stack or not isinstance(stack[-1], V.Iterator):
+            return None
+        if loop.break_copy is not None:
+            start, size = loop.break_copy
+            if i + 1 == start or self._same_code(i + 1, start, size):
+                return i + 1 + size
             return None
         f = loop.follow
         for k in range(f, min(f + 6, self.n)):
@@ -532,7 +560,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 break
         else:
             return None
-        if self.ins[f].op == "LOAD_CONST" and size == 2:
+        if (self.ins[f].op == "LOAD_CONST" and size == 2) or size < 2 or self.ins[i - 1].op == "SWAP":
             return None  # `return <constant>` pops the iterator first: the same code
         if not self._same_code(i + 1, f, size) or any(self._is_target(k) for k in range(i + 1, i + 1 + size)):
             return None
@@ -566,8 +594,10 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             else:
                 exit_copy = None
         breaks = [t for t in self._jumps_out(h + 1, body_end) if t != exit_]
+        self._pending_break_copy = None
         if not breaks:
             breaks = self._copied_break_follow(h, exit_, stop)
+        break_copy, self._pending_break_copy = self._pending_break_copy, None
         follow = max(breaks) if breaks else exit_
         if breaks and any(b != follow for b in breaks):
             allowed = {follow} | set(exits)
@@ -589,6 +619,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         self.loop_counter += 1
         item = V.ForItem(self.loop_counter)
         loop = Loop(h, follow, {h}, set(breaks) | {follow} | to_outer, item=item)
+        loop.break_copy = break_copy
         accumulator = stack[-2] if len(stack) >= 2 and isinstance(stack[-2], V.Accumulator) else None
         self.loops.append(loop)
         try:
@@ -645,6 +676,10 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             stack[-1] = self.build_comprehension(accumulator, node, ins)
             return nxt
         self.emit(node)
+        if break_copy is not None:
+            start, size = break_copy
+            self._emit_exit_copy(start, size, stack)
+            return nxt
         if exit_copy is not None and not orelse:
             self._emit_exit_copy(exit_, exit_copy, stack)
             return stop
@@ -1746,8 +1781,11 @@ def _build(chain: list[Block], lo: int, hi: int, t_true: int, t_false: int, star
 
 
 def restore_final_else(body: list[ast.stmt]) -> None:
-    """The code ended in `if ...: <terminal> else: <rest>`; put the else back."""
-    terminal = (ast.Return, ast.Raise)
+    """The code ended in `if ...: <terminal> else: <rest>`; put the else back.
+
+    3.9 keeps the (dead) jump over an else after a raise, so an if ending in a
+    raise that came back without an else had none."""
+    terminal = (ast.Return, ast.Raise) if PY >= (3, 10) else (ast.Return,)
     for k in range(len(body) - 2, -1, -1):
         node = body[k]
         if isinstance(node, ast.If) and not node.orelse and isinstance(node.body[-1], terminal):

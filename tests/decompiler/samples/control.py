@@ -334,3 +334,17 @@ def ctl_if_branch_inner_test_jumps_over_else(url):
     else:
         i = url.find(";")
     return url[:i], url[i + 1 :]
+
+
+@cases((1, 5, 10), (-1, 5, 10), (-20, 5, 10), (9, 5, 10))
+def ctl_if_else_both_end_in_raise_or_return(n, network, broadcast):
+    # 3.9: the if without an else ends in a raise (its else would leave a dead jump)
+    if n >= 0:
+        if network + n > broadcast:
+            raise IndexError("address out of range")
+        return network + n
+    else:
+        n += 1
+        if broadcast + n < network:
+            raise IndexError("address out of range")
+        return broadcast + n

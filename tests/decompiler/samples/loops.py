@@ -556,7 +556,7 @@ def loop_chained_test_continue(opt, shortopts):
     return None
 
 
-@cases(([5, 3, 1, 4], 0, 3), ([1, 2, 3], 0, 2), ([2], 0, 0))
+@cases(([5, 3, 1, 2], 0, 3), ([1, 2, 3], 0, 2), ([2], 0, 0))
 def loop_continue_then_final_break(heap, startpos, pos):
     # the final break falls into the exit: its if jumps straight out of the loop
     newitem = heap[pos]
@@ -572,7 +572,7 @@ def loop_continue_then_final_break(heap, startpos, pos):
     return heap
 
 
-@cases(([1, 5, 2, 9], 3), ([9], 0))
+@cases(([1, 2, 2, 1], 3), ([1, 5, 2, 9], 3), ([9], 0))
 def loop_forever_continue_then_break(heap, pos):
     while True:
         parent = heap[pos]
@@ -581,3 +581,17 @@ def loop_forever_continue_then_break(heap, pos):
             continue
         break
     return pos
+
+
+@cases(("a/b/c", 3), ("abc/defg", 3), ("abcdef", 2))
+def loop_for_else_raise_break_into_copied_tail(name, n):
+    # the break's target is copied in its place (3.10+); the else raises
+    components = name.split("/")
+    for i in range(1, len(components)):
+        prefix = "/".join(components[:i])
+        name = "/".join(components[i:])
+        if len(prefix) <= n and len(name) <= n:
+            break
+    else:
+        raise ValueError("name is too long")
+    return prefix, name
