@@ -62,6 +62,7 @@ KNOWN_BUGS: dict = {
     "loops.loop_break_in_else_of_inner": "3.9, 3.10, 3.12, 3.13 mismatch: break in the else of an inner loop",
     "loops.loop_long_body_extended_arg": "3.10, 3.12, 3.13 mismatch: if/continue/else at the end of a long loop body",
     "stress.stress_many_parameters": "3.12 mismatch: loop jump target",
+    "loops.loop_inner_break_in_if_else_ending_body": "3.9 mismatch: a loop that breaks inside an if/elif ending the outer loop body (3.9 threads the jumps)",
     "tricky.tr_assert_in_loop": "3.9 mismatch: assert at the end of a loop body",
     "exceptions.exc_while_true_try_else_break": "3.10 mismatch: the else's break reaches a return 3.10 copied into it",
     "exceptions.exc_return_value_finally_if_try": "3.12, 3.13 refused: a finally body ending in an if holding a try (3.12+ put the normal copy's handler out of line)",

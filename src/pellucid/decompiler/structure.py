@@ -244,7 +244,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         stmts, stack = self.walk(0, self.n, [], frozenset())
         if stack:
             raise self.fail(f"{len(stack)} values left on the stack at the end")
-        return self.close_body(stmts)
+        return stmts
 
     def check_supported(self) -> None:
         for i in self.ins:
@@ -514,10 +514,13 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             if (
                 size is None
                 or size < 2
+                or self.ins[k + 1].op == "POP_TOP"
                 or (size == 2 and self.ins[k + 1].op == "LOAD_CONST")
                 or self.ins[k - 1].op in ("SWAP", "ROT_THREE")
             ):
                 continue  # `return <value>` keeps its value above the iterator
+            if self._same_code(k + 1, exit_, size):
+                return []  # a copy of the code right after the loop: a plain break
             for p in range(exit_ + 1, min(stop, self.n)):
                 starts = self._is_target(p) or self.ins[p - 1].op.startswith(("STORE_", "POP_TOP"))
                 if starts and self._same_code(k + 1, p, size):
@@ -975,6 +978,23 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 else_range = (F, stop)
             if else_range is not None:
                 then_stop = then_stop - 1
+        elif (
+            last is not None
+            and last.op == "JUMP"
+            and loop is not None
+            and last.target in loop.continue_targets
+            and last.target in exits
+            and last.index == then_stop - 1
+            and T <= last.index
+            and F < stop
+            and self.reachable[last.index]
+            and self._has_inner_loop(T, last.index)
+        ):
+            # an if/else ending the loop body: its jump over the else goes to
+            # the loop head (the same code as `continue`); say the else, so a
+            # loop inside the branch can leave by that jump too
+            else_range = (F, stop)
+            then_stop = then_stop - 1
         elif self._leaves_handler(last, T, F, stop, exits):
             # 3.12+ handlers sit after the code: `POP_EXCEPT; JUMP <try follow>`
             # ends each arm of an if/else in an except clause
@@ -1116,6 +1136,9 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         self.emit(ast.If(test=expr, body=then_body, orelse=[]))
         self._emit_exit_copy(F, size, stack)
         return stop
+
+    def _has_inner_loop(self, lo: int, hi: int) -> bool:
+        return any(self.ins[k].op == "FOR_ITER" or k in self.latch for k in range(lo, hi))
 
     def _inner_else_jump(self, T: int, end: int, stop: int, loop: Loop | None) -> int | None:
         """The one place past ``end`` (and within the block) that jumps inside

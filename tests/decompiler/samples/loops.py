@@ -595,3 +595,32 @@ def loop_for_else_raise_break_into_copied_tail(name, n):
     else:
         raise ValueError("name is too long")
     return prefix, name
+
+
+@cases(([1, 2, 3], 2), ([1, 2, 3], 9), ([], 1))
+def loop_break_after_statement_with_comprehension(actions, limit):
+    # the break's copied exit follows an expression statement's POP_TOP
+    result = []
+    for i in range(len(actions), 0, -1):
+        part = actions[:i]
+        if sum(part) <= limit:
+            result.extend([x * 2 for x in part])
+            break
+    return result
+
+
+@cases(([(1,), (), (2, 3)], True), ([(1,), (), (2, 3)], False), ([(), ()], False))
+def loop_inner_break_in_if_else_ending_body(classes, unique):
+    # an if/elif ending the loop body whose branch holds a loop that breaks
+    children = {}
+    roots = []
+    for c in classes:
+        if c:
+            for parent in c:
+                if parent not in children:
+                    children[parent] = []
+                if unique and parent in (1, 2):
+                    break
+        elif c not in roots:
+            roots.append(c)
+    return children, roots
