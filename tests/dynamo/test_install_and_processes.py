@@ -24,13 +24,18 @@ pellucid.install()
 def f(x):
     return torch.relu(x) * 2
 torch.compile(f, backend="eager")(torch.randn(3))
+if sys.argv[1] == "constants":
+    def g(xs):  # a graph break in a comprehension: Dynamo passes its code object around
+        s = xs[0].cos()
+        return [print("break") or t * s for t in xs]
+    torch.compile(g, backend="eager")([torch.ones(2), torch.zeros(2)])
 pellucid.uninstall()
 import torch._dynamo.convert_frame as cf
 print("HOOKS", len(cf._bytecode_hooks))
 """
 
 
-@pytest.mark.parametrize("mode", ["stub", "real"])
+@pytest.mark.parametrize("mode", ["stub", "real", "constants"])
 def test_install_puts_source_in_bytecode_log(mode):
     env = dict(os.environ, TORCH_LOGS="+bytecode")
     p = subprocess.run(
@@ -46,6 +51,9 @@ def test_install_puts_source_in_bytecode_log(mode):
     assert "DECOMPILED SOURCE (pellucid) f" in log
     if mode == "stub":
         assert "graph_out_0 = __compiled_fn_" in log
+    if mode == "constants":
+        assert "DECOMPILED SOURCE (pellucid) g" in log
+        assert "code object <listcomp>" in log and "could not decompile" not in log
     assert "HOOKS 0" in p.stdout
 
 

@@ -22,9 +22,12 @@ def _log_source(code: types.CodeType, new_code: types.CodeType) -> None:
     if not log.isEnabledFor(logging.DEBUG):
         return None
     try:
-        from pellucid.decompiler import decompile
+        from pellucid.decompiler.api import decompile_naming_constants
+        from pellucid.dynamo.session import short_repr
 
-        src = decompile(new_code)
+        src, consts = decompile_naming_constants(new_code, "__pellucid_const_")
+        # Dynamo's constants with no source spelling (devices, code objects) get names
+        src = "".join(f"# {k}: {short_repr(v)}\n" for k, v in consts.items()) + src
     except Exception as e:  # noqa: BLE001
         src = f"# pellucid could not decompile it: {type(e).__name__}: {e}"
     log.debug(

@@ -288,7 +288,7 @@ class DumpSession:
         )
         for const_name, value in consts.items():
             # objects with no source spelling, bound in the frame's globals under these names
-            header += f"# {const_name}: {_short_repr(value)}\n"
+            header += f"# {const_name}: {short_repr(value)}\n"
 
         def fname(n: int) -> str:
             return f"__transformed_code_{n}_for_{safe}"
@@ -860,7 +860,7 @@ def _times(m: Any, hook_time: float) -> dict[str, Any]:
     }
 
 
-def _short_repr(value: Any) -> str:
+def short_repr(value: Any) -> str:
     """One comment line's worth of ``repr(value)`` (a code object by its name and place)."""
     if isinstance(value, types.CodeType):
         text = f"code object {value.co_name} ({value.co_filename}:{value.co_firstlineno})"
