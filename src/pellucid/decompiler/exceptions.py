@@ -1810,6 +1810,8 @@ class ExceptionStructure:
                     tails, tail_code, else_end = [], None, X
             elif self._clauses_end_loop_body39(clauses, exits):
                 else_end = stop  # the try ends the loop body: the else runs to its end
+            elif X < (t := self._dead_clause_follow39(clauses)) <= stop:
+                else_end = t  # every clause leaves; their dead ends say where the try ends
             else:
                 else_end = X
             end_pt = else_end
@@ -1960,6 +1962,30 @@ class ExceptionStructure:
                 # ends with its jump over the else)
                 self._claim_block(k, e - 1)
                 ins[e - 1].op, ins[e - 1].target, ins[e - 1].arg = "JUMP", lk, None
+
+    def _dead_clause_follow39(self, clauses: list) -> int:
+        """3.9: where the dead ``POP_EXCEPT; JUMP`` ending every clause (kept after
+        a raise or break) goes -- the try statement's follow -- or -1."""
+        if COPIES_EXITS:
+            return -1
+        ins, bs = self.ins, self._b_stack
+        targets = set()
+        for _typ, nm, b0, b1 in clauses:
+            e = self._dead_end39(b1)
+            end = None
+            for q in range(b0, e - 1):
+                if ins[q].op != "POP_EXCEPT":
+                    continue
+                j = q + 1
+                if nm is not None and self._name_cleanup_at(j, nm):
+                    j += 3
+                if j < e and ins[j].op == "JUMP":
+                    end = q
+                    t = ins[j].target
+            if end is None or bs[end] is not None:
+                return -1
+            targets.add(t)
+        return targets.pop() if len(targets) == 1 else -1
 
     def _dead_end39(self, b: int) -> int:
         """The end of the dead code (never reached, kept by 3.9) starting at b."""

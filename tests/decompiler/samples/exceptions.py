@@ -889,3 +889,17 @@ def exc_and_test_leaves_try_by_copied_exit(k):
     except (ValueError, KeyError):
         pass
     return False
+
+
+@cases(*KINDS)
+def exc_raising_clause_else_if_then_code(k):
+    log = []
+    try:
+        v = risky(k)
+    except (ValueError, KeyError):
+        raise TypeError("bad") from None
+    else:
+        if v == 0:
+            log.append("zero")
+    log.append("end")
+    return log
