@@ -404,6 +404,20 @@ class ExceptionStructure:
             return frozenset({j})
         return frozenset()
 
+    def _check_no_raise_after_clause(self, b0: int, b1: int, H: int) -> None:
+        """A bare ``raise`` after a clause's POP_EXCEPT re-raises the exception
+        handled outside the clause (3.12+ copy a ``raise`` following the try into
+        the clause): written inside the clause it would raise the clause's own."""
+        ins = self.ins
+        for k in range(b0, min(b1, self.n)):
+            if ins[k].op != "RAISE_VARARGS" or ins[k].arg != 0 or self.home[k] != H:
+                continue
+            p = k - 1
+            if p - 2 >= b0 and ins[p].op in DELETE_OPS and self._name_cleanup_at(p - 2, ins[p].argval):
+                p -= 3
+            if p >= b0 and ins[p].op == "POP_EXCEPT" and self.home[p] == H:
+                raise self.fail("bare raise after its except clause ended", ins[k])
+
     def _return_tail(self, j: int, H: int) -> int | None:
         """Length of straight-line code at j in handler H's own code that ends in
         a return and starts a statement (nothing it uses was pushed before), or None."""
@@ -414,6 +428,8 @@ class ExceptionStructure:
                 return None
             if ins.op == "RETURN_VALUE":
                 return k + 1 - j if k > j else None
+            if ins.op == "RAISE_VARARGS" and ins.arg == 0:
+                return k + 1 - j  # a bare `raise` after the try: re-raises the outer one
             if ins.op in TERMINAL_OPS:
                 return None
             k += 1
@@ -1018,6 +1034,7 @@ class ExceptionStructure:
             raise self.fail("try else changes the stack", ins[e])
         handlers = []
         for typ, nm, b0, b1 in clauses:
+            self._check_no_raise_after_clause(b0, b1, H)
             if nm is not None:
                 self._strip_name_cleanups(b0, b1, nm, H)
             cst = base + [ExcInfo()]

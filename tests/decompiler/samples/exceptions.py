@@ -902,4 +902,20 @@ def exc_raising_clause_else_if_then_code(k):
         if v == 0:
             log.append("zero")
     log.append("end")
+
+
+@cases(*KINDS)
+def exc_bare_raise_after_inner_try(k):
+    # 3.12+ copy the `raise` into the inner clause after its POP_EXCEPT: it
+    # re-raises the outer exception, not the inner one
+    log = []
+    try:
+        log.append(risky(k))
+    except (ValueError, KeyError, Err):
+        log.append("outer")
+        try:
+            log.append(risky(k + 1))
+        except (KeyError, Err):
+            pass
+        raise
     return log
