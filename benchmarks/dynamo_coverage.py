@@ -21,12 +21,11 @@ Each workload of ``tests/dynamo/workloads.py`` runs in a fresh process under
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import subprocess
 import sys
 import tempfile
 
+from child import run_child
 from peers import depyf_torch_python
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -85,18 +84,11 @@ def measure(python: str, tool: str, name: str, backend: str) -> dict:
         env = dict(os.environ, PYTHONWARNINGS="ignore", TORCHINDUCTOR_CACHE_DIR=os.path.join(tmp, "c"))
         if tool == "pellucid":
             env["PYTHONPATH"] = os.path.join(ROOT, "src") + os.pathsep + env.get("PYTHONPATH", "")
-        try:
-            p = subprocess.run(
-                [python, "-c", CHILD.format(workloads_dir=WORKLOADS_DIR), tool, name, backend,
-                 os.path.join(tmp, "dump")],
-                capture_output=True, text=True, timeout=900, env=env, stdin=subprocess.DEVNULL,
-            )  # fmt: skip
-        except subprocess.TimeoutExpired:
-            return {"result": "timeout"}
-        for line in p.stdout.splitlines():
-            if line.startswith("RESULT "):
-                return json.loads(line[len("RESULT ") :])
-        return {"result": (p.stderr.strip().splitlines() or ["no output"])[-1][:70]}
+        argv = [python, "-c", CHILD.format(workloads_dir=WORKLOADS_DIR), tool, name, backend,
+                os.path.join(tmp, "dump")]  # fmt: skip
+        out = run_child(argv, env, "result")
+        out["result"] = str(out["result"])[:70]
+        return out
 
 
 def main() -> None:

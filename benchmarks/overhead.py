@@ -25,13 +25,12 @@ clock starts every child imports torch.compile's stack and compiles an unrelated
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 
+from child import run_child
 from peers import depyf_torch_python
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -113,21 +112,8 @@ def _child_env(cache_dir: str) -> dict[str, str]:
 def measure(python: str, mode: str, name: str, backend: str) -> dict:
     with tempfile.TemporaryDirectory(prefix="pellucid-bench-") as tmp:
         code = CHILD.format(workloads_dir=WORKLOADS_DIR)
-        try:
-            p = subprocess.run(
-                [python, "-c", code, mode, name, backend, os.path.join(tmp, "dump")],
-                capture_output=True,
-                text=True,
-                timeout=900,
-                env=_child_env(os.path.join(tmp, "inductor-cache")),
-                stdin=subprocess.DEVNULL,
-            )
-        except subprocess.TimeoutExpired:
-            return {"error": "timeout"}
-        for line in p.stdout.splitlines():
-            if line.startswith("RESULT "):
-                return json.loads(line[len("RESULT ") :])
-        return {"error": (p.stderr.strip().splitlines() or ["no output"])[-1][:200]}
+        argv = [python, "-c", code, mode, name, backend, os.path.join(tmp, "dump")]
+        return run_child(argv, _child_env(os.path.join(tmp, "inductor-cache")), "error")
 
 
 def main() -> None:
