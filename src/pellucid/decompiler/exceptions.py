@@ -1985,24 +1985,29 @@ class ExceptionStructure:
         a raise or break) goes -- the try statement's follow -- or -1."""
         if COPIES_EXITS:
             return -1
-        ins, bs = self.ins, self._b_stack
         targets = set()
         for _typ, nm, b0, b1 in clauses:
-            e = self._dead_end39(b1)
-            end = None
-            for q in range(b0, e - 1):
-                if ins[q].op != "POP_EXCEPT":
-                    continue
-                j = q + 1
-                if nm is not None and self._name_cleanup_at(j, nm):
-                    j += 3
-                if j < e and ins[j].op == "JUMP":
-                    end = q
-                    t = ins[j].target
-            if end is None or bs[end] is not None:
+            ends = self._clause_end_jumps39(nm, b0, b1)
+            if not ends or self._b_stack[ends[-1][0]] is not None:
                 return -1
-            targets.add(t)
+            targets.add(ends[-1][1])
         return targets.pop() if len(targets) == 1 else -1
+
+    def _clause_end_jumps39(self, nm: str | None, b0: int, b1: int) -> list[tuple[int, int]]:
+        """3.9: the ``POP_EXCEPT; [name clean-up;] JUMP`` ends of a clause, live or in the
+        dead code after it: (index of the POP_EXCEPT, jump target) for each."""
+        ins = self.ins
+        e = self._dead_end39(b1)
+        out = []
+        for q in range(b0, e - 1):
+            if ins[q].op != "POP_EXCEPT":
+                continue
+            j = q + 1
+            if nm is not None and self._name_cleanup_at(j, nm):
+                j += 3
+            if j < e and ins[j].op == "JUMP":
+                out.append((q, ins[j].target))
+        return out
 
     def _dead_end39(self, b: int) -> int:
         """The end of the dead code (never reached, kept by 3.9) starting at b."""
@@ -2016,20 +2021,10 @@ class ExceptionStructure:
         walk's exit?  Then the try is the last statement of the loop body."""
         if COPIES_EXITS or not self.loops or not exits:
             return False
-        ins = self.ins
         loop = self.loops[-1]
         for _typ, nm, b0, b1 in clauses:
-            ends = []
-            e = self._dead_end39(b1)
-            for q in range(b0, e - 1):
-                if ins[q].op != "POP_EXCEPT":
-                    continue
-                j = q + 1
-                if nm is not None and self._name_cleanup_at(j, nm):
-                    j += 3
-                if j < e and ins[j].op == "JUMP":
-                    ends.append(ins[j].target)
-            if not ends or ends[-1] not in loop.continue_targets or ends[-1] not in exits:
+            ends = self._clause_end_jumps39(nm, b0, b1)
+            if not ends or ends[-1][1] not in loop.continue_targets or ends[-1][1] not in exits:
                 return False
         return True
 
