@@ -40,6 +40,7 @@ from dataclasses import dataclass, field, replace
 
 from pellucid.decompiler import values as V
 from pellucid.decompiler.evaluate import name
+from pellucid.decompiler.exceptgroups import ExceptGroupOps, is_star_clause_handler
 from pellucid.decompiler.instructions import PY, Instr
 
 TERMINAL_OPS = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
@@ -95,7 +96,7 @@ class Handler:
     ranges: list = field(default_factory=list)
 
 
-class ExceptionStructure:
+class ExceptionStructure(ExceptGroupOps):
     # ------------------------------------------------------------ set-up
     def _exc_setup(self) -> None:
         self._copies: dict[int, Copy] = {}
@@ -144,6 +145,8 @@ class ExceptionStructure:
             return "name_cleanup"
         if ops[:2] == ["SWAP", "POP_TOP"]:
             return "comprehension"
+        if is_star_clause_handler(ins, t):
+            return "star_clause"
         return "other"
 
     def _succ(self, k: int) -> list[int]:
@@ -931,7 +934,7 @@ class ExceptionStructure:
         hstack = base + [ExcInfo(), CaughtException()]
         reraise0 = None
         if ins[p].op == "COPY" or (ins[p].op == "BUILD_LIST" and ins[p + 1].op == "COPY"):
-            raise self.fail("except* is not supported yet", ins[p])
+            return self.do_try_star(s, H, stack, stop, exits)
         while True:
             if ins[p].op == "POP_TOP":
                 clauses.append((None, None, p + 1, C))
