@@ -23,6 +23,7 @@ raising.  Any other shape is refused.
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 
 from pellucid.decompiler import values as V
 from pellucid.decompiler.instructions import PY
@@ -210,6 +211,12 @@ class ExceptGroupOps:
                 else:
                     raise self.fail("except* clause body without a recognized end", ins[X - 1])
             ends = set()
+            for k in range(b0, bend - 1):
+                if P is not None and self._star_final_at(k) == P and ins[k + 1].op == "JUMP":
+                    # 3.13: a copy of the final LIST_APPEND 1 ending a branch: the body's end
+                    ins[k] = replace(ins[k], op="JUMP", arg=None, argval=bend, target=bend)
+                    ins[k + 1] = replace(ins[k + 1], target=bend, argval=bend)
+                    self.reachable[k + 1] = False
             for k in range(b0, bend):
                 t = ins[k].target
                 if t is None or b0 <= t <= bend or self.home[k] != self.home[b0]:
@@ -242,14 +249,14 @@ class ExceptGroupOps:
             and ins[P + 2].op == "POP_JUMP_IF_NOT_NONE"
             and ins[P + 3].op == "POP_TOP"
             and ins[P + 4].op == "POP_EXCEPT"
-            and ins[P + 5].op == "JUMP"
-            and ins[P + 5].target is not None
         )
-        if not ok:
-            raise self.fail("unrecognized end of an except* handler", ins[P])
         R = ins[P + 2].target
-        if [i.op for i in ins[R : R + 3]] != ["SWAP", "POP_EXCEPT", "RERAISE"] or ins[R + 2].arg != 0:
-            raise self.fail("unrecognized re-raise of an except* handler", ins[R])
+        if not ok or [i.op for i in ins[R : R + 3]] != ["SWAP", "POP_EXCEPT", "RERAISE"] or ins[R + 2].arg != 0:
+            raise self.fail("unrecognized end of an except* handler", ins[P])
+        if ins[P + 5].op == "LOAD_CONST" and ins[P + 5].argval is None and ins[P + 6].op == "RETURN_VALUE":
+            return self._try_star_at_end(s, H, stack, stop, exits, clauses, (C, R))
+        if ins[P + 5].op != "JUMP" or ins[P + 5].target is None:
+            raise self.fail("unrecognized end of an except* handler", ins[P + 5])
         clause_follow = ins[P + 5].target
         _, e = self._extent(H, home)
         e0 = e
@@ -308,6 +315,42 @@ class ExceptGroupOps:
             orelse, st = [], stack
         if len(st) != len(stack):
             raise self.fail("try else changes the stack", ins[e])
+        self._emit_try_star(H, C, body, clauses, orelse, follow, base)
+        if e <= follow:
+            if follow <= stop:
+                return max(follow, else_end)
+            if follow in exits:
+                return stop
+            raise self.fail("try continues past its enclosing block", ins[s])
+        return else_end
+
+    def _try_star_at_end(self, s: int, H: int, stack: list, stop: int, exits: frozenset, clauses, CR) -> int:
+        """The try ends the function: the clauses end with the copied implicit
+        ``return None``, so everything the body reaches before its own is its else."""
+        ins = self.ins
+        home = self.home[s]
+        if stop != self.n or exits or self.loops:
+            raise self.fail("except* ending in a return inside a block", ins[H])
+        _, e = self._extent(H, home)
+        if e < s or e >= H:
+            raise self.fail("except* body does not end before its handler", ins[H])
+        else_at, else_end = e, H
+        if ins[e].op == "JUMP" and ins[e].target is not None and ins[e].target > H and self.home[ins[e].target] == home:
+            else_at, else_end = ins[e].target, self.n  # 3.11: the else after the handler
+        body, st = self.walk(s, e, list(stack), frozenset({e}))
+        if len(st) != len(stack):
+            raise self.fail("try body changes the stack", ins[s])
+        orelse, st = self.walk(else_at, else_end, list(stack), frozenset())
+        if not orelse or not _ends_in_return_none(orelse):
+            raise self.fail("except* at the end of the function without its return", ins[H])
+        from pellucid.decompiler.exceptions import _strip_final_returns
+
+        _strip_final_returns(orelse)
+        self._emit_try_star(H, CR[0], body, clauses, orelse, None, list(stack))
+        return stop
+
+    def _emit_try_star(self, H: int, C: int, body: list, clauses, orelse: list, follow, base: list) -> ast.TryStar:
+        ins = self.ins
         handlers = []
         for typ, nm, b0, bend, _X, ends in clauses:
             cst = base + [GroupSlot()] * 4
@@ -322,10 +365,11 @@ class ExceptGroupOps:
         self._claim_block(C, C + 3)
         node = ast.TryStar(body=body or [ast.Pass()], handlers=handlers, orelse=orelse, finalbody=[])
         self.emit(node)
-        if e <= follow:
-            if follow <= stop:
-                return max(follow, else_end)
-            if follow in exits:
-                return stop
-            raise self.fail("try continues past its enclosing block", ins[s])
-        return else_end
+        return node
+
+
+def _ends_in_return_none(stmts: list) -> bool:
+    last = stmts[-1]
+    return isinstance(last, ast.Return) and (
+        last.value is None or isinstance(last.value, ast.Constant) and last.value.value is None
+    )

@@ -93,3 +93,108 @@ def exstar_in_loop(k):
         except* Exception:
             log.append(("other", i))
     return log
+
+
+@cases(*KINDS)
+def exstar_if_ending_clauses(k):
+    log = []
+    try:
+        g = _group(k)
+        if g is not None:
+            raise g
+    except* ValueError as eg:
+        if k > 1:
+            log.append(len(eg.exceptions))
+    except* KeyError:
+        if k > 1:
+            log.append("k2")
+        else:
+            log.append("k1")
+    return log
+
+
+@cases(*KINDS)
+def exstar_bare_raise_and_pass(k):
+    log = []
+
+    def inner():
+        try:
+            g = _group(k)
+            if g is not None:
+                raise g
+        except* ValueError:
+            log.append("v")
+            raise
+        except* Err:
+            pass
+
+    try:
+        inner()
+    except Exception as e:
+        log.append(type(e).__name__)
+    return log
+
+
+@cases(*KINDS)
+def exstar_nested_in_clause(k):
+    log = []
+
+    def inner():
+        try:
+            g = _group(k)
+            if g is not None:
+                raise g
+        except* Exception as outer:
+            try:
+                raise outer
+            except* ValueError as inner:
+                log.append(("inner", len(inner.exceptions)))
+            log.append("after")
+
+    try:
+        inner()
+    except Exception as e:
+        log.append(type(e).__name__)
+    return log
+
+
+@cases(*KINDS)
+def exstar_else_ends_function(k):
+    log = []
+
+    def inner():
+        try:
+            g = _group(k)
+            if g is not None:
+                raise g
+        except* ValueError:
+            log.append("v")
+        else:
+            log.append("else")
+
+    try:
+        inner()
+    except Exception as e:
+        log.append(type(e).__name__)
+    return log
+
+
+@cases(*KINDS)
+def exstar_in_with_and_loop_clause(k):
+    import contextlib
+
+    log = []
+    with contextlib.suppress(Exception):
+        try:
+            g = _group(k)
+            if g is not None:
+                raise g
+        except* ValueError as eg:
+            for e in eg.exceptions:
+                log.append(str(e))
+        except* (KeyError, Err):
+            try:
+                log.append(1 // (k - 3))
+            except ZeroDivisionError:
+                log.append("zero")
+    return log
