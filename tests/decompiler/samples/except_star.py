@@ -15,6 +15,8 @@ def _group(k):
         return ExceptionGroup("two", [ValueError("v"), KeyError("k")])
     if k == 3:
         return ExceptionGroup("nested", [Err("e"), ExceptionGroup("inner", [OtherErr("o")])])
+    if k == 5:
+        return ExceptionGroup("five", [KeyError("k")])
     return TypeError("plain")
 
 
@@ -95,7 +97,7 @@ def exstar_in_loop(k):
     return log
 
 
-@cases(*KINDS)
+@cases(*KINDS, (5,))
 def exstar_if_ending_clauses(k):
     log = []
     try:
@@ -106,7 +108,7 @@ def exstar_if_ending_clauses(k):
         if k > 1:
             log.append(len(eg.exceptions))
     except* KeyError:
-        if k > 1:
+        if k == 2:
             log.append("k2")
         else:
             log.append("k1")
