@@ -175,7 +175,10 @@ class ExceptGroupOps:
                     if not self._star_cleanup_at(c, nm):
                         raise self.fail("except* clause body without its handler", b)
                     c += 3
-                if self._star_reaches(c, N, P) is None:
+                L = self._star_reaches(c, N, P)
+                if L is None or any(
+                    self.home[k] is not None and self._star_reaches(k, N, P) is None for k in range(c + L, skip)
+                ):
                     raise self.fail("except* clause body without its handler", b)
                 clauses.append((typ, nm, b0, b0, None, frozenset()))
                 p = N
@@ -206,8 +209,12 @@ class ExceptGroupOps:
                     bend = cand
                     break
             if bend is None:
-                if X > b0 and ins[X - 1].op in ("RAISE_VARARGS", "RERAISE"):
-                    bend = X
+                last = ins[X - 1]
+                if X > b0 and (
+                    last.op in ("RAISE_VARARGS", "RERAISE")
+                    or last.op == "JUMP" and last.target is not None and b0 <= last.target < X - 1
+                ):
+                    bend = X  # ends raising, or in a loop without exit
                 else:
                     raise self.fail("except* clause body without a recognized end", ins[X - 1])
             ends = set()

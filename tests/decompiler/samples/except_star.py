@@ -200,3 +200,22 @@ def exstar_in_with_and_loop_clause(k):
             except ZeroDivisionError:
                 log.append("zero")
     return log
+
+
+@cases(*KINDS)
+def exstar_clause_loops_until_raise(k):
+    log = []
+    try:
+        g = _group(k)
+        if g is not None:
+            raise g
+    except* ValueError:
+        n = 0
+        while True:
+            n += 1
+            log.append(n)
+            if n > 2:
+                raise KeyError(n)
+    except* KeyError:
+        pass
+    return log
