@@ -46,8 +46,7 @@ KNOWN_BUGS: dict = {
     # Each entry: refused (DecompilationError) or decompiled to different-but-equivalent
     # bytecode (verify catches it; the behaviour tests found no wrong result).  Versions where
     # it fails, then why.  These are the decompiler's open defects; see the README.
-    "boolops.bool_ternary_in_condition": "3.9-3.13 refused: a conditional expression as an if-test",
-    "tricky.tr_ternary_in_while_condition": "3.9-3.13 mismatch/refused: conditional expression as a while-test",
+    "tricky.tr_ternary_in_while_condition": "3.10-3.13 mismatch: the while test copied at the loop bottom reads as `if test: while True:`",
     "boolops.bool_ternary_side_effects": "3.9, 3.12 refused: and/or whose short-circuit jumps past a ternary arm",
     "boolops.bool_ternary_with_boolop": "3.9, 3.12 refused: and/or whose short-circuit jumps past a ternary arm",
     "boolops.bool_ternary_nested": "3.10, 3.12, 3.13 mismatch: nested ternary with a copied tail named a temporary",

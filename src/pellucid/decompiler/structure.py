@@ -57,6 +57,9 @@ class Block:
     target: int
     start: int
     jump: int
+    # where falling through leads when a forward jump follows the test (the
+    # first arm of `x if c else y` used as a test jumps over the second)
+    fall: int | None = None
 
 
 @dataclass
@@ -774,7 +777,18 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         """
         blocks = [self._block(first, j, start)]
         k = self._next(j)
+        falls: dict[int, int] = {}
+        copies: dict[int, int] = {}
         while k < self.n and self.reachable[k]:
+            over = self._arm_jump(k)
+            if over is not None:
+                falls[len(blocks) - 1] = over
+                k += 1
+            elif (size := self._arm_copy(k)) is not None:
+                # 3.10+ copy a small `return` body onto the end of the first arm
+                falls[len(blocks) - 1] = k
+                copies[len(blocks) - 1] = size
+                k += size
             try:
                 stmts, st = self.walk(k, self.n, list(stack), frozenset(), until_cond=True)
             except DecompilationError:
@@ -788,23 +802,34 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             blocks.append(self._block(e, jj, k))
             k = self._next(jj)
         for size in range(len(blocks), 0, -1):
-            chain = blocks[:size]
+            chain = [
+                Block(b.expr, b.when, b.target, b.start, b.jump, falls.get(n) if n < size - 1 else None)
+                for n, b in enumerate(blocks[:size])
+            ]
             T = self._next(chain[-1].jump)
+            used = [(b.fall, copies[n]) for n, b in enumerate(chain) if n in copies and b.fall is not None]
+            if any(self._exit_key(c) != self._exit_key(T) for c, _ in used):
+                continue
+            for n, b in enumerate(chain):
+                if n in copies and b.fall is not None:
+                    b.fall = T
             starts = [b.start for b in chain]
-            outside = {b.target for b in chain if b.target not in starts[1:] and b.target != T}
+            outside = {t for b in chain for t in _exits(b) if t not in starts[1:] and t != T}
             if len(outside) > 1:
                 merged = self._merge_exit_copies(outside, T)
                 if merged is not None:
                     for b in chain:
                         if b.target in outside:
                             b.target = merged
+                        if b.fall in outside:
+                            b.fall = merged
                     outside = {merged}
-            if not outside and chain[-1].target == T:
+            if not outside and chain[-1].target == T and not used:
                 # `if a or b: pass`: every exit is T; the last test's jump is
                 # the (empty) false exit
                 chain = list(chain)
                 last = chain[-1]
-                chain[-1] = Block(last.expr, last.when, EMPTY_IF, last.start, last.jump)
+                chain[-1] = Block(last.expr, last.when, EMPTY_IF, last.start, last.jump, last.fall)
                 expr = _build_test(chain, size, T, EMPTY_IF, starts + [T])
                 if expr is not None:
                     self.last_chain = (chain, starts + [T])
@@ -815,9 +840,33 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             (F,) = outside
             expr = _build_test(chain, size, T, F, starts + [T])
             if expr is not None:
+                for c, size_ in used:
+                    for i in range(c, c + size_):
+                        self.reachable[i] = False
                 self.last_chain = (chain, starts + [T])
                 return expr, T, F
         return None
+
+    def _arm_jump(self, k: int) -> int | None:
+        """Target of a forward jump at ``k`` that ends a ternary arm inside a test.
+
+        The code after it must be another arm: something jumps there."""
+        ins = self.ins[k]
+        if ins.op != "JUMP" or ins.target <= k or k + 1 >= ins.target:
+            return None
+        if not (self.reachable[k + 1] and self._is_target(k + 1)):
+            return None
+        return ins.target
+
+    def _arm_copy(self, k: int) -> int | None:
+        """Size of a copied `return <load>` at ``k`` ending a ternary arm (3.10+)."""
+        key = self._exit_key(k) if PY >= (3, 10) else None
+        if key is None or k + len(key) >= self.n:
+            return None
+        after = k + len(key)
+        if not (self.reachable[after] and self._is_target(after)):
+            return None
+        return len(key)
 
     def _exit_key(self, i: int) -> tuple | None:
         """Key of a small `return <load>` block: 3.11+ copies these per predecessor."""
@@ -1763,11 +1812,15 @@ def _chained_compare(left: ast.expr, right: ast.expr | None, stack: list) -> ast
     )
 
 
+def _exits(b: Block) -> tuple[int, ...]:
+    return (b.target,) if b.fall is None else (b.target, b.fall)
+
+
 def _build(chain: list[Block], lo: int, hi: int, t_true: int, t_false: int, starts: list[int]):
     """Rebuild the boolean expression of chain[lo:hi] whose exits are t_true/t_false."""
     if hi - lo == 1:
         b = chain[lo]
-        fall = starts[hi]
+        fall = starts[hi] if b.fall is None else b.fall
         if b.when:
             exits = (b.target, fall)
         else:
@@ -1780,7 +1833,7 @@ def _build(chain: list[Block], lo: int, hi: int, t_true: int, t_false: int, star
     for k in range(lo + 1, hi):
         inner = set(starts[lo + 1 : k])
         sk = starts[k]
-        outs = {chain[m].target for m in range(lo, k) if chain[m].target not in inner and chain[m].target != sk}
+        outs = {t for m in range(lo, k) for t in _exits(chain[m]) if t not in inner and t != sk}
         if len(outs) != 1:
             continue
         (x,) = outs
@@ -1800,6 +1853,23 @@ def _build(chain: list[Block], lo: int, hi: int, t_true: int, t_false: int, star
             if right is None:
                 continue
             return _boolop(ast.Or(), left, right)
+    return _build_ternary(chain, lo, hi, t_true, t_false, starts)
+
+
+def _build_ternary(chain: list[Block], lo: int, hi: int, t_true: int, t_false: int, starts: list[int]):
+    """`x if c else y` as a test: c picks an arm, and each arm jumps to the
+    test's own exits; the first arm ends in a jump over the second."""
+    for m in range(lo + 2, hi):
+        if chain[m - 1].fall not in (t_true, t_false):
+            continue
+        for k in range(lo + 1, m):
+            test = _build(chain, lo, k, starts[k], starts[m], starts)
+            if test is None:
+                continue
+            body = _build(chain, k, m, t_true, t_false, starts)
+            orelse = _build(chain, m, hi, t_true, t_false, starts) if body is not None else None
+            if orelse is not None:
+                return ast.IfExp(test=test, body=body, orelse=orelse)
     return None
 
 

@@ -134,6 +134,26 @@ def bool_ternary_in_condition(a, b, c, d):
     return "?"
 
 
+@cases(*TRUTH4)
+def bool_ternary_test_in_chain(a, b, c, d):
+    if a and (b if c else d):
+        return 1
+    if (a if b else c) or d:
+        return 2
+    if not (b if a else c) and not d:
+        return 3
+    return 4
+
+
+@cases(*TRUTH4)
+def bool_ternary_test_else(a, b, c, d):
+    if (a if b else c) and d:
+        x = 1
+    else:
+        x = 2
+    return x
+
+
 @cases(*TRUTH3)
 def bool_ternary_with_boolop(a, b, c):
     x = (a or b) if c else (a and b)
