@@ -839,6 +839,10 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 continue
             (F,) = outside
             expr = _build_test(chain, size, T, F, starts + [T])
+            if expr is not None and any(b.fall is not None for b in chain) and not _has_ifexp(expr):
+                # an arm's jump or copied body read as an and/or: two `if`s
+                # sharing a body, not one test
+                expr = None
             if expr is not None:
                 for c, size_ in used:
                     for i in range(c, c + size_):
@@ -1810,6 +1814,10 @@ def _chained_compare(left: ast.expr, right: ast.expr | None, stack: list) -> ast
     return ast.Compare(
         left=left.left, ops=left.ops + right.ops, comparators=left.comparators + right.comparators
     )
+
+
+def _has_ifexp(e: ast.expr) -> bool:
+    return any(isinstance(n, ast.IfExp) for n in ast.walk(e))
 
 
 def _exits(b: Block) -> tuple[int, ...]:
