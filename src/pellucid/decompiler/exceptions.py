@@ -119,6 +119,8 @@ class ExceptionStructure(ExceptGroupOps):
         self._flood_homes()
         self._dead_copy: set[int] = set()
         self._fin_exits: dict[int, tuple[int, frozenset, int]] = {}
+        self._fin_past: dict[int, int] = {}
+        self._undone: dict[int, tuple] = {}
         self._joined_copies: set[int] = set()
         self._merge_finally_exits()
         if PY >= (3, 12):
@@ -225,6 +227,12 @@ class ExceptionStructure(ExceptGroupOps):
                 elif cur.target in rset and cur.target != E:
                     ins[k] = replace(cur, target=E, argval=E)
             self._fin_exits[H] = (E, frozenset(jumps), rs[-1])
+            if self.home[E] != H:
+                # E ends a nested try's clause: that try's re-raise and cleanup follow
+                k = E + 1
+                while k < C and self.home[k] is not None and self.home[k] > H:
+                    k += 1
+                self._fin_past[H + 1] = k - 1
 
     def _match_finally(self, b: int, a: int, L: int, jumps: frozenset) -> int:
         """Length of a normal-path copy at b of the finally body [a, a+L) whose
@@ -237,6 +245,7 @@ class ExceptionStructure(ExceptGroupOps):
         inner = []
         outs = []
         tails = []
+        past = []
         while i < L:
             if b + j >= self.n:
                 return 0
@@ -264,6 +273,8 @@ class ExceptionStructure(ExceptGroupOps):
                     outs.append(y.target)
                 elif a <= x.target < a + L:
                     inner.append((x.target - a, y.target))
+                elif x.target > a + L and x.target <= self._fin_past.get(a, -1):
+                    past.append((x.target - (a + L), y.target))
                 elif x.target != y.target:
                     return 0
             elif _key(x.argval) != _key(y.argval):
@@ -274,6 +285,10 @@ class ExceptionStructure(ExceptGroupOps):
         if any(yt != b + rel.get(xr, -1) for xr, yt in inner):
             return 0
         end = b + j
+        if past and not self._past_tail_matches(a + L, end, past):
+            return 0
+        if past and end in self._undone and any(q == self._undone[end][0] for q, _ in tails):
+            self._redo_exit_copy(end)
         if end < self.n and ins[end].op == "JUMP":
             # the statement continues with a jump (over 3.11 handlers, back to a
             # loop): exits reach its target, directly or through a copy of the jump
@@ -313,6 +328,36 @@ class ExceptionStructure(ExceptGroupOps):
             # return of a value computed before the copy, inside the statement)
             self._joined_copies.add(b)
         return length
+
+    def _past_tail_matches(self, R: int, end: int, past: list) -> bool:
+        """3.12+: a nested try's clause in the finally body jumps past the body's
+        re-raise R (to the clause's own re-raise after it); in the normal-path copy
+        the same code follows the copy's exit at ``end``."""
+        if self.ins[end].op != "JUMP" and not self._exit_tail_len(end):
+            return False
+        K = max(d for d, _ in past)
+        base = {yt - d + 1 for d, yt in past}
+        if len(base) != 1:
+            return False
+        p = base.pop()
+        if not end < p <= end + 8 or any(self.ins[k].op != "NOP" and self._cover[k] is not None for k in range(end, p)):
+            return False
+        if not self._same(R + 1, p, K):
+            return False
+        self._claim_block(p, p + K)  # the copy's clause re-raise
+        return True
+
+    def _redo_exit_copy(self, j: int) -> None:
+        """Put back an exit copy that ``_undo_exit_copies`` turned into a jump to
+        its twin, when the twin is inside a finally body's normal-path copy (the
+        copy's clause then ends in the statement's follow, as in the handler)."""
+        _twin, L, homes, old = self._undone.pop(j)
+        self.ins[j] = old
+        for q in range(j, j + L):
+            self.home[q] = homes[q - j]
+            self._dead_copy.discard(q)
+            self.reachable[q] = True
+            self.initially_reachable[q] = True
 
     def _exit_tail_len(self, k: int) -> int:
         """Length of straight-line code at k ending in RETURN_VALUE (a copy of a
@@ -385,6 +430,7 @@ class ExceptionStructure(ExceptGroupOps):
                 if twin is None:
                     continue
                 old = ins[j]
+                self._undone[j] = (twin, L, [self.home[q] for q in range(j, j + L)], old)
                 ins[j] = Instr(
                     "JUMP", None, twin, old.offset, line=old.line, target=twin, index=j, raw="JUMP (exit copy)"
                 )
@@ -1041,6 +1087,8 @@ class ExceptionStructure(ExceptGroupOps):
             if nm is not None:
                 self._strip_name_cleanups(b0, b1, nm, H)
             cst = base + [ExcInfo()]
+            if follow is not None and b0 < follow < b1:
+                b1 = follow  # 3.12+: the clause falls into the follow (a finally body's end)
             hb, st = self.walk(b0, b1, cst, fo | inherited)
             if len(st) not in (len(base), len(base) + 1):
                 raise self.fail("except clause changes the stack", ins[b0])
@@ -1157,12 +1205,13 @@ class ExceptionStructure(ExceptGroupOps):
                 continue
             if ins[k].op == "RERAISE" and ins[k].arg == 0 and self._cover[k] == C:
                 R = k
-        if R is None:
-            raise self.fail("finally body without its re-raise", ins[H])
         fin_jumps: frozenset = frozenset()
         last_reraise = R
         if H in self._fin_exits:
+            # (its last re-raise may end a nested try's clause: found there)
             R, fin_jumps, last_reraise = self._fin_exits[H]
+        if R is None:
+            raise self.fail("finally body without its re-raise", ins[H])
         for k in range(H + 1, R):
             if self.home[k] != H and self.home[k] is not None and self._cover[k] is None:
                 raise self.fail("finally body with code outside its handler", ins[k])

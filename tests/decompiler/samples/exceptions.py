@@ -919,3 +919,31 @@ def exc_bare_raise_after_inner_try(k):
             pass
         raise
     return log
+
+
+@cases(*KINDS)
+def exc_try_except_in_finally(k):
+    # 3.12+: the finally body's nested clause ends in a copy of the `return`
+    # after the statement (normal path) or of the re-raise (exception path),
+    # so it runs past the copy's end to its own re-raise
+    log = []
+    try:
+        log.append(risky(k))
+    finally:
+        try:
+            log.append(risky(k + 1))
+        except (KeyError, Err):
+            log.append("inner")
+    return log
+
+
+@cases(*KINDS)
+def exc_try_except_in_finally_at_end(k):
+    log = []
+    try:
+        log.append(risky(k))
+    finally:
+        try:
+            log.append(risky(k + 2))
+        except ValueError:
+            pass
