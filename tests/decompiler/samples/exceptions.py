@@ -932,7 +932,7 @@ def exc_try_except_in_finally(k):
     finally:
         try:
             log.append(risky(k + 1))
-        except (KeyError, Err):
+        except (ValueError, KeyError, Err):
             log.append("inner")
     return log
 
@@ -944,6 +944,6 @@ def exc_try_except_in_finally_at_end(k):
         log.append(risky(k))
     finally:
         try:
-            log.append(risky(k + 2))
+            log.append(risky(k + 1))
         except ValueError:
             pass
