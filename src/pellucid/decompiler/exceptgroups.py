@@ -125,17 +125,7 @@ class ExceptGroupOps:
         while True:
             if self._star_final_at(p) is not None:
                 return clauses, self._star_final_at(p), p
-            q = p
-            while q < C and ins[q].op != "CHECK_EG_MATCH":
-                if ins[q].target is not None:
-                    raise self.fail("jump inside an except* type", ins[q])
-                q += 1
-            if q >= C:
-                raise self.fail("except* clause without a CHECK_EG_MATCH", ins[p])
-            stmts, st = self.walk(p, q, list(hstack), frozenset())
-            if stmts or len(st) != len(hstack) + 1:
-                raise self.fail("except* type is not an expression", ins[q])
-            typ = self.as_expr(st[-1], ins[q])
+            q, typ = self._clause_type(p, C, hstack, "CHECK_EG_MATCH", "except*")
             if (
                 ins[q + 1].op != "COPY"
                 or ins[q + 1].arg != 1

@@ -654,16 +654,10 @@ class ExceptionStructure(ExceptGroupOps):
         last = self.ins[k]
         if last.op == "JUMP":
             return last
-        if PY < (3, 11) and getattr(self, "_b_handler", None) and self.home[k] != self.home[T]:
-            # 3.9/3.10: a try ending the branch puts its handlers after the jump
-            # over the else, as 3.11 does
-            h = self.home[T]
-            while k >= T and self.home[k] != h:
-                k -= 1
-            if k >= T and self.ins[k].op == "JUMP" and self.ins[k].target > then_stop:
-                return self.ins[k]
-            return last
-        if PY != (3, 11) or not getattr(self, "_handlers", None):
+        # a try ending the branch puts its handlers after the jump over the else: 3.11,
+        # and 3.9/3.10 when the branch's last instruction is in the try's handlers
+        legacy = PY < (3, 11) and getattr(self, "_b_handler", None) and self.home[k] != self.home[T]
+        if not legacy and (PY != (3, 11) or not getattr(self, "_handlers", None)):
             return last
         h = self.home[T]
         while k >= T and self.home[k] != h:
@@ -671,6 +665,22 @@ class ExceptionStructure(ExceptGroupOps):
         if k >= T and self.ins[k].op == "JUMP" and self.ins[k].target > then_stop:
             return self.ins[k]
         return last
+
+    def _clause_type(self, p: int, C: int, hstack: list, match_op: str, what: str) -> tuple[int, ast.expr]:
+        """The type expression of a 3.11+ clause starting at ``p``: straight-line code up to
+        its ``match_op`` (CHECK_EXC_MATCH, CHECK_EG_MATCH).  Returns (index of the test, type)."""
+        ins = self.ins
+        q = p
+        while q < C and ins[q].op != match_op:
+            if ins[q].target is not None:
+                raise self.fail(f"jump inside an {what} type", ins[q])
+            q += 1
+        if q >= C:
+            raise self.fail(f"{what} clause without a type test", ins[p])
+        stmts, st = self.walk(p, q, list(hstack), frozenset())
+        if stmts or len(st) != len(hstack) + 1:
+            raise self.fail(f"{what} type is not an expression", ins[q])
+        return q, self.as_expr(st[-1], ins[q])
 
     def try_at(self, i: int) -> bool:
         if not hasattr(self, "_copies"):
@@ -985,17 +995,7 @@ class ExceptionStructure(ExceptGroupOps):
             if ins[p].op == "POP_TOP":
                 clauses.append((None, None, p + 1, C))
                 break
-            q = p
-            while q < C and ins[q].op != "CHECK_EXC_MATCH":
-                if ins[q].target is not None:
-                    raise self.fail("jump inside an except type", ins[q])
-                q += 1
-            if q >= C:
-                raise self.fail("except clause without a type test", ins[p])
-            stmts, st = self.walk(p, q, list(hstack), frozenset())
-            if stmts or len(st) != len(hstack) + 1:
-                raise self.fail("except type is not an expression", ins[q])
-            typ = self.as_expr(st[-1], ins[q])
+            q, typ = self._clause_type(p, C, hstack, "CHECK_EXC_MATCH", "except")
             j = ins[q + 1]
             if j.op != "POP_JUMP_IF_FALSE" or j.target is None or j.target <= q:
                 raise self.fail("except type test without its jump", j)
