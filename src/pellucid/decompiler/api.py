@@ -58,6 +58,13 @@ def _unwrap(obj: Any) -> tuple[CodeType, FunctionType | None]:
     )
 
 
+def _internal_error(message: str, code: CodeType) -> DecompilationError:
+    """A DecompilationError marked as pellucid's own fault (``.internal``), not the input's."""
+    err = DecompilationError(message, code_name=getattr(code, "co_qualname", code.co_name))
+    err.internal = True
+    return err
+
+
 def decompile(obj: Any, verify: bool = False) -> str:
     """Return Python source equivalent to ``obj``'s bytecode.
 
@@ -85,24 +92,14 @@ def decompile(obj: Any, verify: bool = False) -> str:
         ) from e
     except Exception as e:
         # a bug or a code object no compiler made: say so, never guess
-        err = DecompilationError(
-            f"internal error {type(e).__name__}: {e}",
-            code_name=getattr(code, "co_qualname", code.co_name),
-        )
-        err.internal = True
-        raise err from e
+        raise _internal_error(f"internal error {type(e).__name__}: {e}", code) from e
     finally:
         sys.setrecursionlimit(limit)
     try:
         compile(source, "<pellucid>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
     except SyntaxError as e:
         # the ast held something unparse cannot spell: a bug, never output
-        err = DecompilationError(
-            f"internal error: decompiled source does not parse ({e.msg})",
-            code_name=getattr(code, "co_qualname", code.co_name),
-        )
-        err.internal = True
-        raise err from None
+        raise _internal_error(f"internal error: decompiled source does not parse ({e.msg})", code) from None
     if verify:
         from pellucid.decompiler import verify as _verify
 

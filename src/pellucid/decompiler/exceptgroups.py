@@ -280,18 +280,7 @@ class ExceptGroupOps:
         inside = [t for t in follow_cands if e0 <= t < e]
         if inside:
             e = min(inside)
-        loop_targets = set()
-        for lp in self.loops:
-            loop_targets |= lp.continue_targets | lp.break_targets | {lp.header}
-        plain = [t for t in follow_cands if t not in loop_targets]
-        if len(set(plain)) > 1:
-            plain = self._merge_copied_follows(plain, normal_exit)
-        if plain:
-            if len(set(plain)) != 1:
-                raise self.fail("except* clauses and body continue at different places", ins[H])
-            follow = plain[0]
-        else:
-            follow = follow_cands[0]
+        follow = self._single_follow(follow_cands, normal_exit, "except* clauses and body", ins[H])
         bound = stop
         if e <= follow < bound:
             bound = follow

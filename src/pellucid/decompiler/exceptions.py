@@ -1041,20 +1041,8 @@ class ExceptionStructure(ExceptGroupOps):
         if inside:
             # a clause continues at the return that ends the body: it follows the try
             e = min(inside)
-        follow = None
-        loop_targets = set()
-        for lp in self.loops:
-            loop_targets |= lp.continue_targets | lp.break_targets | {lp.header}
-        plain = [t for t in follow_cands if t not in loop_targets]
-        if len(set(plain)) > 1:
-            plain = self._merge_copied_follows(plain, normal_exit)
-        if plain:
-            if len(set(plain)) != 1:
-                raise self.fail("except clauses continue at different places", ins[H])
-            follow = plain[0]
-        elif follow_cands:
-            follow = follow_cands[0]
-        # else: from the end of the protected body to the follow / the handler
+        follow = self._single_follow(follow_cands, normal_exit, "except clauses", ins[H])
+        # (follow None: from the end of the protected body to the handler)
         bound = stop
         if follow is not None and e <= follow < bound:
             bound = follow
@@ -1617,6 +1605,20 @@ class ExceptionStructure(ExceptGroupOps):
 
     def _pops3(self, p: int) -> bool:
         return p + 2 < self.n and all(self.ins[p + d].op == "POP_TOP" for d in range(3))
+
+    def _single_follow(self, cands: list, normal_exit: int | None, what: str, at: Instr) -> int | None:
+        """Where a try statement continues, from where its body and clauses go: the one place
+        that is not a loop's head, break or continue target (copies of one block count once),
+        else the first candidate; None without candidates."""
+        loop_targets = self._loop_targets()
+        plain = [t for t in cands if t not in loop_targets]
+        if len(set(plain)) > 1:
+            plain = self._merge_copied_follows(plain, normal_exit)
+        if plain:
+            if len(set(plain)) != 1:
+                raise self.fail(f"{what} continue at different places", at)
+            return plain[0]
+        return cands[0] if cands else None
 
     def _loop_targets(self) -> set:
         out: set = set()

@@ -909,9 +909,7 @@ class PatternOps:
         ins = self.ins
         subject = self.as_expr(stack.pop(), ins[i])
         # where the statement ends: the jumps that end case bodies
-        loop_targets: set[int] = set()
-        for lp in self.loops:
-            loop_targets |= lp.continue_targets | lp.break_targets | {lp.header}
+        loop_targets = self._loop_targets()
         last = cases[-1]
         ends = []
         for c in cases:
