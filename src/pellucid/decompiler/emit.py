@@ -375,9 +375,12 @@ def function_body(code: CodeType) -> list[ast.stmt]:
         and not _explicit_final_return(w)
     ):
         body = body[:-1]
+        _restore_ending_elses(body)
         _strip_implicit_returns(body)
     elif _dead_implicit_return(w) and body and isinstance(body[-1], (ast.Return, ast.Raise)):
         restore_final_else(body)
+    else:
+        _restore_ending_elses(body)
     pre = declarations(code, w.ins) + _dead_locals(code, w.ins)
     doc = docstring(code, w.ins)
     if doc is not None:
@@ -445,6 +448,38 @@ def _strip_implicit_returns(body: list[ast.stmt]) -> None:
             if not branch and branch is node.body:
                 branch.append(ast.Pass())
         _strip_implicit_returns(branch)
+
+
+def _restore_ending_elses(body: list[ast.stmt]) -> None:
+    """``body`` ends the function.  3.11+ copy the implicit `return None` into
+    each exit of a statement that reaches it (a with's normal and suppressed
+    exits), so the branch holding that statement reads as returning early:
+    `if t: <with>; return None` then the rest.  Only `if t: <with> else: <rest>`
+    compiles those exits to the function's end again; the two say the same."""
+    for k, st in enumerate(body):
+        if isinstance(st, ast.If) and not st.orelse and k + 1 < len(body) and _reaches_copied_end(st.body):
+            st.body.pop()
+            st.orelse = body[k + 1 :]
+            del body[k + 1 :]
+            break
+    if body and getattr(body[-1], "implicit_copy", False):
+        body.pop()
+    if body and isinstance(body[-1], ast.If):
+        last = body[-1]
+        _restore_ending_elses(last.body)
+        _restore_ending_elses(last.orelse)
+        if not last.body:
+            last.body.append(ast.Pass())
+
+
+def _reaches_copied_end(branch: list[ast.stmt]) -> bool:
+    """Does ``branch`` end in a `return None` that stands for the function's
+    end, a statement in it reaching that end by falling off (see above)?"""
+    if not branch or not isinstance(branch[-1], ast.Return) or not _is_none(branch[-1].value):
+        return False
+    if getattr(branch[-1], "implicit_copy", False):
+        return True
+    return any(isinstance(s, ast.If) and not s.orelse and _reaches_copied_end(s.body) for s in branch[:-1])
 
 
 def _explicit_final_return(w: CodeWalker) -> bool:

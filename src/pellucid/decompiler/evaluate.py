@@ -815,6 +815,7 @@ class Evaluator:
         # 3.12+ returns a constant statement with RETURN_CONST; a constant that
         # reaches RETURN_VALUE was an operand of a conditional expression
         ret.from_expression = PY >= (3, 12) and ins.raw == "RETURN_VALUE" and isinstance(v, ast.Constant)
+        ret.implicit_copy = ins.index in getattr(self, "implicit_returns", ())
         self.emit(ret)
 
     def op_RAISE_VARARGS(self, ins: Instr, stack: list) -> None:

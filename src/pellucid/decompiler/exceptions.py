@@ -1323,6 +1323,10 @@ class ExceptionStructure(ExceptGroupOps):
             ]
             if cand:
                 follow = max(cand)
+                if tail[1] == 2 and ins[tail[0]].op == "LOAD_CONST" and ins[tail[0]].argval is None:
+                    # both exits end in their own `return None`: the compiler copied the
+                    # function's implicit return (no line) into each, see emit
+                    self.implicit_returns.add(follow + 1)
             elif (
                 tail[1] == 2
                 and ins[tail[0]].op == "LOAD_CONST"

@@ -97,6 +97,8 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         self.cur_base = 0
         self.cur_stack: list = []
         self.spilled = 0
+        # RETURN_VALUE indices known to be copies of the function's implicit `return None`
+        self.implicit_returns: set[int] = set()
 
     # ------------------------------------------------------------ plumbing
     def fail(self, reason: str, ins: Instr | None = None) -> DecompilationError:
@@ -747,10 +749,31 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             orelse, st2 = self.walk(exit_, follow, list(stack), self._exits_at(follow, stop, exits))
             if len(st2) != len(stack):
                 raise self.fail("while-else changes the stack", self.ins[T])
+        self._retire_bottom_exit_copies(body_end, latch, F)
         self.emit(ast.While(test=expr, body=_trim_continue(body), orelse=orelse))
         if follow in exits:
             return stop
         return follow
+
+    def _retire_bottom_exit_copies(self, lo: int, latch: int, F: int) -> None:
+        """The loop's exit F is a small `return` block copied per jump (3.10+): the
+        copies the bottom test's early exits reach (`while a and b:`) are the same
+        exit; only the loop's test reaches them."""
+        key = self._exit_key(F)
+        if key is None or F <= latch:
+            return
+        copies = {self.ins[j].target for j in range(lo, latch) if self.ins[j].op in CONDITIONAL_JUMPS}
+        copies = {t for t in copies if t > latch and t != F}
+        if not copies or any(self._exit_key(t) != key for t in copies):
+            return
+        for t in copies:
+            if any(i.target == t and not lo <= i.index < latch for i in self.ins) or (
+                self.ins[t - 1].op not in TERMINAL and self.ins[t - 1].op != "JUMP"
+            ):
+                return
+        for t in copies:
+            for k in range(t, t + len(key)):
+                self.reachable[k] = False
 
     # ------------------------------------------------------------ conditions
     def try_condition_at(self, start: int, stack: list) -> tuple[ast.expr, int, int] | None:

@@ -624,3 +624,11 @@ def loop_inner_break_in_if_else_ending_body(classes, unique):
         elif c not in roots:
             roots.append(c)
     return children, roots
+
+
+@cases(([1, 2, 3], 2), ([], 2), ([1], 5), ([1, 2], 0))
+def loop_while_and_ending_function(items, n):
+    # 3.10/3.11 copy the implicit `return None` to each jump out of both tests
+    while items and n > 0:
+        items.pop()
+        n -= 1

@@ -283,3 +283,29 @@ def with_try_in_finally_at_end(k, log=None):
                 risky(k + 1)
             except:  # noqa: E722
                 pass
+
+
+@cases(*((k, []) for k in (0, 1, 2, -1)))
+def with_in_if_else_ending_function(k, log):
+    # 3.11 copies the implicit `return None` into the with's normal and suppressed exits
+    if k:
+        with CM(log, swallow=k > 1):
+            log.append(risky(k))
+    else:
+        log.append("no")
+
+
+@cases(*((k, [k]) for k in (0, 1, 2, 3)), (1, []))
+def with_in_elif_chain_ending_function(k, log):
+    if k == 0:
+        log.append("zero")
+    elif k == 1:
+        if log:
+            with CM(log, swallow=True):
+                log.append(risky(k))
+        else:
+            log.append("empty")
+    elif k == 2:
+        log.append("two")
+    else:
+        log.append("other")
