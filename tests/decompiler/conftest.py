@@ -55,7 +55,6 @@ KNOWN_BUGS: dict = {
     "operators.op_power": "3.10 mismatch: tuple with a ternary whose tail 3.10 copied (temporaries)",
     "operators.op_precedence": "3.10 mismatch: tuple with a ternary whose tail 3.10 copied (temporaries)",
     "operators.op_string_ops": "3.10 mismatch: tuple with a ternary whose tail 3.10 copied (temporaries)",
-    "simple_statements.st_pass_everywhere": "3.9-3.13 mismatch: `if x: pass else: pass` jump target",
     "control.ctl_empty_return_vs_none": "3.9 mismatch: bare return vs implicit return jump target",
     "loops.loop_break_continue_in_if_else": "3.9 mismatch: break/continue arms threaded",
     "loops.loop_break_in_else_of_inner": "3.9, 3.10, 3.12, 3.13 mismatch: break in the else of an inner loop",

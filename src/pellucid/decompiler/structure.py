@@ -1087,6 +1087,8 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             # if/else ending a loop body, its jump threaded to the loop head
             else_range = (F, stop)
             then_stop = then_stop - 1
+        # `else: pass` is a jump over a NOP: both land on F once NOPs are dropped
+        empty_else = else_range is None and F <= stop and self._jumps_over_empty_else(last, F)
         if else_range is None and F <= stop and last is not None and last.op in TERMINAL:
             copy = self._copied_follow(T, then_stop, stop)
             if copy is not None:
@@ -1175,7 +1177,8 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         if self._pending(stack):
             self.materialize(stack)
             then_body, st1 = self.walk(T, then_stop, list(stack), branch_exits)
-        self.emit(ast.If(test=expr, body=then_body or [ast.Pass()], orelse=[]))
+        orelse = [ast.Pass()] if empty_else and not _ends_in_jump(then_body) else []
+        self.emit(ast.If(test=expr, body=then_body or [ast.Pass()], orelse=orelse))
         return then_stop if F > stop else F
 
     def _exit_copy_len(self, target: int, jumps: set[int]) -> int | None:
@@ -1212,6 +1215,17 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         self.emit(ast.If(test=expr, body=then_body, orelse=[]))
         self._emit_exit_copy(F, size, stack)
         return stop
+
+    def _jumps_over_empty_else(self, last: Instr | None, F: int) -> bool:
+        """Does the then-branch end in a jump to F that skips code the test's
+        false exit lands on (only NOPs: an else of `pass`)?"""
+        if last is None or last.op != "JUMP" or last.target != F or last.index != F - 1:
+            return False
+        chain, _ = self.last_chain
+        offsets = [self.ins[b.jump].argval for b in chain if b.target == F]
+        if PY < (3, 10):  # 3.9 drops the NOP and keeps the jump: `JUMP_FORWARD 0`
+            return bool(offsets) and all(o == last.argval for o in offsets)
+        return bool(offsets) and all(isinstance(o, int) and o < last.argval for o in offsets)
 
     def _has_inner_loop(self, lo: int, hi: int) -> bool:
         return any(self.ins[k].op == "FOR_ITER" or k in self.latch for k in range(lo, hi))

@@ -348,3 +348,14 @@ def ctl_if_else_both_end_in_raise_or_return(n, network, broadcast):
         if broadcast + n < network:
             raise IndexError("address out of range")
         return broadcast + n
+
+
+@cases((1, []), (0, []))
+def ctl_else_pass_then_loop(x, log):
+    if x:
+        log.append(1)
+    else:
+        pass  # a NOP the then-branch jumps over
+    while log:
+        log.pop()
+    return log
