@@ -64,7 +64,6 @@ KNOWN_BUGS: dict = {
     "tricky.tr_assert_in_loop": "3.9 mismatch: assert at the end of a loop body",
     "exceptions.exc_while_true_try_else_break": "3.10 mismatch: the else's break reaches a return 3.10 copied into it",
     "exceptions.exstar_tuple_and_rest": "3.12, 3.13 mismatch: an outer except clause keeps its copied return when its try body is a try (plain except too)",
-    "exceptions.exc_return_value_finally_if_try": "3.12, 3.13 refused: a finally body ending in an if holding a try (3.12+ put the normal copy's handler out of line)",
 }
 _harness.configure(NOT_YET)
 CONSTRUCT_OF = _harness.CONSTRUCT_OF

@@ -329,6 +329,182 @@ class ExceptionStructure(ExceptGroupOps):
             self._joined_copies.add(b)
         return length
 
+    def _thread(self, k: int, seen: set | None = None) -> int:
+        """Where an unconditional jump chain starting at k leads (the jumps
+        passed are added to ``seen``)."""
+        seen = set() if seen is None else seen
+        while k < self.n and self.ins[k].op == "JUMP" and k not in seen:
+            seen.add(k)
+            k = self.ins[k].target
+        return k
+
+    def _finally_end_len(self, k: int) -> int:
+        """Length of the unwinding of a finally's exception-path copy at k (a
+        return/break/continue leaving the body): ``POP_TOP; POP_EXCEPT``, or
+        ``SWAP 2; POP_TOP; SWAP 2; POP_EXCEPT`` around a return value, with the
+        POP_TOP (of the exception) under the clean-up of a finally handler; else 0."""
+        ops = [(self.ins[q].op, self.ins[q].arg) for q in range(k, min(k + 4, self.n))]
+        if [o for o, _ in ops[:2]] == ["POP_TOP", "POP_EXCEPT"]:
+            n, p = 2, k
+        elif ops == [("SWAP", 2), ("POP_TOP", ops[1][1]), ("SWAP", 2), ("POP_EXCEPT", ops[3][1])]:
+            n, p = 4, k + 1
+        else:
+            return 0
+        C = self._cover[p]
+        if C is None or self._handlers[C].kind != "cleanup":
+            return 0
+        fin = any(
+            self._cover[H] == C and h.kind == "try" and self._is_finally(H) for H, h in self._handlers.items()
+        )
+        return n if fin else 0
+
+    def _in_finally_exit(self, k: int) -> bool:
+        """Is k in the straight-line exit (after ``_finally_end_len`` unwinding) of
+        a return/break/continue leaving a finally body from a nested clause?"""
+        for j in range(k - 1, max(k - 8, -1), -1):
+            if self.home[j] != self.home[k]:
+                return False
+            if self._finally_end_len(j) and self._cover[j] is not None:
+                return True
+            if j < k - 1 and (self.ins[j].target is not None or self.ins[j].op in TERMINAL_OPS):
+                return False
+        return False
+
+    def _exit_path_matches(self, x: int, y: int) -> set[int] | None:
+        """The straight-line rest of an exit from a finally body: the same code at
+        x (exception-path copy, after its unwinding) and y (normal-path copy),
+        under the same handler, ending in a return or a jump to the same place.
+        Returns the instructions of y's side, or None."""
+        ins = self.ins
+        used: set[int] = set()
+        while True:
+            x = self._thread(x)
+            y = self._thread(y, used)
+            if x >= self.n or y >= self.n:
+                return None
+            a, b = ins[x], ins[y]
+            if x == y:
+                return used  # both continue at the same place (a jump out, threaded)
+            if a.op != b.op or self._cover[x] != self._cover[y]:
+                return None
+            used.add(y)
+            if a.op == "RETURN_VALUE":
+                return used
+            if a.target is not None or a.op in TERMINAL_OPS or _key(a.argval) != _key(b.argval):
+                return None
+            x += 1
+            y += 1
+
+    def _graph_copy(self, b: int, H: int, R: int, C: int) -> tuple[int, frozenset] | None:
+        """A normal-path copy at b of the finally body of H (exception-path copy
+        [H+1, R)) compared as a flow graph: instructions paired along jumps,
+        fall-throughs and exception edges (nested handlers pair with nested
+        handlers, the finally's clean-up C with the handler around the
+        statement), unconditional jumps followed, and an exit of the body
+        (return/break/continue) allowed to lack the exception copy's unwinding.
+        3.12+ put the normal copy's nested handlers out of line, 3.11+ add that
+        unwinding: a linear comparison sees neither.  Returns (length of the
+        contiguous copy at b, the copy's instructions outside it) or None."""
+        ins = self.ins
+        hmap: dict = {C: self._cover[C]}
+        hrev: dict = {self._cover[C]: C}
+        pairs: dict[int, int] = {}
+        used: set[int] = set()
+        exits: set[int] = set()
+        ends: set[int] = set()
+        delta = None
+
+        def inside(x: int) -> bool:
+            hx = self.home[x]
+            return hx == H or (hx is not None and hx >= 0 and self._in(hx, C)) or self._in(x, C)
+
+        work = [(H + 1, b)]
+        while work:
+            x, y = work.pop()
+            x = self._thread(x)
+            if x == R:
+                ends.add(y)
+                continue
+            passed: set[int] = set()
+            y = self._thread(y, passed)
+            used |= passed
+            if x >= self.n or y >= self.n:
+                return None
+            if not inside(x):
+                if x != y:
+                    return None
+                continue
+            if x in pairs:
+                if pairs[x] != y:
+                    # 3.12+ copy a small block ending in a return into each jump to it
+                    t = self._exit_tail_len(y)
+                    if not t or not self._same(pairs[x], y, t) or used & set(range(y, y + t)):
+                        return None
+                    used |= set(range(y, y + t))
+                continue
+            if y in used and y not in exits:
+                return None
+            skip = self._finally_end_len(x)
+            rest = self._exit_path_matches(x + skip, y) if skip else None
+            if rest is not None:
+                if rest & (used - exits):
+                    return None  # (exits may share their return)
+                used |= rest
+                exits |= rest
+                pairs[x] = y
+                continue
+            a, c = ins[x], ins[y]
+            if a.op != c.op or (a.target is None) != (c.target is None):
+                return None
+            if a.target is None and _key(a.argval) != _key(c.argval):
+                return None
+            pairs[x] = y
+            used.add(y)
+            hx, hy = self._cover[x], self._cover[y]
+            if hx in hmap:
+                if hmap[hx] != hy:
+                    return None
+            else:
+                if hy is None or hy in hrev or hx is None:
+                    return None
+                gx, gy = self._handlers[hx], self._handlers[hy]
+                d = gx.depth - gy.depth
+                if gx.kind != gy.kind or gx.lasti != gy.lasti or (delta is not None and d != delta):
+                    return None
+                delta = d
+                hmap[hx], hrev[hy] = hy, hx
+                work.append((hx, hy))
+            if a.target is not None:
+                work.append((a.target, c.target))
+            if a.op not in TERMINAL_OPS and a.op != "JUMP":
+                work.append((x + 1, y + 1))
+        home = self.home[b]
+        main = [k for k in used if self.home[k] == home]
+        if not main or min(main) != b:
+            return None
+        F = max(main) + 1
+        if len({self._thread(y) for y in ends}) > 1:
+            # 3.12+ copy the small exit block after the statement (a return) into
+            # each end of the body: the copies after the contiguous part are part
+            # of it, the last one is where the statement continues
+            t = self._exit_tail_len(F)
+            if not t or any(not self._same(F, y, t) for y in ends) or used & ends:
+                return None
+            while F + t in ends:
+                used |= set(range(F, F + t))
+                F += t
+            for y in ends:
+                if y != F:
+                    used |= set(range(y, y + t))
+        elif ends and not (F in ends or self._thread(F) in {self._thread(y) for y in ends}):
+            return None
+        if any(k not in used and self.home[k] is not None for k in range(b, F)):
+            return None
+        extra = frozenset(k for k in used if not b <= k < F)
+        if any(self.home[k] == home for k in extra):
+            return None
+        return F - b, extra
+
     def _past_tail_matches(self, R: int, end: int, past: list) -> bool:
         """3.12+: a nested try's clause in the finally body jumps past the body's
         re-raise R (to the clause's own re-raise after it); in the normal-path copy
@@ -406,6 +582,8 @@ class ExceptionStructure(ExceptGroupOps):
             for k in range(H + 1, self.n):
                 if ins[k].op != "POP_EXCEPT" or self.home[k] != H:
                     continue
+                if self._finally_end_len(k - 1) == 2 or self._finally_end_len(k - 3) == 4:
+                    continue  # a return leaving an enclosing finally body: not this clause's end
                 j = k + 1
                 if (
                     j + 2 < self.n
@@ -1165,6 +1343,16 @@ class ExceptionStructure(ExceptGroupOps):
             raise self.fail("POP_EXCEPT outside a handler", ins)
         del stack[-n:]
 
+    def op_POP_TOP(self, ins, stack: list) -> None:
+        """3.11+: a return/break/continue leaving a finally body's exception-path
+        copy drops the exception, then its saved info (``_finally_end_len``)."""
+        if PY >= (3, 11) and stack and isinstance(stack[-1], CaughtException):
+            k = ins.index
+            if self._finally_end_len(k) == 2 or (k > 0 and self._finally_end_len(k - 1) == 4):
+                stack.pop()
+                return
+        super().op_POP_TOP(ins, stack)
+
     def op_POP_BLOCK(self, ins, stack: list) -> None:
         """3.9/3.10: regions come from the block analysis; the pop itself says nothing."""
         if ins.index not in self._b_pops:
@@ -1202,22 +1390,37 @@ class ExceptionStructure(ExceptGroupOps):
             raise self.fail("finally body without its re-raise", ins[H])
         for k in range(H + 1, R):
             if self.home[k] != H and self.home[k] is not None and self._cover[k] is None:
-                raise self.fail("finally body with code outside its handler", ins[k])
+                if not self._in_finally_exit(k):
+                    raise self.fail("finally body with code outside its handler", ins[k])
         L = R - (H + 1)
         _, e = self._extent(H, home)
         self._copy_kind = "finally"
         ends_twice = bool(fin_jumps) or any(ins[k].target == R for k in range(H + 1, R))
 
+        extras: dict[int, frozenset] = {}
+
         def matches(k: int) -> int:
             if L == 0:
                 return 0
             if ends_twice:
-                return self._match_finally(k, H + 1, L, fin_jumps)
-            return L if self._same(k, H + 1, L) else 0
+                n = self._match_finally(k, H + 1, L, fin_jumps)
+            else:
+                n = L if self._same(k, H + 1, L) else 0
+            if n or ins[k].op != ins[H + 1].op:
+                return n
+            g = self._graph_copy(k, H, R, C)
+            if g is None:
+                return 0
+            extras[k] = g[1]
+            return g[0]
 
         if L == 0:
             raise self.fail("empty finally body", ins[H])
         end = self._register_copies(H, home, s, e, matches)
+        for k, extra in extras.items():
+            if k in self._copies:
+                for q in extra:
+                    self.reachable[q] = False
         if (
             e < self.n
             and self.home[e] == home

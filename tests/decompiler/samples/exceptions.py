@@ -947,3 +947,36 @@ def exc_try_except_in_finally_at_end(k):
             log.append(risky(k + 1))
         except ValueError:
             pass
+
+
+@cases(*KINDS)
+def exc_finally_if_try_then_more(k):
+    # 3.12+ put the nested handler of the finally body's normal-path copy out of
+    # line: the copies are compared as flow graphs
+    log = []
+    try:
+        log.append(risky(k))
+    finally:
+        if k != 2:
+            try:
+                log.append(risky(k + 1))
+            except ValueError:
+                pass
+        log.append("after")
+    return log
+
+
+@cases(*((k, []) for k in range(6)))
+def exc_finally_if_try_at_end(k, log):
+    # tempfile's cleanup: each end of the normal copy is a copy of the return
+    if k != 5:
+        log.append("start")
+        try:
+            if k != 4:
+                log.append(risky(k))
+        finally:
+            if k and (k > 2 or not k % 2):
+                try:
+                    log.append(risky(k - 1))
+                except (ValueError, ZeroDivisionError):
+                    pass
