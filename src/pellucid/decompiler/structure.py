@@ -1095,6 +1095,10 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 # the then-branch falls into a copy of the block after the else
                 # (3.12+ copy small exit blocks into each path that reaches them)
                 X, size = copy
+                if size == 2 and self.ins[X].op == "LOAD_CONST" and self.ins[X].argval is None:
+                    # a `return None` copied for a jump from inside the branch as well:
+                    # only the function's implicit return (no line) is copied so
+                    self.implicit_returns.add(X + 1)
                 else_range = (F, X)
                 then_stop = then_stop - size
                 for k in range(then_stop, then_stop + size):
@@ -1298,17 +1302,25 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 p += 1
             if p + n_s > min(stop, self.n) or p == F:
                 continue
+            # a trial: walking code may retire exit copies it structures
+            reachable = list(self.reachable)
             try:
                 a_stmts, a_st = self.walk(T, tail_start, list(stack), frozenset())
                 b_stmts, b_st = self.walk(F, p, list(stack), frozenset())
             except DecompilationError:
+                self.reachable[:] = reachable
                 continue
-            if a_stmts or b_stmts or len(a_st) != len(stack) + 1 or len(b_st) != len(stack) + 1:
+            if (
+                a_stmts
+                or b_stmts
+                or len(a_st) != len(stack) + 1
+                or len(b_st) != len(stack) + 1
+                or any(x is not y for x, y in zip(a_st, stack))
+                or any(x is not y for x, y in zip(b_st, stack))
+                or not all(_is_value(v[-1]) for v in (a_st, b_st))  # `x += 1` halves are statements
+            ):
+                self.reachable[:] = reachable
                 continue
-            if any(x is not y for x, y in zip(a_st, stack)) or any(x is not y for x, y in zip(b_st, stack)):
-                continue
-            if not all(_is_value(v[-1]) for v in (a_st, b_st)):
-                continue  # `x += 1` halves are statements, not operands
             value = ast.IfExp(test=expr, body=self.as_expr(a_st[-1], None), orelse=self.as_expr(b_st[-1], None))
             stack.append(value)
             for k in range(p, p + n_s):

@@ -359,3 +359,17 @@ def ctl_else_pass_then_loop(x, log):
     while log:
         log.pop()
     return log
+
+
+@cases(*((a, b, c, []) for a in (0, 1) for b in (0, 1) for c in (0, 1)))
+def ctl_nested_if_else_in_if_elif_ending_function(a, b, c, log):
+    # 3.12 copies the implicit `return None` for the jump of `if c` and for its fall-through
+    if a:
+        if b:
+            log.append(1)
+            if c:
+                log.append(2)
+        else:
+            log.append(3)
+    elif c:
+        log.append(4)

@@ -309,3 +309,17 @@ def with_in_elif_chain_ending_function(k, log):
         log.append("two")
     else:
         log.append("other")
+
+
+@cases(*((a, b, c, []) for a in (0, 1) for b in (0, 1) for c in (0, 1)))
+def with_then_if_in_if_elif_ending_function(a, b, c, log):
+    if a:
+        if b:
+            with CM(log):
+                log.append(1)
+            if c:
+                log.append(2)
+        else:
+            log.append(3)
+    elif c:
+        log.append(4)
