@@ -44,6 +44,12 @@ from pellucid.decompiler.exceptgroups import ExceptGroupOps, is_star_clause_hand
 from pellucid.decompiler.instructions import PY, Instr
 
 TERMINAL_OPS = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
+_INVERSE_JUMPS = {
+    "POP_JUMP_IF_FALSE": "POP_JUMP_IF_TRUE",
+    "POP_JUMP_IF_TRUE": "POP_JUMP_IF_FALSE",
+    "POP_JUMP_IF_NONE": "POP_JUMP_IF_NOT_NONE",
+    "POP_JUMP_IF_NOT_NONE": "POP_JUMP_IF_NONE",
+}
 STORE_OPS = frozenset({"STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF"})
 DELETE_OPS = frozenset({"DELETE_FAST", "DELETE_NAME", "DELETE_GLOBAL", "DELETE_DEREF"})
 # 3.10+ copy small exit blocks (returns) into every predecessor; 3.9 never does
@@ -343,6 +349,8 @@ class ExceptionStructure(ExceptGroupOps):
         return/break/continue leaving the body): ``POP_TOP; POP_EXCEPT``, or
         ``SWAP 2; POP_TOP; SWAP 2; POP_EXCEPT`` around a return value, with the
         POP_TOP (of the exception) under the clean-up of a finally handler; else 0."""
+        if PY < (3, 11):
+            return self._finally_end_len39(k)
         ops = [(self.ins[q].op, self.ins[q].arg) for q in range(k, min(k + 4, self.n))]
         if [o for o, _ in ops[:2]] == ["POP_TOP", "POP_EXCEPT"]:
             n, p = 2, k
@@ -357,6 +365,16 @@ class ExceptionStructure(ExceptGroupOps):
             self._cover[H] == C and h.kind == "try" and self._is_finally(H) for H, h in self._handlers.items()
         )
         return n if fin else 0
+
+    def _finally_end_len39(self, k: int) -> int:
+        """3.9/3.10: ``POP_TOP`` x3; ``POP_EXCEPT`` (the exception and its saved
+        info), with ``ROT_FOUR`` around the pops for a return value; else 0."""
+        ops = [self.ins[q].op for q in range(k, min(k + 6, self.n))]
+        if ops[:4] == ["POP_TOP", "POP_TOP", "POP_TOP", "POP_EXCEPT"]:
+            return 4
+        if ops == ["ROT_FOUR", "POP_TOP", "POP_TOP", "POP_TOP", "ROT_FOUR", "POP_EXCEPT"]:
+            return 6
+        return 0
 
     def _in_finally_exit(self, k: int) -> bool:
         """Is k in the straight-line exit (after ``_finally_end_len`` unwinding) of
@@ -445,7 +463,15 @@ class ExceptionStructure(ExceptGroupOps):
             if y in used and y not in exits:
                 return None
             skip = self._finally_end_len(x)
-            rest = self._exit_path_matches(x + skip, y) if skip else None
+            rest = None
+            if skip:
+                # (a copy on a return's path first drops the pending return value)
+                for drop in ([], [("POP_TOP", None)], [("SWAP", 2), ("POP_TOP", None)]):
+                    if [(ins[q].op, ins[q].arg) for q in range(y, y + len(drop))] == drop:
+                        rest = self._exit_path_matches(x + skip, y + len(drop))
+                        if rest is not None:
+                            rest |= set(range(y, y + len(drop)))
+                            break
             if rest is not None:
                 if rest & (used - exits):
                     return None  # (exits may share their return)
@@ -454,7 +480,8 @@ class ExceptionStructure(ExceptGroupOps):
                 pairs[x] = y
                 continue
             a, c = ins[x], ins[y]
-            if a.op != c.op or (a.target is None) != (c.target is None):
+            swapped = _INVERSE_JUMPS.get(a.op) == c.op  # one copy's jump threaded past the other's
+            if (a.op != c.op and not swapped) or (a.target is None) != (c.target is None):
                 return None
             if a.target is None and _key(a.argval) != _key(c.argval):
                 return None
@@ -474,6 +501,9 @@ class ExceptionStructure(ExceptGroupOps):
                 delta = d
                 hmap[hx], hrev[hy] = hy, hx
                 work.append((hx, hy))
+            if swapped:
+                work += [(a.target, y + 1), (x + 1, c.target)]
+                continue
             if a.target is not None:
                 work.append((a.target, c.target))
             if a.op not in TERMINAL_OPS and a.op != "JUMP":
@@ -497,7 +527,9 @@ class ExceptionStructure(ExceptGroupOps):
                 if y != F:
                     used |= set(range(y, y + t))
         elif ends and not (F in ends or self._thread(F) in {self._thread(y) for y in ends}):
-            return None
+            T = self._thread(next(iter(ends)))
+            if not (T < b and T in self.latch):
+                return None  # (unless the body's end goes back to the loop around the statement)
         if any(k not in used and self.home[k] is not None for k in range(b, F)):
             return None
         extra = frozenset(k for k in used if not b <= k < F)
@@ -1346,9 +1378,13 @@ class ExceptionStructure(ExceptGroupOps):
     def op_POP_TOP(self, ins, stack: list) -> None:
         """3.11+: a return/break/continue leaving a finally body's exception-path
         copy drops the exception, then its saved info (``_finally_end_len``)."""
-        if PY >= (3, 11) and stack and isinstance(stack[-1], CaughtException):
+        if stack and isinstance(stack[-1], CaughtException):
             k = ins.index
-            if self._finally_end_len(k) == 2 or (k > 0 and self._finally_end_len(k - 1) == 4):
+            if PY >= (3, 11):
+                starts = ((k, 2), (k - 1, 4))
+            else:
+                starts = ((k, 4), (k - 1, 4), (k - 2, 4), (k - 1, 6), (k - 2, 6), (k - 3, 6))
+            if any(j >= 0 and self._finally_end_len(j) == n for j, n in starts):
                 stack.pop()
                 return
         super().op_POP_TOP(ins, stack)
@@ -2444,12 +2480,28 @@ class ExceptionStructure(ExceptGroupOps):
         ins = self.ins
         seen: dict[int, int] = {}
         exits: set[int] = set()
+        unwound: set[int] = set()
         work = [(a, H)]
         while work:
             x, y = work.pop()
             if y in ends:
                 exits.add(x)
                 continue
+            fe = self._finally_end_len39(y) if y < self.n else 0
+            if fe and (y not in seen or seen[y] != x):
+                # a return/break/continue leaving the body: the handler's copy drops
+                # the exception first, a copy on a return's path the pending value
+                done = False
+                for drop in ([], ["POP_TOP"], ["ROT_TWO", "POP_TOP"]):
+                    if [ins[q].op for q in range(x, x + len(drop))] == drop:
+                        rest = self._exit_path_matches39(y + fe, x + len(drop))
+                        if rest is not None:
+                            seen.setdefault(y, x)
+                            unwound |= set(range(x, x + len(drop))) | rest
+                            done = True
+                            break
+                if done:
+                    continue
             if y in seen:
                 if seen[y] != x:
                     return None
@@ -2457,6 +2509,9 @@ class ExceptionStructure(ExceptGroupOps):
             if x >= self.n or y >= self.n:
                 return None
             X, Y = ins[x], ins[y]
+            if Y.op == "JUMP" and X.op != "JUMP" and self._finally_end_len39(Y.target) and Y.target not in ends:
+                work.append((x, Y.target))  # 3.10 copied the exit from the body into the copy
+                continue
             if Y.op == "JUMP" and Y.target in ends and X.op == "RETURN_VALUE":
                 exits.add(x)  # 3.9 turns a jump to the return after the copy into the return
                 continue
@@ -2474,7 +2529,7 @@ class ExceptionStructure(ExceptGroupOps):
                 return None
             if Y.op not in TERMINAL_OPS and Y.op != "JUMP":
                 work.append((x + 1, y + 1))
-        covered = set(seen.values())
+        covered = set(seen.values()) | unwound
         # returns standing for the copy's end inside it (3.9 replaces a jump to the
         # return after the copy by the return; 3.10 copies it) are part of the copy
         last = max(covered, default=a)
@@ -2505,6 +2560,26 @@ class ExceptionStructure(ExceptGroupOps):
             for q in range(x, x + length):
                 self.reachable[q] = False
         return E - a
+
+    def _exit_path_matches39(self, y: int, x: int) -> set[int] | None:
+        """3.9/3.10: the straight-line rest of an exit from a finally body, the same
+        at y (the handler's copy) and x (an inlined copy): the instructions at x."""
+        ins = self.ins
+        used: set[int] = set()
+        while x < self.n and y < self.n:
+            a, b = ins[y], ins[x]
+            if a.op != b.op:
+                return None
+            used.add(x)
+            if a.op == "RETURN_VALUE":
+                return used
+            if a.target is not None:
+                return used if a.op == "JUMP" and a.target == b.target else None
+            if a.op in TERMINAL_OPS or _key(a.argval) != _key(b.argval):
+                return None
+            x += 1
+            y += 1
+        return None
 
     def _merge_exit_copies39(self, P: int, tail: int, pops: list) -> None:
         """3.10 copies a statement's whole normal exit (POP_BLOCK, finally body or

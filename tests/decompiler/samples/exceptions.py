@@ -980,3 +980,23 @@ def exc_finally_if_try_at_end(k, log):
                     log.append(risky(k - 1))
                 except (ValueError, ZeroDivisionError):
                     pass
+
+
+@cases(*KINDS)
+def exc_return_in_finally_after_try(k):
+    # subprocess.Popen.__exit__: a return leaving the finally body (its exception
+    # path copy drops the exception first) after a try nested in the body
+    log = []
+    try:
+        if k != 4:
+            log.append(risky(k))
+    finally:
+        if k in (1, 2, 3):
+            if k > 1:
+                try:
+                    log.append(risky(k - 1))
+                except ValueError:
+                    pass
+            log.append("swallowed")
+            return log  # noqa: B012
+        log.append("waited")
