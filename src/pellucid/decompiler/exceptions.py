@@ -789,6 +789,14 @@ class ExceptionStructure(ExceptGroupOps):
                 work.extend(self._succ(k))
             self.latch[t] = max(seen)
 
+    def moved_handler_code(self, lo: int, hi: int) -> set[int]:
+        """3.12+: the code of try handlers whose body starts in [lo, hi), which the
+        compiler moved to the end of the function (a clause's break is in there)."""
+        if PY < (3, 12) or not getattr(self, "_handlers", None):
+            return set()
+        mine = {H for H, h in self._handlers.items() if h.kind == "try" and any(lo <= a < hi for a, _ in h.ranges)}
+        return {k for k in range(hi, self.n) if self.home[k] in mine}
+
     # ------------------------------------------------------------ nesting
     def _chain(self, k: int):
         seen = set()

@@ -618,7 +618,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         if outer is not None and not breaks and exits & outer.continue_targets:
             to_outer = {
                 self.ins[j].target
-                for j in range(h + 1, body_end)
+                for j in sorted(set(range(h + 1, body_end)) | self.moved_handler_code(h + 1, body_end))
                 if self.ins[j].op == "JUMP"
                 and self.ins[j].target in outer.continue_targets
                 and self.reachable[j]

@@ -305,3 +305,25 @@ def exl_break_from_nested_clause(ks):
                 break
         log.append(k)
     return log
+
+
+@cases(*SEQS)
+def exl_break_inner_loop_from_clauses(ks):
+    # tempfile._get_default_tempdir: a break in a clause leaves the inner loop,
+    # whose exit goes round the outer one; 3.12+ move the clause (and its jump,
+    # threaded to the outer loop's head) to the end of the function
+    log = []
+    for d in ks:
+        for seq in range(2):
+            try:
+                log.append(risky(d + seq))
+            except KeyError:
+                pass
+            except ValueError:
+                if d == 0:
+                    continue
+                break
+            except ZeroDivisionError:
+                break
+            log.append("next")
+    return log
