@@ -944,7 +944,7 @@ class ExceptionStructure(ExceptGroupOps):
                 # not the normal exit: only a return of a value computed before the
                 # copy (or a constant), or a loop jump, may follow; anything else is a
                 # copy of the code after the statement, which we cannot place
-                if not self._pure_exit(i + c.length):
+                if not self._pure_exit(i + c.length) and not self._never_ends(i, i + c.length):
                     raise self.fail("code after a finally/with copy on an exit path", self.ins[i])
             return i + c.length
         if PY < (3, 11):
@@ -1170,6 +1170,12 @@ class ExceptionStructure(ExceptGroupOps):
                 return None
             return None
         return None
+
+    def _never_ends(self, a: int, b: int) -> bool:
+        """Does no path through the straight copy [a, b) reach b (a finally body
+        that raises)?"""
+        last = self.ins[b - 1]
+        return last.op in TERMINAL_OPS and not any(self.ins[k].target == b for k in range(a, b))
 
     def _pure_exit(self, k: int) -> bool:
         while k < self.n:
@@ -1431,6 +1437,8 @@ class ExceptionStructure(ExceptGroupOps):
             # (its last re-raise may end a nested try's clause: found there)
             R, fin_jumps, last_reraise = self._fin_exits[H]
         if R is None:
+            R = last_reraise = self._raising_finally_end(H, C)
+        if R is None:
             raise self.fail("finally body without its re-raise", ins[H])
         for k in range(H + 1, R):
             if self.home[k] != H and self.home[k] is not None and self._cover[k] is None:
@@ -1498,6 +1506,24 @@ class ExceptionStructure(ExceptGroupOps):
             node = ast.Try(body=body or [ast.Pass()], handlers=[], orelse=[], finalbody=final or [ast.Pass()])
         self.emit(node)
         return end
+
+    def _raising_finally_end(self, H: int, C: int) -> int | None:
+        """A finally body that never ends (it raises or returns on every path) has
+        no re-raise after its exception-path copy: the copy is handler H's code
+        with that of the handlers nested in it, up to the first other code."""
+        mine = [
+            k
+            for k in range(H + 1, self.n)
+            if self.home[k] == H or (self.home[k] is not None and self.home[k] > H and self._in(self.home[k], C))
+        ]
+        if not mine:
+            return None
+        R = mine[-1] + 1
+        if any(self.home[k] is not None and k not in mine for k in range(H + 1, R)):
+            return None
+        if self.ins[R - 1].op not in TERMINAL_OPS and self.ins[R - 1].op != "JUMP":
+            return None
+        return R
 
     def _left_by_body(self, body: list[ast.stmt], st: list, outer: list, ins: Instr) -> list:
         """The stack after a try body that consumed values pushed before it (already in
@@ -2403,9 +2429,13 @@ class ExceptionStructure(ExceptGroupOps):
         home = self.home[s]
         want = self._b_stack[s] + (("E", s),)
         ends = self._finally_ends(H, want)
-        if not ends:
-            raise self.fail("finally body without its re-raise", ins[H])
-        R = ends[-1]
+        if ends:
+            R = ends[-1]
+        else:
+            # a finally body that never ends (raises or returns on every path)
+            R = self._handler_end(H)
+            if ins[R - 1].op not in TERMINAL_OPS:
+                raise self.fail("finally body without its re-raise", ins[H])
         for k in range(H, R):
             if not self._owned(k, H) and self._b_stack[k] is not None:  # 3.9 keeps dead code
                 raise self.fail("finally body with code outside its handler", ins[k])
@@ -2420,7 +2450,7 @@ class ExceptionStructure(ExceptGroupOps):
         normal = [p for p in pops if p < H and self.home[p] == home]
         P = max(normal) if normal else None
         body_end = H
-        cont = R + 1
+        cont = R + 1 if ends else R
         norm_end = -1
         if P is not None:
             after = P + 1 + lengths[P]

@@ -1000,3 +1000,29 @@ def exc_return_in_finally_after_try(k):
             log.append("swallowed")
             return log  # noqa: B012
         log.append("waited")
+
+
+@cases(*((k, []) for k in range(6)))
+def exc_finally_raise_in_clause(k, log):
+    # asyncio's Server.serve_forever: a finally body that only re-raises (no
+    # re-raise after its exception-path copy: the body never ends)
+    try:
+        log.append(risky(k))
+    except ValueError:
+        try:
+            log.append(risky(k + 1))
+        finally:
+            raise
+    finally:
+        log.append("cleared")
+
+
+@cases(*KINDS)
+def exc_finally_body_raises(k):
+    log = []
+    try:
+        log.append(risky(k))
+    finally:
+        if k < 3:
+            raise KeyError(log)  # noqa: B012
+        raise Err(len(log))  # noqa: B012
