@@ -1142,13 +1142,19 @@ class ExceptionStructure(ExceptGroupOps):
             joined = j in self._joined_copies
             j += L
             end = j
-            if joined:
-                break
+            if joined or self._jumped_to_from_outside(j, s):
+                break  # (a shared tail, e.g. a loop's back edge: it follows the statement)
             t = self._tail_end(j)
             if t is None:
                 break
             k = end = t
         return end
+
+    def _jumped_to_from_outside(self, j: int, s: int) -> bool:
+        """Does a jump from outside [s, j) reach j?  The code at j is then where
+        other paths join (an if around the statement skipping to a loop's back
+        edge), not an exit tail owned by the statement starting at s."""
+        return any(i.target == j and not s <= i.index < j for i in self.ins)
 
     def _tail_end(self, k: int) -> int | None:
         """If an exit tail (return, loop jump) starts at k, the index after it."""

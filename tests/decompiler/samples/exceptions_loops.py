@@ -327,3 +327,25 @@ def exl_break_inner_loop_from_clauses(ks):
                 break
             log.append("next")
     return log
+
+
+@cases(*SEQS)
+def exl_if_try_except_finally_ends_body(ks):
+    # the finally's normal-path copy is followed by the loop's back edge, which
+    # the if also jumps to: the back edge is not the try's (logging.shutdown)
+    log = []
+    for k in ks:
+        try:
+            if k:
+                try:
+                    log.append(risky(k))
+                except (ValueError, KeyError):
+                    pass
+                finally:
+                    log.append("f")
+        except:  # noqa: E722
+            if k > 3:
+                log.append("err")
+            else:
+                raise
+    return log
