@@ -255,6 +255,7 @@ def _fold_backward_conditionals(out: list[Instr]) -> list[Instr]:
         ):
             i.op = _INVERSE[i.op]
             i.target = out[i.index + 1].target
+            i.extra["folded_jump"] = out[i.index + 1].offset
             remove.add(i.index + 1)
     if not remove:
         return out

@@ -9,6 +9,7 @@ else-jump ending a then-branch); anything else raises DecompilationError.
 from __future__ import annotations
 
 import ast
+import dis
 from dataclasses import dataclass, field
 from types import CodeType
 from typing import Any
@@ -1011,6 +1012,18 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 # head is the implicit back edge, the one after it the continue
                 self.emit(ast.If(test=expr, body=[_explicit(ast.Continue())], orelse=[]))
                 return stop
+            if (
+                F in loop.continue_targets
+                and T < stop
+                and F in exits
+                and self._compiler_made_continue(chain[-1].jump)
+            ):
+                # `if test: <rest>` whose false path falls off the loop body: the
+                # jump to the head is the compiler's, not a written continue
+                body, st = self.walk(T, stop, list(stack), exits)
+                if len(st) == len(stack):
+                    self.emit(ast.If(test=expr, body=body or [ast.Pass()], orelse=[]))
+                    return stop
             if F in exits and T < stop and not jumps_when_true:
                 # the rest of this block ends the loop body: `if test: <rest>`
                 body, st = self.walk(T, stop, list(stack), exits)
@@ -1026,10 +1039,49 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 return r
         return self.do_if(j, expr, T, F, stack, stop, exits)
 
+    def _compiler_made_continue(self, j: int) -> bool:
+        """3.12: is the conditional jump at j to a loop head one the compiler made
+        backward (a test whose false path falls off the loop body)?  It spells it
+        as a jump over a new ``JUMP_BACKWARD`` that the exception table leaves
+        unprotected; a written `continue` is protected like the test, unless it
+        leaves the try (then the head is not protected by the test's handler)."""
+        off = self.ins[j].extra.get("folded_jump")
+        if PY != (3, 12) or off is None:
+            return False
+        if not hasattr(self, "_exc_ranges"):
+            self._exc_ranges = [(e.start, e.end, e.target) for e in dis._parse_exception_table(self.code)]
+
+        def handler(o: int) -> int | None:
+            return next((t for a, b, t in self._exc_ranges if a <= o < b), None)
+
+        h = handler(self.ins[j].offset)
+        return h is not None and handler(off) is None and handler(self.ins[self.ins[j].target].offset) == h
+
+    def _falls_off_loop_body(self, T: int, end: int, exits: frozenset, loop: Loop | None) -> bool:
+        """Does a test in [T, end) go round the loop whose body the walk ends,
+        by a compiler-made jump to its head (see :meth:`_compiler_made_continue`)
+        or by a jump past ``end`` to the body's last jump back (3.9)?"""
+        if loop is None or not any(t in exits for t in loop.continue_targets):
+            return False
+        for k in range(T, end):
+            ins = self.ins[k]
+            if ins.op not in CONDITIONAL_JUMPS:
+                continue
+            t = ins.target
+            if t in loop.continue_targets and self._compiler_made_continue(k):
+                return True
+            if t >= end and self.ins[t].op == "JUMP" and self.ins[t].target in loop.continue_targets:
+                return True
+        return False
+
     def do_if(
         self, j: int, expr: ast.expr, T: int, F: int, stack: list, stop: int, exits: frozenset
     ) -> int:
         ins = self.ins[j]
+        if F > stop and F not in exits and self.ins[F].op == "JUMP" and self.ins[F].target in exits:
+            # 3.9: the false path jumps to a jump to where this block ends (a loop's
+            # back edge after an else): it falls off the block
+            F = stop
         if F > stop and F not in exits:
             r = self._if_into_exit_copy(expr, T, F, stack, stop, exits)
             if r is not None:
@@ -1064,7 +1116,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             and T <= last.index
             and F < stop
             and self.reachable[last.index]
-            and self._has_inner_loop(T, last.index)
+            and (self._has_inner_loop(T, last.index) or self._falls_off_loop_body(T, last.index + 1, exits, loop))
         ):
             # an if/else ending the loop body: its jump over the else goes to
             # the loop head (the same code as `continue`); say the else, so a
@@ -1103,6 +1155,16 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 then_stop = then_stop - size
                 for k in range(then_stop, then_stop + size):
                     self.reachable[k] = False
+        if (
+            else_range is None
+            and F < stop
+            and last is not None
+            and last.op in TERMINAL
+            and self._falls_off_loop_body(T, then_stop, exits, loop)
+        ):
+            # the branch ends in a return/raise, but an if inside it falls off the
+            # loop body (3.12 jumps to the head): an if/else ending the body
+            else_range = (F, stop)
         if else_range is None and F < stop and last is not None and last.op in TERMINAL:
             E = self._inner_else_jump(T, then_stop, stop, loop)
             if E is not None:

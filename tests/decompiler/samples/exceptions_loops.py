@@ -349,3 +349,37 @@ def exl_if_try_except_finally_ends_body(ks):
             else:
                 raise
     return log
+
+
+@cases(*SEQS)
+def exl_if_raise_ends_branch_then_elif(ks):
+    # 3.12: the inner if's false path jumps to the loop head through a jump the
+    # compiler adds outside the try's range (gettext.c2py)
+    depth = 0
+    try:
+        for k in ks:
+            if k > 1:
+                depth += k
+                if depth > 8:
+                    raise Err("deep")
+            elif k == 1:
+                depth -= 1
+    except Err:
+        return "err", depth
+    return depth
+
+
+@cases(*SEQS)
+def exl_if_in_branch_falls_off_body_else(ks):
+    log = []
+    try:
+        for k in ks:
+            if k:
+                log.append(k)
+                if k > 2:
+                    log.append(risky(k - 2))
+            else:
+                log.append("zero")
+    except ValueError:
+        log.append("v")
+    return log
