@@ -1057,10 +1057,11 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         h = handler(self.ins[j].offset)
         return h is not None and handler(off) is None and handler(self.ins[self.ins[j].target].offset) == h
 
-    def _falls_off_loop_body(self, T: int, end: int, exits: frozenset, loop: Loop | None) -> bool:
-        """Does a test in [T, end) go round the loop whose body the walk ends,
-        by a compiler-made jump to its head (see :meth:`_compiler_made_continue`)
-        or by a jump past ``end`` to the body's last jump back (3.9)?"""
+    def _falls_off_loop_body(self, T: int, end: int, F: int, exits: frozenset, loop: Loop | None) -> bool:
+        """Does a test in the then-branch [T, end) of an if whose else starts at F
+        go round the loop whose body the walk ends, by a compiler-made jump to its
+        head (see :meth:`_compiler_made_continue`) or by a jump past F to the
+        body's last jump back (3.9)?"""
         if loop is None or not any(t in exits for t in loop.continue_targets):
             return False
         for k in range(T, end):
@@ -1070,7 +1071,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             t = ins.target
             if t in loop.continue_targets and self._compiler_made_continue(k):
                 return True
-            if t >= end and self.ins[t].op == "JUMP" and self.ins[t].target in loop.continue_targets:
+            if t > F and self.ins[t].op == "JUMP" and self.ins[t].target in loop.continue_targets:
                 return True
         return False
 
@@ -1116,7 +1117,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             and T <= last.index
             and F < stop
             and self.reachable[last.index]
-            and (self._has_inner_loop(T, last.index) or self._falls_off_loop_body(T, last.index + 1, exits, loop))
+            and (self._has_inner_loop(T, last.index) or self._falls_off_loop_body(T, last.index, F, exits, loop))
         ):
             # an if/else ending the loop body: its jump over the else goes to
             # the loop head (the same code as `continue`); say the else, so a
@@ -1160,7 +1161,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             and F < stop
             and last is not None
             and last.op in TERMINAL
-            and self._falls_off_loop_body(T, then_stop, exits, loop)
+            and self._falls_off_loop_body(T, then_stop, F, exits, loop)
         ):
             # the branch ends in a return/raise, but an if inside it falls off the
             # loop body (3.12 jumps to the head): an if/else ending the body

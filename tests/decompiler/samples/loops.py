@@ -632,3 +632,19 @@ def loop_while_and_ending_function(items, n):
     while items and n > 0:
         items.pop()
         n -= 1
+
+
+@cases(([None, "ab", 2.5, 1],), (["x", 3],), ([],))
+def loop_elif_and_test_then_continue(items):
+    # the and-test's jump goes to the loop's last jump back, past the continue
+    # ending the branch (enum._proto_member.__set_name__)
+    found = None
+    for v in items:
+        if v is not None:
+            if isinstance(v, int):
+                found = v
+                break
+            elif hasattr(v, "upper") and hasattr(v, "lower"):
+                found = v
+                continue
+    return found
