@@ -1080,6 +1080,19 @@ class ExceptionStructure(ExceptGroupOps):
         body, st = self.walk(a, b, list(stack), exits)
         return body, st
 
+    def _follow_exit(self, follow: int | None, s: int, exits: frozenset) -> frozenset:
+        """The jump targets meaning "leave the statement starting at s normally":
+        its follow, unless that is the head of the enclosing loop and the block
+        around the statement does not end there (the try/with ends an if's branch
+        that skips an else: its jumps to the head are continues, not the end)."""
+        if follow is None:
+            return frozenset()
+        if follow < s and follow not in exits and any(
+            follow == lp.header or follow in lp.continue_targets for lp in self.loops
+        ):
+            return frozenset()
+        return frozenset({follow})
+
     def _inherit(self, follow: int | None, stop: int, exits: frozenset) -> frozenset:
         if follow is None or follow == stop or follow in exits or follow >= stop:
             return exits
@@ -1292,7 +1305,7 @@ class ExceptionStructure(ExceptGroupOps):
             ):
                 else_end = H if e < H < stop else stop
         inherited = self._inherit(follow, stop, exits)
-        fo = frozenset({follow}) if follow is not None else frozenset()
+        fo = self._follow_exit(follow, s, exits)
         body, st = self.walk(s, e, list(stack), fo | {e} | inherited | self._exit_jump_after(e, H, home))
         if len(st) != len(stack):
             raise self.fail("try body changes the stack", ins[s])
@@ -1639,7 +1652,7 @@ class ExceptionStructure(ExceptGroupOps):
         self._claim_block(Lb, claim_to)
         self._claim_block(C, C + 3)
         inherited = self._inherit(follow, stop, exits)
-        fo = frozenset({follow}) if follow is not None else frozenset()
+        fo = self._follow_exit(follow, k, exits)
         body, st = self.walk(k, body_end, list(stack), fo | {body_end} | inherited)
         if len(st) == len(stack) and st[-1] is stack[-1]:
             pass  # no path leaves the body normally
@@ -1958,6 +1971,11 @@ class ExceptionStructure(ExceptGroupOps):
             return self._try_except_blocks(s, H, stack, stop, exits)
         return self._try_finally_blocks(s, H, stack, stop, exits)
 
+    def _leaves_to(self, t: int, exits: frozenset) -> bool:
+        """Is reaching t the same as falling off the enclosing block: t is one of
+        its exits, or a jump to one (3.9: a loop's last jump back, after an else)?"""
+        return t in exits or (t < self.n and self.ins[t].op == "JUMP" and self.ins[t].target in exits)
+
     def _cont(self, cont: int, stop: int, exits: frozenset, ins) -> int:
         if cont <= stop:
             return cont
@@ -2133,9 +2151,9 @@ class ExceptionStructure(ExceptGroupOps):
             cont = follow if follow is not None else hend
         elif X is not None:
             if X > stop:
-                if X not in exits:
+                if not self._leaves_to(X, exits):
                     raise self.fail("try continues past its enclosing block", ins[s])
-                if follow is not None and follow not in exits:
+                if follow is not None and not self._leaves_to(follow, exits):
                     raise self.fail("try continues past its enclosing block", ins[s])
                 X = stop
                 else_end = stop
@@ -2177,6 +2195,8 @@ class ExceptionStructure(ExceptGroupOps):
             cont = follow if follow is not None else hend
         inherited = self._block_inherit(end_pt, stop, exits)
         fo = frozenset({end_pt}) if end_pt is not None else frozenset()
+        if follow is not None and follow > stop and follow not in exits and self._leaves_to(follow, exits):
+            fo |= {follow}  # the clauses jump to the enclosing block's last jump
         # the tails copied into the clauses are the follow: skip them there
         explicit = []
         if explicit_tail is not None:

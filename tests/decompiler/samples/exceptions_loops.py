@@ -383,3 +383,21 @@ def exl_if_in_branch_falls_off_body_else(ks):
     except ValueError:
         log.append("v")
     return log
+
+
+@cases(*SEQS)
+def exl_try_ends_elif_before_else(ks):
+    # the try ends an elif branch: its jumps to the loop head skip the else
+    # (ipaddress.collapse_addresses; once read as falling into the else)
+    log = []
+    for k in ks:
+        if k > 4:
+            log.append("big")
+        elif k > 0:
+            try:
+                log.append(risky(k))
+            except (ValueError, KeyError):
+                log.append("caught")
+        else:
+            log.append("else")
+    return log
