@@ -1299,11 +1299,12 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
 
     def _inner_else_jump(self, T: int, end: int, stop: int, loop: Loop | None) -> int | None:
         """The one place past ``end`` (and within the block) that jumps inside
-        [T, end) reach: the end of an else that follows."""
+        [T, end) reach (the clauses of its tries too): the end of an else that follows."""
+        moved = self.moved_handler_code(T, end)
         outs = {
             self.ins[j].target
-            for j in range(T, end)
-            if self.reachable[j] and self.ins[j].target is not None and self.ins[j].op != "FOR_ITER"
+            for j in sorted(set(range(T, end)) | moved)
+            if self.reachable[j] and self.ins[j].target not in moved and self.ins[j].target is not None and self.ins[j].op != "FOR_ITER"
             and end < self.ins[j].target <= stop
         }
         if len(outs) != 1:

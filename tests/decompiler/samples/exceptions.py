@@ -1026,3 +1026,20 @@ def exc_finally_body_raises(k):
         if k < 3:
             raise KeyError(log)  # noqa: B012
         raise Err(len(log))  # noqa: B012
+
+
+@cases(*((a, b) for a in (0, 1, 2, 6) for b in (0, 1)))
+def exc_try_ends_then_arm_of_elif(a, b):
+    # shutil.copyfile: a try ending the then-arm of an if/elif returns from its
+    # body; only its clause (3.12+ move it to the end) jumps past the elif
+    log = []
+    if a:
+        try:
+            log.append(risky(a))
+            return log
+        except ValueError:
+            pass
+    elif b:
+        log.append("elif")
+    log.append("after")
+    return log
