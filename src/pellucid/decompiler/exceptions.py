@@ -39,9 +39,10 @@ import ast
 from dataclasses import dataclass, field, replace
 
 from pellucid.decompiler import values as V
+from pellucid.decompiler.decode import decode
 from pellucid.decompiler.evaluate import name
 from pellucid.decompiler.exceptgroups import ExceptGroupOps, is_star_clause_handler
-from pellucid.decompiler.instructions import PY, Instr
+from pellucid.decompiler.instructions import CONDITIONAL_JUMPS, PY, Instr
 
 TERMINAL_OPS = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
 _INVERSE_JUMPS = {
@@ -1285,6 +1286,11 @@ class ExceptionStructure(ExceptGroupOps):
             # a clause continues at the return that ends the body: it follows the try
             e = min(inside)
         follow = self._single_follow(follow_cands, normal_exit, "except clauses", ins[H])
+        clause_exits = None
+        if self._clauses_continue(follow, normal_exit, s, e, stop, home, exits):
+            # the code after the try follows it: the clauses' jumps are `continue`s
+            clause_exits = frozenset()
+            follow = None
         # (follow None: from the end of the protected body to the handler)
         bound = stop
         if follow is not None and e <= follow < bound:
@@ -1304,6 +1310,8 @@ class ExceptionStructure(ExceptGroupOps):
                 for k in range(e, min(stop, self.n))
             ):
                 else_end = H if e < H < stop else stop
+            elif PY >= (3, 12):
+                else_end = self._else_end_at_back_edge(e, stop, home) or e
         inherited = self._inherit(follow, stop, exits)
         fo = self._follow_exit(follow, s, exits)
         body, st = self.walk(s, e, list(stack), fo | {e} | inherited | self._exit_jump_after(e, H, home))
@@ -1320,7 +1328,7 @@ class ExceptionStructure(ExceptGroupOps):
             cst = base + [ExcInfo()]
             if follow is not None and b0 < follow < b1:
                 b1 = follow  # 3.12+: the clause falls into the follow (a finally body's end)
-            hb, st = self.walk(b0, b1, cst, fo | inherited)
+            hb, st = self.walk(b0, b1, cst, fo | inherited if clause_exits is None else clause_exits)
             if len(st) not in (len(base), len(base) + 1):
                 raise self.fail("except clause changes the stack", ins[b0])
             handlers.append(
@@ -1343,6 +1351,57 @@ class ExceptionStructure(ExceptGroupOps):
                 return stop
             raise self.fail("try continues past its enclosing block", ins[s])
         return else_end
+
+    def _clauses_continue(
+        self, follow: int | None, normal_exit: int | None, s: int, e: int, stop: int, home: int,
+        exits: frozenset,
+    ) -> bool:
+        """Are the clauses' jumps back to the loop head `continue`s, the code after the
+        try body following the try?  Always when the try does not end the loop body
+        (falling off it does not go round).  When it does, both readings compile alike
+        before 3.13; 3.13 tells them apart: an if ending an else leaves by a second
+        jump back (see below), one ending the loop body jumps to the head itself."""
+        loop = self.loops[-1] if self.loops else None
+        if not (
+            loop is not None
+            and follow is not None
+            and normal_exit is None
+            and follow < s
+            and follow in loop.continue_targets
+        ):
+            return False
+        if follow not in exits:
+            return True
+        return PY >= (3, 13) and e < stop and self._else_end_at_back_edge(e, stop, home) is None
+
+    def _else_end_at_back_edge(self, e: int, stop: int, home: int) -> int | None:
+        """3.12+: a try ending a loop body whose clauses never fall through, with an
+        else: the else's jump to the try's follow is threaded to the loop head and the
+        follow is the loop's back edge, which code in the else (an if's false exit)
+        still jumps to; a statement ending the loop body would jump to the head
+        itself.  Returns the back edge's index."""
+        loop = self.loops[-1] if self.loops else None
+        J = min(stop, self.n) - 1
+        if loop is None or J <= e:
+            return None
+        back = self.ins[J]
+        if back.op != "JUMP" or back.target not in loop.continue_targets or self.home[J] != home:
+            return None
+        for k in range(e, J):
+            cur = self.ins[k]
+            if cur.target != J or cur.op not in CONDITIONAL_JUMPS or self._cover[k] != self._cover[J]:
+                continue
+            # a `for` body's last if jumps over a jump back instead; a `while` body's
+            # jumps to the back edge too, an else's to the NOP before it (its line)
+            if loop.item is not None or self._nop_between(cur.argval, back.offset):
+                return J
+        return None
+
+    def _nop_between(self, a: int, b: int) -> bool:
+        """Is there a NOP at a raw offset in [a, b)?  (Normalization drops NOPs.)"""
+        if not hasattr(self, "_raw_nops"):
+            self._raw_nops = sorted(r.offset for r in decode(self.code) if r.opname == "NOP")
+        return any(a <= o < b for o in self._raw_nops)
 
     def _merge_copied_follows(self, targets: list, prefer: int | None) -> list:
         """Clauses and body jumping to different copies of one exit block (the

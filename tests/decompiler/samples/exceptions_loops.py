@@ -18,6 +18,84 @@ SEQS = (
 
 
 @cases(*SEQS)
+def exl_else_if_ending_for_body(ks):
+    # 3.13: the if's false exit reaches the loop's back edge, not the head
+    log = []
+    for k in ks:
+        try:
+            ok = risky(k)
+        except ValueError as e:
+            raise KeyError(k) from e
+        else:
+            if not ok:
+                log.append(k)
+    return log
+
+
+@cases(*SEQS)
+def exl_else_if_return_ending_for_body(ks):
+    log = []
+    for k in ks:
+        log.append(k)
+        try:
+            v = risky(k)
+        except (ValueError, KeyError):
+            pass
+        else:
+            if v:
+                return v, log
+    return log
+
+
+@cases(*SEQS)
+def exl_except_continue_then_if_ending_body(ks):
+    # 3.13: not an else (that would end in a second jump back)
+    first = None
+    for k in ks:
+        try:
+            v = risky(k)
+        except ValueError:
+            continue
+        if first is None:
+            first = v
+    return first
+
+
+@cases(*SEQS)
+def exl_except_continue_in_if(ks):
+    # the clause's jump back is a `continue`: the code after the if runs otherwise
+    log = []
+    for k in ks:
+        if k % 2:
+            try:
+                v = risky(k)
+            except ValueError:
+                continue
+            log.append(v)
+        log.append("m")
+    return log
+
+
+@cases(*SEQS, ([0, 0, 0],), ([0, 0],))
+def exl_while_true_try_then_if_raise(ks):
+    log = []
+    i = 0
+    while True:
+        try:
+            v = risky(ks[i])
+        except IndexError as e:
+            raise KeyError(i) from e
+        log.append(v)
+        i += 1
+        if len(log) > 2:
+            break
+        if v < 0:
+            raise ValueError(log)
+    return log
+
+
+
+@cases(*SEQS)
 def exl_break_in_try(ks):
     log = []
     for k in ks:
