@@ -675,6 +675,9 @@ def _import_originated_globals(code: CodeType) -> set[str]:
     if PY < (3, 11):
         return set()
     found: set[str] = set()
+    # locals whose attribute calls all skip the method form: the module imports the name
+    plain_local: set[str] = set()
+    method_local: set[str] = set()
     stack = [code]
     while stack:
         c = stack.pop()
@@ -688,19 +691,33 @@ def _import_originated_globals(code: CodeType) -> set[str]:
             if a.opname in ("IMPORT_NAME", "IMPORT_FROM") and b.opname.startswith("STORE_")
         }
         for p, a, b, c in zip([ins[0]] + ins, ins, ins[1:], ins[2:] + [ins[-1]]):
+            local = a.opname in ("LOAD_FAST", "LOAD_DEREF", "LOAD_NAME")
+            name = a.argval
+            if a.opname in ("LOAD_FAST_LOAD_FAST", "STORE_FAST_LOAD_FAST"):
+                local, name = True, a.argval[1]  # 3.13 superinstructions: the second half loads
+            if local and (b.opname == "LOAD_METHOD" or (b.opname == "LOAD_ATTR" and PY >= (3, 12) and b.arg & 1)):
+                method_local.add(name)
             if b.opname != "LOAD_ATTR" or (PY >= (3, 12) and b.arg & 1):
                 continue
             called = c.opname == "PUSH_NULL" if PY >= (3, 13) else p.opname == "PUSH_NULL"
             if a.opname == "LOAD_GLOBAL" and (a.arg & 1 or called):
                 found.add(a.argval)
-            elif (
-                a.opname in ("LOAD_FAST", "LOAD_DEREF", "LOAD_NAME")
-                and called
-                and a.argval in imported_here
-            ):
+            elif local and called and name in imported_here:
                 # a local bound by `import x` that the module also imports
-                found.add(a.argval)
-    return found
+                found.add(name)
+            elif local and called and _plain_call_after(ins, b):
+                # a parameter or local the module imports under the same name
+                plain_local.add(name)
+    return found | (plain_local - method_local)
+
+
+def _plain_call_after(ins: list, attr: object) -> bool:
+    """The attribute load is followed by plain arguments and a CALL (not ``*args``, whose
+    call skips the method form whatever the callee)."""
+    k = ins.index(attr) + 1
+    while k < len(ins) and ins[k].opname not in ("CALL", "CALL_KW", "CALL_FUNCTION_EX"):
+        k += 1
+    return k < len(ins) and ins[k].opname in ("CALL", "CALL_KW")
 
 
 def verify_source(source: str, original_code: CodeType) -> list[str]:

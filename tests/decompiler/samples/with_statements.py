@@ -323,3 +323,12 @@ def with_then_if_in_if_elif_ending_function(a, b, c, log):
             log.append(3)
     elif c:
         log.append(4)
+
+
+@cases(*(lazy(lambda k=k: (k, Obj(suppress=contextlib.suppress))) for k in (0, 1, 2)))
+def with_param_named_like_imported_module(k, contextlib):
+    # 3.11+: the module imports `contextlib`, so calls on that name skip the method form
+    log = []
+    with contextlib.suppress(ValueError):
+        log.append(risky(k))
+    return log
