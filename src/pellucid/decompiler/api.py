@@ -7,12 +7,14 @@ import functools
 import inspect
 import sys
 from types import CodeType, FunctionType, MethodType
-from typing import Any
+from typing import Any, Callable, TypeVar
 
 from pellucid.decompiler.errors import DecompilationError
 
 # Python 3.11+ frames do not use the C stack; older ones do, so stay modest there
 _RECURSION_LIMIT = 20000 if sys.version_info >= (3, 11) else 6000
+
+T = TypeVar("T")
 
 
 def _unwrap(obj: Any) -> tuple[CodeType, FunctionType | None]:
@@ -78,23 +80,7 @@ def decompile(obj: Any, verify: bool = False) -> str:
     from pellucid.decompiler.emit import source_for
 
     code, fn = _unwrap(obj)
-    # long and/or chains and deep nesting recurse once per level
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, _RECURSION_LIMIT))
-    try:
-        source = source_for(code, fn)
-    except DecompilationError:
-        raise
-    except (RecursionError, MemoryError) as e:
-        raise DecompilationError(
-            f"code too deeply nested to decompile ({type(e).__name__})",
-            code_name=getattr(code, "co_qualname", code.co_name),
-        ) from e
-    except Exception as e:
-        # a bug or a code object no compiler made: say so, never guess
-        raise _internal_error(f"internal error {type(e).__name__}: {e}", code) from e
-    finally:
-        sys.setrecursionlimit(limit)
+    source = _guarded(source_for, code, fn)
     try:
         compile(source, "<pellucid>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
     except SyntaxError as e:
@@ -124,10 +110,47 @@ def decompile(obj: Any, verify: bool = False) -> str:
     return source
 
 
-def decompile_naming_constants(code: CodeType, prefix: str) -> tuple[str, dict[str, Any]]:
+def _guarded(make: Callable[[CodeType, Any], T], code: CodeType, fn: Any) -> T:
+    """``make(code, fn)`` with decompilation's error contract: only DecompilationError leaves."""
+    # long and/or chains and deep nesting recurse once per level
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, _RECURSION_LIMIT))
+    try:
+        return make(code, fn)
+    except DecompilationError:
+        raise
+    except (RecursionError, MemoryError) as e:
+        raise DecompilationError(
+            f"code too deeply nested to decompile ({type(e).__name__})",
+            code_name=getattr(code, "co_qualname", code.co_name),
+        ) from e
+    except Exception as e:
+        # a bug or a code object no compiler made: say so, never guess
+        raise _internal_error(f"internal error {type(e).__name__}: {e}", code) from e
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def decompile_tree(code: CodeType) -> ast.Module:
+    """The decompiled module tree of a function's code object, for callers that edit it
+    before writing it out (torch.compile's frames): no unparse/reparse round trip.
+    Not checked here: the caller compiles what it writes."""
+    from pellucid.decompiler.emit import tree_for
+
+    tree, future_annotations = _guarded(tree_for, code, None)
+    if not isinstance(tree, ast.Module):
+        tree = ast.Module(body=[tree], type_ignores=[])
+    if future_annotations:
+        future = ast.ImportFrom(module="__future__", names=[ast.alias(name="annotations")], level=0)
+        tree.body.insert(0, future)
+    return tree
+
+
+def decompile_naming_constants(code: CodeType, prefix: str, tree: bool = False) -> tuple[Any, dict[str, Any]]:
     """Like :func:`decompile`, for code whose constants include live objects
     (Dynamo puts devices and dtypes there): each becomes a name ``prefix<k>``,
-    returned with the object it must be bound to where the source runs."""
+    returned with the object it must be bound to where the source runs.
+    With ``tree=True`` the first item is an ``ast.Module`` instead of source."""
     from pellucid.decompiler.evaluate import CONSTANT_NAMER
 
     names: dict[str, Any] = {}
@@ -143,6 +166,10 @@ def decompile_naming_constants(code: CodeType, prefix: str) -> tuple[str, dict[s
 
     token = CONSTANT_NAMER.set(namer)
     try:
-        return package.decompile(code), names
+        if not tree:
+            return package.decompile(code), names
+        if package.decompile is decompile:
+            return decompile_tree(code), names
+        return ast.parse(package.decompile(code)), names  # a stand-in decompiler (tests)
     finally:
         CONSTANT_NAMER.reset(token)

@@ -640,13 +640,23 @@ def comprehension_source(code: CodeType) -> ast.Module:
 
 def source_for(code: CodeType, fn: FunctionType | None) -> str:
     """Source for a code object (a def statement, or a module body)."""
+    tree, future_annotations = tree_for(code, fn)
+    source = ast.unparse(tree) + "\n"
+    if future_annotations:
+        # the annotations were written as source text; keep them that way
+        source = "from __future__ import annotations\n\n" + source
+    return source
+
+
+def tree_for(code: CodeType, fn: FunctionType | None) -> tuple[ast.AST, bool]:
+    """The ast :func:`source_for` unparses, and whether the source needs
+    ``from __future__ import annotations`` (callers that edit the tree skip a reparse)."""
     if code.co_name in COMPREHENSIONS:
-        return ast.unparse(_with_lines(comprehension_source(code))) + "\n"
+        return _with_lines(comprehension_source(code)), False
     if code.co_name == "<module>":
-        mod = ast.Module(body=module_body(code), type_ignores=[])
-        return ast.unparse(_with_lines(mod)) + "\n"
+        return _with_lines(ast.Module(body=module_body(code), type_ignores=[])), False
     if is_class_body(code):
-        return ast.unparse(_with_lines(class_source_def(code))) + "\n"
+        return _with_lines(class_source_def(code)), False
     if code.co_name == "<lambda>":
         # a lambda is an expression: give it as one
         w = CodeWalker(code)
@@ -655,7 +665,7 @@ def source_for(code: CodeType, fn: FunctionType | None) -> str:
             fv.defaults = [_value_ast(v) for v in (fn.__defaults__ or ())]
             fv.kwdefaults = [(k, _value_ast(v)) for k, v in (fn.__kwdefaults__ or {}).items()]
         expr = w.function_expr(fv, None)
-        return ast.unparse(_with_lines(ast.Module(body=[ast.Expr(value=expr)], type_ignores=[]))) + "\n"
+        return _with_lines(ast.Module(body=[ast.Expr(value=expr)], type_ignores=[])), False
     defaults: list[ast.expr] = []
     kwdefaults: list[tuple[str, ast.expr]] = []
     annotations: dict[str, ast.expr] = {}
@@ -672,8 +682,4 @@ def source_for(code: CodeType, fn: FunctionType | None) -> str:
         node.type_params = _type_params(fn.__type_params__)
     if not node.name.isidentifier():
         node.name = "_" + "".join(c if c.isalnum() else "_" for c in node.name)
-    source = ast.unparse(_with_lines(node)) + "\n"
-    if code.co_flags & CO_FUTURE_ANNOTATIONS and annotations:
-        # the annotations were written as source text; keep them that way
-        source = "from __future__ import annotations\n\n" + source
-    return source
+    return _with_lines(node), bool(code.co_flags & CO_FUTURE_ANNOTATIONS and annotations)

@@ -307,22 +307,18 @@ def recompiling_graph_module() -> Any:
     return None
 
 
-def graph_module_source(gm: Any, recompile: bool = True) -> tuple[str, dict[str, Any]]:
-    """(verbose forward source with shape/dtype annotations, its exec globals) of a GraphModule."""
+def graph_module_source(
+    gm: Any, recompile: bool = True, verbose: bool = True
+) -> tuple[str, dict[str, Any]]:
+    """(forward source, verbose: with shape/dtype annotations; its exec globals) of a GraphModule."""
     if recompile and hasattr(gm, "real_recompile"):
         # LazyGraphModule: make ``forward`` real before we replace it.
         try:
             gm.real_recompile()
         except Exception:  # noqa: BLE001
             pass
-    python_code = gm._graph.python_code(root_module="self", verbose=True)
-    src = python_code.src
-    try:
-        compile(src, "<pellucid-check>", "exec", dont_inherit=True)
-    except SyntaxError:
-        python_code = gm._graph.python_code(root_module="self")
-        src = python_code.src
-    return src, dict(python_code.globals)
+    python_code = gm._graph.python_code(root_module="self", verbose=verbose)
+    return python_code.src, dict(python_code.globals)
 
 
 def iter_code_constants(code: types.CodeType) -> Iterator[types.CodeType]:

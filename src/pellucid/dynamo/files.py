@@ -132,7 +132,8 @@ class DumpDir:
                 except (OSError, ValueError):
                     data = {}
             data = update(data)
-            self._atomic_write(path, json.dumps(data, indent=1, sort_keys=False, default=str))
+            # no indent: json's C encoder (the indenting one is pure Python, and this is on exit)
+            self._atomic_write(path, json.dumps(data, default=str))
 
     def relpath(self, path: str) -> str:
         return os.path.relpath(path, self.path)

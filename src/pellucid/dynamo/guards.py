@@ -12,13 +12,14 @@ whole text as a comment.  The result is checked with ``compile``.
 from __future__ import annotations
 
 import ast
+import functools
 from dataclasses import dataclass
 
 # Suffixes Dynamo appends to a Python expression; what follows them is description.
 _SPLITTERS = (" against ", ", type=", "  #", " # ")
 
 
-@dataclass
+@dataclass(frozen=True)
 class GuardTerm:
     code: str  # a Python expression ("True" when the part is not Python)
     comment: str  # what was not Python (empty when the part was)
@@ -37,8 +38,10 @@ def _is_expr(text: str) -> bool:
     return "\n" not in text
 
 
+@functools.lru_cache(maxsize=4096)
 def translate_part(part: str) -> GuardTerm:
-    """One guard code part -> a Python term plus a comment for the untranslatable rest."""
+    """One guard code part -> a Python term plus a comment for the untranslatable rest.
+    Cached: every recompilation repeats most parts, and the index asks again."""
     text = part.strip()
     if text and _is_expr(text):
         return GuardTerm(text, "", part)

@@ -16,6 +16,7 @@ caller then keeps Dynamo's bytecode.
 from __future__ import annotations
 
 import ast
+import copy
 import inspect
 import re
 import types
@@ -91,7 +92,7 @@ def _find_def(tree: ast.Module, name: str) -> ast.FunctionDef | ast.AsyncFunctio
 
 
 def build(
-    decompiled: str,
+    decompiled: str | ast.Module,
     reference: types.CodeType,
     transformed: types.CodeType,
     function_name: str,
@@ -104,14 +105,19 @@ def build(
 
     ``keep_free``/``keep_cells`` name variables that must be referenced in dead code so the
     compiler keeps them as free/cell variables (found by a first :func:`compile_checked`).
+    A tree given as ``decompiled`` is left as it was but for renamed globals: it can be built again.
     """
-    try:
-        tree = ast.parse(decompiled)
-    except SyntaxError as e:
-        raise ContractError(f"decompiled source does not parse: {e}") from e
-    fn = _find_def(tree, transformed.co_name)
+    if isinstance(decompiled, ast.Module):
+        tree = decompiled
+    else:
+        try:
+            tree = ast.parse(decompiled)
+        except SyntaxError as e:
+            raise ContractError(f"decompiled source does not parse: {e}") from e
+    fn = copy.copy(_find_def(tree, transformed.co_name))
     fn.name = function_name
     fn.decorator_list = []
+    fn.body = list(fn.body)
     if rename_globals:
         _Rename(rename_globals).visit(fn)
 
@@ -214,7 +220,7 @@ def _closure_loads(code: types.CodeType) -> set[str]:
 
 
 def relabel(
-    code: types.CodeType, old_file: str, new_file: str, old_name: str, new_name: str
+    code: types.CodeType, old_file: str, new_file: str, old_name: str = "", new_name: str = ""
 ) -> types.CodeType:
     """``code`` as if compiled from ``new_file`` with ``old_name`` spelled ``new_name``.
 
@@ -227,11 +233,10 @@ def relabel(
         relabel(c, old_file, new_file, old_name, new_name) if isinstance(c, types.CodeType) else c
         for c in code.co_consts
     )
-    changes: dict[str, object] = {
-        "co_filename": new_file,
-        "co_consts": consts,
-        "co_name": code.co_name.replace(old_name, new_name),
-    }
+    changes: dict[str, object] = {"co_filename": new_file, "co_consts": consts}
+    if not old_name:
+        return code.replace(**changes)
+    changes["co_name"] = code.co_name.replace(old_name, new_name)
     if getattr(code, "co_qualname", None) is not None:
         changes["co_qualname"] = code.co_qualname.replace(old_name, new_name)
     return code.replace(**changes)

@@ -42,6 +42,8 @@ _EMBEDDED_GRAPH = re.compile(
     r"(__compiled_fn_\d+)(_[0-9a-f]{8}_[0-9a-f]{4}_[0-9a-f]{4}_[0-9a-f]{4}_[0-9a-f]{12})?"
 )
 INDEX_VERSION = 1
+# graph sources are compiled once under this name, then given their file's path (recompile.relabel)
+_GRAPH_FILE = "<pellucid-graph>"
 
 
 class PellucidWarning(UserWarning):
@@ -268,7 +270,7 @@ class DumpSession:
         # live objects among Dynamo's constants (devices, dtypes) get names bound
         # in the frame's globals, as Dynamo binds its compiled functions there
         tag = "".join(c if c.isalnum() else "_" for c in str(fc.compile_id))
-        src, consts = decompile_naming_constants(new_code, f"__pellucid_const_{safe}_{tag}_")
+        tree, consts = decompile_naming_constants(new_code, f"__pellucid_const_{safe}_{tag}_", tree=True)
         rename = recompile.stable_global_names(new_code)
         g = adapter.compile_frame_globals()
         usable: dict[str, str] = {}
@@ -300,7 +302,7 @@ class DumpSession:
         keep_cells: tuple[str, ...] = ()
         for _ in range(2):
             template = recompile.build(
-                src, code, new_code, placeholder, header, usable, keep_free, keep_cells
+                tree, code, new_code, placeholder, header, usable, keep_free, keep_cells
             ).source
             try:
                 checked = recompile.compile_checked(
@@ -383,8 +385,14 @@ class DumpSession:
             if maybe_id is not None:
                 self.aot_owner.setdefault(maybe_id, owner)
         src, fx_globals = adapter.graph_module_source(gm)
-        plain_src = gm.code if hasattr(gm, "code") else src
         content = self._graph_header(owner, stage) + src
+        try:
+            compiled = compile(content, _GRAPH_FILE, "exec", dont_inherit=True)
+        except SyntaxError:  # a shape/dtype comment FX could not spell: the plain form
+            src, fx_globals = adapter.graph_module_source(gm, recompile=False, verbose=False)
+            content = self._graph_header(owner, stage) + src
+            compiled = compile(content, _GRAPH_FILE, "exec", dont_inherit=True)
+        plain_src = gm.code if hasattr(gm, "code") else src
         graph = self.graphs.setdefault(
             owner, {"name": owner, "compile_id": cid, "stages": {}, "aot_id": None}
         )
@@ -398,7 +406,10 @@ class DumpSession:
                 bodies[stage] = src
                 path = os.path.join(self.dump.path, rel)
                 self._remember_gm(gm, owner, stage, path)
-                self._run_from_file(gm, path, self._read(rel) or content, fx_globals, plain_src)
+                on_disk = self._read(rel)
+                if on_disk is not None and on_disk != content:
+                    compiled = compile(on_disk, _GRAPH_FILE, "exec", dont_inherit=True)
+                self._run_from_file(gm, path, on_disk or content, fx_globals, plain_src, compiled)
                 return
         path, written = self.dump.write_named(f"{owner}.{stage}.py", content)
         if written:
@@ -407,7 +418,7 @@ class DumpSession:
         graph["stages"][stage] = rel
         bodies[stage] = src
         self._remember_gm(gm, owner, stage, path)
-        self._run_from_file(gm, path, content, fx_globals, plain_src)
+        self._run_from_file(gm, path, content, fx_globals, plain_src, compiled)
 
     def _match_copy(self, src: str, gm: Any) -> tuple[Any, str, str, str] | None:
         """A dumped stage whose graph equals ``gm``'s, up to the calling convention (copies)."""
@@ -438,12 +449,19 @@ class DumpSession:
             return None
 
     def _run_from_file(
-        self, gm: Any, path: str, content: str, fx_globals: dict[str, Any], plain_src: str
+        self,
+        gm: Any,
+        path: str,
+        content: str,
+        fx_globals: dict[str, Any],
+        plain_src: str,
+        compiled: types.CodeType,
     ) -> None:
+        """Make ``gm.forward`` the function of ``content`` (compiled, from ``_GRAPH_FILE``) at ``path``."""
         fwd = type(gm).__dict__.get("forward")
         scope = dict(getattr(fwd, "__globals__", None) or fx_globals)
         scope.update({k: v for k, v in fx_globals.items() if k not in scope})
-        exec(compile(content, path, "exec", dont_inherit=True), scope)
+        exec(recompile.relabel(compiled, _GRAPH_FILE, path), scope)
         type(gm).forward = scope["forward"]
         self._fx_sources[plain_src] = (path, content)
         known = self._gm_stage.get(id(gm))
@@ -796,8 +814,8 @@ class DumpSession:
                 out.extend(self._resume_story(r))
         out.append("")
         content = "\n".join(out)
-        try:
-            compile(content, "<full_code>", "exec", dont_inherit=True)
+        try:  # every piece was compiled already: a syntax check of the whole is enough
+            compile(content, "<full_code>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
         except SyntaxError as e:
             content = "\n".join("# " + ln for ln in content.splitlines()) + "\n"
             self._fail("full_code", rec.key, f"full code did not compile: {e}")
