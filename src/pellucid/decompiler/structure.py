@@ -1016,7 +1016,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 F in loop.continue_targets
                 and T < stop
                 and F in exits
-                and self._compiler_made_continue(chain[-1].jump)
+                and self._compiler_made_continue(chain[-1].jump) is True
             ):
                 # `if test: <rest>` whose false path falls off the loop body: the
                 # jump to the head is the compiler's, not a written continue
@@ -1024,7 +1024,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 if len(st) == len(stack):
                     self.emit(ast.If(test=expr, body=body or [ast.Pass()], orelse=[]))
                     return stop
-            if F in exits and T < stop and not jumps_when_true:
+            if F in exits and T < stop and not jumps_when_true and self._compiler_made_continue(chain[-1].jump) is not False:
                 # the rest of this block ends the loop body: `if test: <rest>`
                 body, st = self.walk(T, stop, list(stack), exits)
                 self.emit(ast.If(test=expr, body=body or [ast.Pass()], orelse=[]))
@@ -1039,15 +1039,15 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 return r
         return self.do_if(j, expr, T, F, stack, stop, exits)
 
-    def _compiler_made_continue(self, j: int) -> bool:
-        """3.12: is the conditional jump at j to a loop head one the compiler made
-        backward (a test whose false path falls off the loop body)?  It spells it
-        as a jump over a new ``JUMP_BACKWARD`` that the exception table leaves
-        unprotected; a written `continue` is protected like the test, unless it
-        leaves the try (then the head is not protected by the test's handler)."""
+    def _compiler_made_continue(self, j: int) -> bool | None:
+        """3.12+: is the conditional jump at j to the head of a loop inside a try
+        one the compiler made backward (a test whose false path falls off the loop
+        body: True) or a written ``if test: continue`` (False)?  Both are spelled
+        as a jump over a ``JUMP_BACKWARD``; the exception table protects a written
+        one like the test, the compiler's one not.  None: nothing tells."""
         off = self.ins[j].extra.get("folded_jump")
-        if PY != (3, 12) or off is None:
-            return False
+        if off is None:  # (3.12+ only fold)
+            return None
         if not hasattr(self, "_exc_ranges"):
             self._exc_ranges = [(e.start, e.end, e.target) for e in dis._parse_exception_table(self.code)]
 
@@ -1055,7 +1055,9 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             return next((t for a, b, t in self._exc_ranges if a <= o < b), None)
 
         h = handler(self.ins[j].offset)
-        return h is not None and handler(off) is None and handler(self.ins[self.ins[j].target].offset) == h
+        if h is None or handler(self.ins[self.ins[j].target].offset) != h:
+            return None  # (a continue leaving the try is unprotected too)
+        return handler(off) is None
 
     def _falls_off_loop_body(self, T: int, end: int, F: int, exits: frozenset, loop: Loop | None) -> bool:
         """Does a test in the then-branch [T, end) of an if whose else starts at F
@@ -1069,7 +1071,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             if ins.op not in CONDITIONAL_JUMPS:
                 continue
             t = ins.target
-            if t in loop.continue_targets and self._compiler_made_continue(k):
+            if t in loop.continue_targets and self._compiler_made_continue(k) is True:
                 return True
             if t > F and self.ins[t].op == "JUMP" and self.ins[t].target in loop.continue_targets:
                 return True
@@ -1164,7 +1166,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             and self._falls_off_loop_body(T, then_stop, F, exits, loop)
         ):
             # the branch ends in a return/raise, but an if inside it falls off the
-            # loop body (3.12 jumps to the head): an if/else ending the body
+            # loop body (3.12+ jump to the head): an if/else ending the body
             else_range = (F, stop)
         if else_range is None and F < stop and last is not None and last.op in TERMINAL:
             E = self._inner_else_jump(T, then_stop, stop, loop)

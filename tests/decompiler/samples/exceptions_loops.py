@@ -431,7 +431,7 @@ def exl_if_try_except_finally_ends_body(ks):
 
 @cases(*SEQS)
 def exl_if_raise_ends_branch_then_elif(ks):
-    # 3.12: the inner if's false path jumps to the loop head through a jump the
+    # 3.12+: the inner if's false path jumps to the loop head through a jump the
     # compiler adds outside the try's range (gettext.c2py)
     depth = 0
     try:
@@ -478,4 +478,23 @@ def exl_try_ends_elif_before_else(ks):
                 log.append("caught")
         else:
             log.append("else")
+    return log
+
+
+@cases(*SEQS)
+def exl_written_continue_in_loop_in_try(ks):
+    # 3.12+: a written `if not t: continue` in a loop inside a try is protected
+    # like its test; the last if's false path, made by the compiler, is not
+    # (shutil._unpack_zipfile)
+    log = []
+    try:
+        for k in ks:
+            v = risky(k)
+            if not v:
+                continue
+            log.append(v)
+            if v > 20:
+                log.append("big")
+    except ValueError:
+        log.append("v")
     return log
