@@ -63,6 +63,7 @@ KNOWN_BUGS: dict = {
     "loops.loop_inner_break_in_if_else_ending_body": "3.9 mismatch: a loop that breaks inside an if/elif ending the outer loop body (3.9 threads the jumps)",
     "tricky.tr_assert_in_loop": "3.9 mismatch: assert at the end of a loop body",
     "exceptions.exc_while_true_try_else_break": "3.10 mismatch: the else's break reaches a return 3.10 copied into it",
+    "exceptions_loops.exl_retry_loop_in_if_arm": "3.9 mismatch, 3.10 refused: `while True` inside an if arm whose try clause continues and whose break jumps past the else",
     "exceptions.exstar_tuple_and_rest": "3.12, 3.13 mismatch: an outer except clause keeps its copied return when its try body is a try (plain except too)",
 }
 _harness.configure(NOT_YET)

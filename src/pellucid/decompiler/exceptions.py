@@ -777,7 +777,9 @@ class ExceptionStructure(ExceptGroupOps):
                 continue
             # a loop whose only back edge is a continue in a handler: its body is
             # everything reached from its header, when nothing jumps out of it
+            # (a forward jump out of it is a break: it must leave the region)
             seen = set()
+            breaks = set()
             work = [t]
             while work:
                 k = work.pop()
@@ -786,9 +788,15 @@ class ExceptionStructure(ExceptGroupOps):
                 seen.add(k)
                 ins = self.ins[k]
                 if ins.op == "JUMP" and ins.target is not None and ins.target > k:
-                    raise self.fail("loop continued only from an exception handler", self.ins[t])
+                    breaks.add(ins.target)
+                    continue
                 work.extend(self._succ(k))
-            self.latch[t] = max(seen)
+            last = max(seen)
+            if any(b <= last for b in breaks) or any(
+                q not in seen and self.home[q] == self.home[t] for q in range(t, last)
+            ):
+                raise self.fail("loop continued only from an exception handler", self.ins[t])
+            self.latch[t] = last
 
     def moved_handler_code(self, lo: int, hi: int) -> set[int]:
         """3.12+: the code of try handlers whose body starts in [lo, hi), which the

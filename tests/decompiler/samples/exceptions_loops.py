@@ -498,3 +498,25 @@ def exl_written_continue_in_loop_in_try(ks):
     except ValueError:
         log.append("v")
     return log
+
+
+@cases((1, 1, 1), (1, 1, 0), (0, 1, 0), (1, 0, 0))
+def exl_retry_loop_in_if_arm(k, first, retries):
+    # zipfile.ZipFile.__init__: the loop goes round only from a clause's continue
+    # (3.12+ move the clause to the end); its break jumps past the if's else
+    log = []
+    if first:
+        while True:
+            try:
+                log.append(risky(k))
+            except ValueError:
+                if retries:
+                    retries -= 1
+                    k = 0
+                    continue
+                raise
+            break
+    else:
+        log.append("else")
+    log.append("after")
+    return log
