@@ -946,7 +946,9 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
     def _block(self, expr: ast.expr, j: int, start: int) -> Block:
         ins = self.ins[j]
         op = ins.op
-        if op == "POP_JUMP_IF_NONE":
+        if op in _NONE_JUMPS and hasattr(expr, "fused_none"):
+            when = expr.fused_none  # a chained comparison whose last link is this jump's test
+        elif op == "POP_JUMP_IF_NONE":
             expr, when = ast.Compare(left=expr, ops=[ast.Is()], comparators=[const(None)]), True
         elif op == "POP_JUMP_IF_NOT_NONE":
             expr, when = ast.Compare(left=expr, ops=[ast.Is()], comparators=[const(None)]), False
@@ -1592,12 +1594,33 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 raise self.fail("statement inside a chained comparison", first)
         finally:
             self.block = saved
+        last = self.ins[i]
+        if last.op in _NONE_JUMPS and st and st[-1] is shared and not any(x is shared for x in st[:-1]):
+            # 3.11+: the last link `... is None` / `... is not None` is fused into its jump,
+            # which reads either way: jump when `is (not) None` is false, or when it is true
+            st.pop()
+            error = None
+            for last_op, cmp in _NONE_JUMPS[last.op]:
+                right = ast.Compare(left=shared, ops=[cmp()], comparators=[ast.Constant(None)])
+                merged = _merge_compare(left, right)
+                merged.fused_none = last_op == "POP_JUMP_IF_TRUE"  # what _block reads
+                try:
+                    return self._fold_chain_end(i, L, last, last_op, merged, st, stack)
+                except DecompilationError as e:
+                    error = error or e
+            raise error
         if any(x is shared for x in st):
             raise self.fail("chained comparison operand not consumed", first)
         right = st.pop()
         if not (isinstance(right, ast.Compare) and right.left is shared):
             raise self.fail("chained comparison operand is not a comparison", first)
-        last = self.ins[i]
+        return self._fold_chain_end(i, L, last, last.op, _merge_compare(left, right), st, stack)
+
+    def _fold_chain_end(
+        self, i: int, L: int, last: Instr, last_op: str, merged: ast.Compare, st: list, stack: list
+    ) -> int:
+        """Fold a chained comparison whose last link jumps at ``i`` (as ``last_op``) into
+        ``merged``; the clean-up of the other links is at ``L``."""
         jump = self.ins[i + 1] if i + 1 < self.n else None
         # the clean-up either falls through or jumps on to where "false" goes
         cleanup_jump = L + 1 < self.n and self.ins[L + 1].op == "JUMP"
@@ -1610,14 +1633,14 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             C = last.target
         tail = L - (i + 1)
         if (
-            last.op == "POP_JUMP_IF_TRUE"
+            last_op == "POP_JUMP_IF_TRUE"
             and tail > 0
             and self.ins[L - 1].op in TERMINAL
             and self._same_code(i + 1, L + 1, tail)
         ):
             # 3.12+: the small block after the test was copied behind the clean-up
             stack[:] = st
-            stack.append(_merge_compare(left, right))
+            stack.append(merged)
             for k in range(L, L + 1 + tail):
                 self.reachable[k] = False
             self.fallthrough[i] = i + 1
@@ -1632,7 +1655,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         ):
             copied = None
         if (
-            last.op == "POP_JUMP_IF_FALSE"
+            last_op == "POP_JUMP_IF_FALSE"
             and (last.target == L + 1 or copied is not None)
             and L - 1 > i
             and (self.ins[L - 1].op in TERMINAL or self.ins[L - 1].op == "JUMP")
@@ -1640,22 +1663,22 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             # 3.12+: the test's body sits before the clean-up, which falls into
             # the false exit (or into a copy of it)
             stack[:] = st
-            stack.append(_merge_compare(left, right))
+            stack.append(merged)
             for k in range(L, L + 1 + (copied or 0)):
                 self.reachable[k] = False
             self.fallthrough[i] = i + 1
             return i
         if not (
-            last.op in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE")
+            last_op in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE")
             and jump is not None
             and jump.op == "JUMP"
             and jump.target == Y
             and i + 2 == L
-            and C in self._same_place(last.target if last.op == "POP_JUMP_IF_FALSE" else Y)
+            and C in self._same_place(last.target if last_op == "POP_JUMP_IF_FALSE" else Y)
         ):
             raise self.fail("unrecognized chained comparison in a condition", last)
         stack[:] = st
-        stack.append(_merge_compare(left, right))
+        stack.append(merged)
         self.fallthrough[i] = Y
         for k in range(i + 1, Y):
             self.reachable[k] = False
@@ -1868,6 +1891,13 @@ def _merge_compare(left: ast.Compare, right: ast.Compare) -> ast.Compare:
     return ast.Compare(
         left=left.left, ops=left.ops + right.ops, comparators=left.comparators + right.comparators
     )
+
+
+# a jump on `x is None` fused into one opcode, as the plain jump on the comparison it stands for
+_NONE_JUMPS = {
+    "POP_JUMP_IF_NOT_NONE": (("POP_JUMP_IF_FALSE", ast.Is), ("POP_JUMP_IF_TRUE", ast.IsNot)),
+    "POP_JUMP_IF_NONE": (("POP_JUMP_IF_FALSE", ast.IsNot), ("POP_JUMP_IF_TRUE", ast.Is)),
+}
 
 
 def _is_chain_link(left: ast.expr, stack: list) -> bool:

@@ -90,6 +90,25 @@ def op_chained_mixed_ops(a, b, c):
     return a in b in c, a is not b is not c, a != b != c
 
 
+@cases((None, None, None), (1, None, None), (None, 1, None), (1, 1, 1), (None, None, 0))
+def op_chained_ends_is_none(a, node, seq):
+    # 3.11+ fuse the last `is None` into its jump (uuid.uuid1): `... is clock_seq is None`
+    if a is not None and node is seq is None:
+        return 1
+    if node is seq is not None:
+        return 2
+    if a is node is None or seq:
+        return 3
+    return 4
+
+
+@cases((1, 2, None), (1, 2, 3), (2, 1, 3), (1, 2, 0))
+def op_chained_ends_is_not_none(a, b, c):
+    if a < b is not None and c is not None:
+        return a
+    return b
+
+
 @cases((1, 2, 3), (3, 2, 1))
 def op_chained_in_while(a, b, c):
     n = 0
