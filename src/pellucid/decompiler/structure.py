@@ -1267,6 +1267,8 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         """Say the copied exit block where control leaves for it, and retire the copy."""
         body, _ = self.walk(target, target + size, list(stack), frozenset())
         for stmt in body:
+            if isinstance(stmt, ast.Return) and isinstance(stmt.value, ast.Constant) and stmt.value.value is None:
+                stmt.implicit_copy = True  # copied per path: the function's implicit return
             self.emit(stmt)
         for k in range(target, target + size):
             self.reachable[k] = False

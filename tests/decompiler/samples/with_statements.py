@@ -332,3 +332,18 @@ def with_param_named_like_imported_module(k, contextlib):
     with contextlib.suppress(ValueError):
         log.append(risky(k))
     return log
+
+
+@cases((0, [1], []), (1, [1, 2], []), (1, [], []), (2, [], []))
+def with_then_elif_for_ending_function(k, items, log):
+    # tarfile.TarFile.add: 3.10/3.11 copy the implicit return to the for's exit
+    if k == 0:
+        with CM(log):
+            log.append("reg")
+    elif k == 1:
+        log.append("dir")
+        if items:
+            for x in items:
+                log.append(x)
+    else:
+        log.append("other")
