@@ -941,6 +941,7 @@ class ExceptionStructure(ExceptGroupOps):
     def do_try(self, i: int, stack: list, stop: int, exits: frozenset) -> int:
         if i in self._copies:
             c = self._copies[i]
+            before = list(stack)
             if c.kind in ("with", "finally") and i + c.length != c.end and PY < (3, 11):
                 j = self._normal_exit_copy_end(i, c, stop)
                 if j is not None:
@@ -954,7 +955,12 @@ class ExceptionStructure(ExceptGroupOps):
                 # copy (or a constant), or a loop jump, may follow; anything else is a
                 # copy of the code after the statement, which we cannot place
                 if not self._pure_exit(i + c.length) and not self._never_ends(i, i + c.length):
-                    raise self.fail("code after a finally/with copy on an exit path", self.ins[i])
+                    after = self._break_into_copied_follow(i + c.length, stack)
+                    if after is None:
+                        raise self.fail("code after a finally/with copy on an exit path", self.ins[i])
+                    self.emit(ast.Break())
+                    stack[:] = before  # (the rest of the loop body still runs inside the with)
+                    return after
             return i + c.length
         if PY < (3, 11):
             if self.ins[i].op == "SETUP_WITH":
@@ -1198,6 +1204,27 @@ class ExceptionStructure(ExceptGroupOps):
                 return None
             return None
         return None
+
+    def _break_into_copied_follow(self, k: int, stack: list) -> int | None:
+        """3.10+: a ``break`` through a finally/with copy whose loop's follow is a
+        small exit block (a return) continues with a copy of that block (after
+        popping a for loop's iterator).  Returns the index after it, or None."""
+        loop = self.loops[-1] if self.loops else None
+        if loop is None or not COPIES_EXITS:
+            return None
+        if loop.item is not None:
+            if self.ins[k].op != "POP_TOP" or not stack or not isinstance(stack[-1], V.Iterator):
+                return None
+            k += 1
+        f = loop.follow
+        t = self._exit_tail_len(k)
+        if not t or k == f or f >= self.n or self._exit_tail_len(f) != t or not self._same(k, f, t):
+            return None
+        if any(self._is_target(q) for q in range(k, k + t)):
+            return None
+        for q in range(k, k + t):
+            self.reachable[q] = False
+        return k + t
 
     def _never_ends(self, a: int, b: int) -> bool:
         """Does no path through the straight copy [a, b) reach b (a finally body

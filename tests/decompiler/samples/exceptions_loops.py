@@ -520,3 +520,20 @@ def exl_retry_loop_in_if_arm(k, first, retries):
         log.append("else")
     log.append("after")
     return log
+
+
+@cases(*SEQS)
+def exl_break_through_finally_before_return(ks):
+    # subprocess.Popen._wait: a break through a finally copy continues with a
+    # copy of the return after the loop (3.10+ copy small exit blocks)
+    log = []
+    n = 0
+    while n < len(ks):
+        try:
+            if ks[n] == 3:
+                break
+            log.append(risky(ks[n]))
+        finally:
+            n += 1
+        log.append(n)
+    return n, log

@@ -347,3 +347,17 @@ def with_then_elif_for_ending_function(k, items, log):
                 log.append(x)
     else:
         log.append("other")
+
+
+@cases(([1, 2, 3, 4],), ([2],), ([],))
+def with_break_in_for_before_return(ks):
+    # the break's with exit is followed by a copy of the return after the loop
+    log = []
+    n = 0
+    for k in ks:
+        with CM(log):
+            if k == 3:
+                break
+            n += k
+        log.append(n)
+    return n, log
