@@ -1670,6 +1670,20 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 self.reachable[k] = False
             self.fallthrough[i] = i + 1
             return i
+        if (
+            last_op == "POP_JUMP_IF_FALSE"
+            and cleanup_jump
+            and L - 1 > i
+            and (self.ins[L - 1].op in TERMINAL or self.ins[L - 1].op == "JUMP")
+            and C in self._same_place(last.target)
+        ):
+            # the body sits before the clean-up, and the last link's false exit is a
+            # jump (back to a loop head) where the clean-up goes too
+            stack[:] = st
+            stack.append(merged)
+            self.reachable[L] = self.reachable[L + 1] = False
+            self.fallthrough[i] = i + 1
+            return i
         if not (
             last_op in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE")
             and jump is not None

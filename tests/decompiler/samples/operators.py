@@ -109,6 +109,26 @@ def op_chained_ends_is_not_none(a, b, c):
     return b
 
 
+@cases(([None, -1, 5, 3], 4), ([None, 9], 4), ([], 1))
+def op_chained_in_loop_test_returns(xs, n):
+    # uuid.getnode: the last link's false exit jumps back to the loop head (3.10, 3.12+)
+    for x in xs:
+        if x is not None and 0 <= x < n:
+            return x
+    return None
+
+
+@cases(([0, 1, 5, 2], 3), ([], 0))
+def op_chained_in_loop_test_continues(xs, n):
+    out = []
+    for x in xs:
+        if x and 0 <= x < n:
+            out.append(x)
+            continue
+        out.append(-1)
+    return out
+
+
 @cases((1, 2, 3), (3, 2, 1))
 def op_chained_in_while(a, b, c):
     n = 0
