@@ -1673,7 +1673,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         if (
             last_op == "POP_JUMP_IF_FALSE"
             and cleanup_jump
-            and L - 1 > i
+            and L > i + 2  # not just the jump into a body after the clean-up (below)
             and (self.ins[L - 1].op in TERMINAL or self.ins[L - 1].op == "JUMP")
             and C in self._same_place(last.target)
         ):
