@@ -1056,7 +1056,8 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         def handler(o: int) -> int | None:
             return next((t for a, b, t in self._exc_ranges if a <= o < b), None)
 
-        h = handler(self.ins[j].offset)
+        # (3.13 leave the compiler's jump's test unprotected too: ask the test's operand)
+        h = handler(self.ins[j - 1].offset) if j > 0 else None
         if h is None or handler(self.ins[self.ins[j].target].offset) != h:
             return None  # (a continue leaving the try is unprotected too)
         return handler(off) is None

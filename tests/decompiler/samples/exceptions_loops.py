@@ -1,7 +1,7 @@
 """try/except/else/finally inside loops: break, continue and return in every part."""
 
 from . import cases
-from ._helpers import Err
+from ._helpers import CM, Err
 from .exceptions import risky
 
 CONSTRUCT = "exceptions"
@@ -537,3 +537,24 @@ def exl_break_through_finally_before_return(ks):
             n += 1
         log.append(n)
     return n, log
+
+
+@cases(*SEQS)
+def exl_continues_then_if_with_in_try_finally(ks):
+    # 3.13 leave the compiler's jump to the head and its test (after a call:
+    # TO_BOOL) unprotected (shutil._unpack_zipfile)
+    log = []
+    try:
+        for k in ks:
+            if k == 3:
+                continue
+            v = k * 2
+            if not v:
+                continue
+            log.append(v)
+            if not str(v).endswith("4"):
+                with CM(log):
+                    log.append("big")
+    finally:
+        log.append("done")
+    return log
