@@ -255,13 +255,7 @@ class ExceptGroupOps:
         if ins[P + 5].op != "JUMP" or ins[P + 5].target is None:
             raise self.fail("unrecognized end of an except* handler", ins[P + 5])
         clause_follow = ins[P + 5].target
-        _, e = self._extent(H, home)
-        e0 = e
-        while True:
-            t = self._tail_end(e)
-            if t is None or t > stop or self.home[t - 1] != home:
-                break
-            e = t
+        e0, e = self._body_end_with_tails(H, home, stop)
         follow_cands = [clause_follow]
         normal_exit = None
         for j in (e, H - 1):

@@ -42,15 +42,9 @@ from pellucid.decompiler import values as V
 from pellucid.decompiler.decode import decode
 from pellucid.decompiler.evaluate import name
 from pellucid.decompiler.exceptgroups import ExceptGroupOps, is_star_clause_handler
-from pellucid.decompiler.instructions import CONDITIONAL_JUMPS, PY, Instr
+from pellucid.decompiler.instructions import CONDITIONAL_JUMPS, INVERSE_JUMPS, PY, Instr
 
 TERMINAL_OPS = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
-_INVERSE_JUMPS = {
-    "POP_JUMP_IF_FALSE": "POP_JUMP_IF_TRUE",
-    "POP_JUMP_IF_TRUE": "POP_JUMP_IF_FALSE",
-    "POP_JUMP_IF_NONE": "POP_JUMP_IF_NOT_NONE",
-    "POP_JUMP_IF_NOT_NONE": "POP_JUMP_IF_NONE",
-}
 STORE_OPS = frozenset({"STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF"})
 DELETE_OPS = frozenset({"DELETE_FAST", "DELETE_NAME", "DELETE_GLOBAL", "DELETE_DEREF"})
 # 3.10+ copy small exit blocks (returns) into every predecessor; 3.9 never does
@@ -481,7 +475,7 @@ class ExceptionStructure(ExceptGroupOps):
                 pairs[x] = y
                 continue
             a, c = ins[x], ins[y]
-            swapped = _INVERSE_JUMPS.get(a.op) == c.op  # one copy's jump threaded past the other's
+            swapped = INVERSE_JUMPS.get(a.op) == c.op  # one copy's jump threaded past the other's
             if (a.op != c.op and not swapped) or (a.target is None) != (c.target is None):
                 return None
             if a.target is None and _key(a.argval) != _key(c.argval):
@@ -1184,6 +1178,17 @@ class ExceptionStructure(ExceptGroupOps):
         edge), not an exit tail owned by the statement starting at s."""
         return any(i.target == j and not s <= i.index < j for i in self.ins)
 
+    def _body_end_with_tails(self, H: int, home: int | None, stop: int) -> tuple[int, int]:
+        """(end of the region H protects, end of the try body): a return/break/continue at
+        the end of the body runs unprotected after the region, up to ``stop``."""
+        _, e0 = self._extent(H, home)
+        e = e0
+        while True:
+            t = self._tail_end(e)
+            if t is None or t > stop or self.home[t - 1] != home:
+                return e0, e
+            e = t
+
     def _tail_end(self, k: int) -> int | None:
         """If an exit tail (return, loop jump) starts at k, the index after it."""
         while k < self.n:
@@ -1254,14 +1259,7 @@ class ExceptionStructure(ExceptGroupOps):
         if h.depth != len(stack) or h.lasti:
             raise self.fail("try handler stack depth differs from the try's", ins[s])
         C = self._cleanup_of(H)
-        _, e = self._extent(H, home)
-        e0 = e
-        # return/break/continue at the end of the body run unprotected after it
-        while True:
-            t = self._tail_end(e)
-            if t is None or t > stop or self.home[t - 1] != home:
-                break
-            e = t
+        e0, e = self._body_end_with_tails(H, home, stop)
         # the clauses: type test, optional name, body
         clauses = []  # (type_expr|None, name|None, body_start, body_end, star)
         p = H + 1

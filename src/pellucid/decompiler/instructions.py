@@ -227,7 +227,8 @@ def normalize(code: CodeType) -> list[Instr]:
     return _fold_backward_conditionals(out)
 
 
-_INVERSE = {
+# each conditional jump and the one that jumps on the opposite outcome
+INVERSE_JUMPS = {
     "POP_JUMP_IF_FALSE": "POP_JUMP_IF_TRUE",
     "POP_JUMP_IF_TRUE": "POP_JUMP_IF_FALSE",
     "POP_JUMP_IF_NONE": "POP_JUMP_IF_NOT_NONE",
@@ -245,7 +246,7 @@ def _fold_backward_conditionals(out: list[Instr]) -> list[Instr]:
     remove: set[int] = set()
     for i in out:
         if (
-            i.op in _INVERSE
+            i.op in INVERSE_JUMPS
             and i.target == i.index + 2
             and i.index + 1 < len(out)
             and out[i.index + 1].op == "JUMP"
@@ -253,7 +254,7 @@ def _fold_backward_conditionals(out: list[Instr]) -> list[Instr]:
             and out[i.index + 1].target <= i.index
             and (i.index + 1) not in targeted
         ):
-            i.op = _INVERSE[i.op]
+            i.op = INVERSE_JUMPS[i.op]
             i.target = out[i.index + 1].target
             i.extra["folded_jump"] = out[i.index + 1].offset
             remove.add(i.index + 1)
