@@ -565,7 +565,7 @@ def _annotation_ast(v: Any, future: bool) -> ast.expr:
     return _value_ast(v)
 
 
-def _with_lines(node: ast.AST) -> ast.AST:
+def with_statement_lines(node: ast.AST) -> ast.AST:
     """ast.unparse reads `lineno` of statements (for type comments) and nothing
     else; set it on statements only, far cheaper than fix_missing_locations."""
     todo = [node]
@@ -652,11 +652,11 @@ def tree_for(code: CodeType, fn: FunctionType | None) -> tuple[ast.AST, bool]:
     """The ast :func:`source_for` unparses, and whether the source needs
     ``from __future__ import annotations`` (callers that edit the tree skip a reparse)."""
     if code.co_name in COMPREHENSIONS:
-        return _with_lines(comprehension_source(code)), False
+        return with_statement_lines(comprehension_source(code)), False
     if code.co_name == "<module>":
-        return _with_lines(ast.Module(body=module_body(code), type_ignores=[])), False
+        return with_statement_lines(ast.Module(body=module_body(code), type_ignores=[])), False
     if is_class_body(code):
-        return _with_lines(class_source_def(code)), False
+        return with_statement_lines(class_source_def(code)), False
     if code.co_name == "<lambda>":
         # a lambda is an expression: give it as one
         w = CodeWalker(code)
@@ -665,7 +665,7 @@ def tree_for(code: CodeType, fn: FunctionType | None) -> tuple[ast.AST, bool]:
             fv.defaults = [_value_ast(v) for v in (fn.__defaults__ or ())]
             fv.kwdefaults = [(k, _value_ast(v)) for k, v in (fn.__kwdefaults__ or {}).items()]
         expr = w.function_expr(fv, None)
-        return _with_lines(ast.Module(body=[ast.Expr(value=expr)], type_ignores=[])), False
+        return with_statement_lines(ast.Module(body=[ast.Expr(value=expr)], type_ignores=[])), False
     defaults: list[ast.expr] = []
     kwdefaults: list[tuple[str, ast.expr]] = []
     annotations: dict[str, ast.expr] = {}
@@ -682,4 +682,4 @@ def tree_for(code: CodeType, fn: FunctionType | None) -> tuple[ast.AST, bool]:
         node.type_params = _type_params(fn.__type_params__)
     if not node.name.isidentifier():
         node.name = "_" + "".join(c if c.isalnum() else "_" for c in node.name)
-    return _with_lines(node), bool(code.co_flags & CO_FUTURE_ANNOTATIONS and annotations)
+    return with_statement_lines(node), bool(code.co_flags & CO_FUTURE_ANNOTATIONS and annotations)

@@ -10,6 +10,7 @@ All of it happens under an exclusive ``flock`` on ``<dir>/.pellucid.lock``.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 import re
@@ -20,6 +21,7 @@ LOCK_NAME = ".pellucid.lock"
 INDEX_NAME = "index.json"
 
 _SAFE = re.compile(r"[^A-Za-z0-9_]")
+_TMP_SERIAL = itertools.count()
 
 
 def safe_name(name: str) -> str:
@@ -47,7 +49,15 @@ class DumpDir:
                 f"({e.strerror or type(e).__name__}); give prepare_debug() a writable directory",
             ) from e
         self._depth = 0
+        # The lock file, opened on first use and kept open.  A forked child opens its own:
+        # flock locks belong to the open file, which fork shares.
         self._fd: int | None = None
+        self._fd_pid = 0
+
+    def __del__(self) -> None:
+        if self._fd is not None and self._fd_pid == os.getpid():
+            with contextlib.suppress(OSError):
+                os.close(self._fd)
 
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
@@ -55,18 +65,17 @@ class DumpDir:
         import fcntl
 
         if self._depth == 0:
-            fd = os.open(os.path.join(self.path, LOCK_NAME), os.O_RDWR | os.O_CREAT, 0o644)
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            self._fd = fd
+            if self._fd is None or self._fd_pid != os.getpid():
+                self._fd = os.open(os.path.join(self.path, LOCK_NAME), os.O_RDWR | os.O_CREAT, 0o644)
+                self._fd_pid = os.getpid()
+            fcntl.flock(self._fd, fcntl.LOCK_EX)
         self._depth += 1
         try:
             yield
         finally:
             self._depth -= 1
-            if self._depth == 0 and self._fd is not None:
+            if self._depth == 0:
                 fcntl.flock(self._fd, fcntl.LOCK_UN)
-                os.close(self._fd)
-                self._fd = None
 
     def write_unique(self, template: str, render: Callable[[int], str]) -> tuple[str, int, bool]:
         """Write ``render(n)`` to ``template.format(n=n)`` for the first free-or-identical ``n``.
@@ -140,11 +149,18 @@ class DumpDir:
 
     @staticmethod
     def _atomic_write(path: str, content: str) -> None:
-        d = os.path.dirname(path)
-        fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-", suffix=".part")
+        """Write a private temporary file and rename it over ``path``: readers and other
+        processes see the old file or the new one, never a part."""
+        tmp = f"{os.path.dirname(path)}/.tmp-{os.getpid()}-{next(_TMP_SERIAL)}.part"
+        data = content.encode("utf-8")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(content)
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view) :]
+            finally:
+                os.close(fd)
             os.replace(tmp, path)
         except BaseException:
             with contextlib.suppress(OSError):

@@ -85,7 +85,7 @@ def guard_function_source(
         lines.append("    )")
     src = "\n".join(lines) + "\n"
     try:
-        compile(src, "<pellucid-guard>", "exec", dont_inherit=True)
+        compile(src, "<pellucid-guard>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
     except SyntaxError:
         # Belt and braces: keep every part as a comment.
         lines = [ln for ln in lines if not ln.startswith(("def ", "    "))]

@@ -17,12 +17,15 @@ from __future__ import annotations
 
 import ast
 import copy
+import dis
 import inspect
 import re
+import sys
 import types
 from dataclasses import dataclass
+from typing import Iterator
 
-from pellucid.decompiler.decode import decode
+from pellucid.decompiler.emit import with_statement_lines
 from pellucid.dynamo.adapter import iter_code_constants
 
 SCOPE_PREFIX = "__pellucid_scope_for_"
@@ -71,14 +74,10 @@ class Built:
     function_name: str
 
 
-class _Rename(ast.NodeTransformer):
-    def __init__(self, names: dict[str, str]) -> None:
-        self.names = names
-
-    def visit_Name(self, node: ast.Name) -> ast.AST:
-        if node.id in self.names:
-            node.id = self.names[node.id]
-        return node
+def _rename(tree: ast.AST, names: dict[str, str]) -> None:
+    for node in ast.walk(tree):
+        if type(node) is ast.Name and node.id in names:
+            node.id = names[node.id]
 
 
 def _find_def(tree: ast.Module, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef:
@@ -119,7 +118,7 @@ def build(
     fn.decorator_list = []
     fn.body = list(fn.body)
     if rename_globals:
-        _Rename(rename_globals).visit(fn)
+        _rename(fn, rename_globals)
 
     dead: list[ast.stmt] = []
     for c in keep_cells:
@@ -165,9 +164,9 @@ def build(
                 type_params=[],
             )
         ]
-    module = ast.Module(body=body, type_ignores=[])
-    ast.fix_missing_locations(module)
-    src = ast.unparse(module)
+    # unparse reads statements' lines only (the text is what gets compiled): no
+    # fix_missing_locations over the whole tree
+    src = ast.unparse(with_statement_lines(ast.Module(body=body, type_ignores=[])))
     return Built(source=header + src + "\n", function_name=function_name)
 
 
@@ -202,21 +201,63 @@ def _replace_nested(code: types.CodeType, originals: dict[str, types.CodeType]) 
     return code.replace(co_consts=tuple(consts)) if changed else code
 
 
+_LOAD_GLOBAL = dis.opmap["LOAD_GLOBAL"]
+_LOAD_NAME = dis.opmap["LOAD_NAME"]
+_LOAD_CLOSURE = dis.opmap.get("LOAD_CLOSURE", -1)  # 3.13: a pseudo-op, LOAD_FAST in co_code
+_EXTENDED_ARG = dis.opmap["EXTENDED_ARG"]
+_CACHES = getattr(dis, "_inline_cache_entries", None)
+_GLOBAL_SHIFT = 1 if sys.version_info >= (3, 11) else 0
+
+
+def _cache_entries(op: int) -> int:
+    if _CACHES is None:
+        return 0
+    return _CACHES.get(dis.opname[op], 0) if isinstance(_CACHES, dict) else _CACHES[op]
+
+
+_SKIP = [2 + 2 * _cache_entries(op) for op in range(256)]
+
+
+def _opargs(code: types.CodeType, wanted: tuple[int, ...]) -> Iterator[tuple[int, int]]:
+    """(opcode, full argument) of the instructions of ``code`` whose opcode is in ``wanted``.
+
+    A scan of ``co_code`` (two bytes per unit, inline caches skipped): these checks run on
+    every frame torch.compile transforms, and a full decode of both codes cost more than the
+    compile itself.
+    """
+    raw = code.co_code
+    i, n, ext = 0, len(raw), 0
+    while i < n:
+        op = raw[i]
+        if op == _EXTENDED_ARG:
+            ext = (ext | raw[i + 1]) << 8
+        else:
+            if op in wanted:
+                yield op, ext | raw[i + 1]
+            ext = 0
+        i += _SKIP[op]
+
+
 def _global_loads(code: types.CodeType) -> set[str]:
     """Names ``code`` (and code nested in it) reads as globals or builtins."""
-    names = {
-        i.argval
-        for i in decode(code)
-        if i.opname in ("LOAD_GLOBAL", "LOAD_NAME") and isinstance(i.argval, str)
+    names = code.co_names
+    out = {
+        names[arg >> _GLOBAL_SHIFT if op == _LOAD_GLOBAL else arg]
+        for op, arg in _opargs(code, (_LOAD_GLOBAL, _LOAD_NAME))
     }
     for c in iter_code_constants(code):
-        names |= _global_loads(c)
-    return names
+        out |= _global_loads(c)
+    return out
 
 
 def _closure_loads(code: types.CodeType) -> set[str]:
     """Names whose cells ``code`` itself pushes (LOAD_CLOSURE)."""
-    return {i.argval for i in decode(code) if i.opname == "LOAD_CLOSURE"}
+    if sys.version_info >= (3, 11):
+        name = code._varname_from_oparg  # type: ignore[attr-defined]
+    else:
+        cells = code.co_cellvars + code.co_freevars
+        name = cells.__getitem__
+    return {name(arg) for _, arg in _opargs(code, (_LOAD_CLOSURE,))}
 
 
 def relabel(

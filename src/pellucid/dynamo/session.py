@@ -22,6 +22,7 @@ import contextlib
 import dis
 import inspect
 import io
+import linecache
 import os
 import re
 import sys
@@ -133,8 +134,10 @@ class DumpSession:
         self._graph_bodies: dict[str, dict[str, str]] = {}
         self._gm_stage: dict[int, tuple[Any, str, str, str]] = {}
         self._created: set[str] = set()
+        self._contents: dict[str, str] = {}  # relative path -> text, for files written once
         self._plain_bodies: dict[tuple[str, ...], tuple[str, str]] = {}
         self._resume_codes: dict[str, types.CodeType] = {}
+        self._resume_trees: dict[int, tuple[types.CodeType, Any]] = {}
         self.preexisting: list[types.CodeType] = []
         self._orig_lazy: types.FunctionType | None = None
         self._orig_exec_with_source: Any = None
@@ -148,6 +151,19 @@ class DumpSession:
         rec = self.files.setdefault(rel, {"path": rel, "kind": kind})
         rec.update({k: v for k, v in extra.items() if v is not None})
         return rel
+
+    def _write_once(self, template: str, render: Any) -> tuple[str, int]:
+        """``DumpDir.write_unique`` that remembers the text (full_code files quote it)."""
+        texts: dict[int, str] = {}
+
+        def remembered(n: int) -> str:
+            if n not in texts:
+                texts[n] = render(n)
+            return texts[n]
+
+        path, n, _ = self.dump.write_unique(template, remembered)
+        self._contents[self.dump.relpath(path)] = texts[n]
+        return path, n
 
     def _function(self, code: types.CodeType, compiled_before: bool = False) -> FunctionRecord:
         key = _code_key(code)
@@ -323,7 +339,7 @@ class DumpSession:
         def render(n: int) -> str:
             return template.replace(placeholder, fname(n))
 
-        path, n, _ = self.dump.write_unique(f"{fname('{n}')}.py", render)  # type: ignore[arg-type]
+        path, n = self._write_once(f"{fname('{n}')}.py", render)  # type: ignore[arg-type]
         result = recompile.relabel(checked, "<pellucid>", path, placeholder, fname(n))
         if g is not None:
             for long, short in usable.items():
@@ -440,6 +456,10 @@ class DumpSession:
             self._gm_stage[id(gm)] = (weakref.ref(gm), owner, stage, path)
         except TypeError:
             pass
+
+    def _text(self, rel: str) -> str:
+        known = self._contents.get(rel)
+        return known if known is not None else (self._read(rel) or "")
 
     def _read(self, rel: str) -> str | None:
         try:
@@ -709,7 +729,7 @@ class DumpSession:
                 f"__guard_{n}_for_{safe}", parts, title=title, failed=failed
             )
 
-        path, n, _ = self.dump.write_unique(f"__guard_{{n}}_for_{safe}.py", render)
+        path, n = self._write_once(f"__guard_{{n}}_for_{safe}.py", render)
         gfile = self._file(path, "guard", function=rec.name, compile_id=cid)
         terms = [guards.translate_part(p) for p in parts]
         m = metrics.get(cid or "")
@@ -766,7 +786,7 @@ class DumpSession:
             f"# Decompiled by pellucid for reading only: Dynamo runs its own bytecode for this entry of\n"
             f"# {rec.name} ({rec.filename}:{rec.firstlineno}), compile id {cid}.\n"
         )
-        path, _, _ = self.dump.write_unique(
+        path, _ = self._write_once(
             f"__transformed_code_{{n}}_for_{safe}.readonly.py", lambda n: header + src
         )
         return self._file(path, "transformed_code_readonly", function=rec.name, compile_id=cid)
@@ -781,23 +801,28 @@ class DumpSession:
             "# (guard, transformed code, compiled graphs, resume functions).",
             "",
         ]
-        try:
-            original = textwrap.dedent(inspect.getsource(code))
-            compile(original, "<original>", "exec", dont_inherit=True)
-            out += ["# ---- original source ----", original.rstrip(), ""]
-        except Exception:  # noqa: BLE001
-            out += ["# ---- original source: not available ----", ""]
+        if rec.name.startswith("torch_dynamo_resume_in_"):
+            # No source of its own: Dynamo made it at a graph break (positions point into
+            # the function that broke, whose source would mislead here).
+            out += ["# ---- made by Dynamo at a graph break; its code, decompiled ----"]
+            out += self._resume_source(code, rec.name) + [""]
+        else:
+            original = original_source(code)
+            if original is not None:
+                out += ["# ---- original source ----", original.rstrip(), ""]
+            else:
+                out += ["# ---- original source: not available ----", ""]
         for row in rows:
             out.append(f"# ==== cache entry {row['index']} (compile id {row['compile_id']}) ====")
             out.append(f"# guard: {row['guard_file']}")
-            out.append(self._read(row["guard_file"]) or "")
+            out.append(self._text(row["guard_file"]))
             tf = row["transformed_code_file"]
             if tf:
                 out.append(
                     f"# transformed code: {tf}"
                     + ("" if row["executed_from_file"] else " (for reading)")
                 )
-                out.append(self._read(tf) or "")
+                out.append(self._text(tf))
             else:
                 out.append("# transformed code: not decompiled (Dynamo's own bytecode runs)")
             for g in row["graphs"]:
@@ -834,22 +859,30 @@ class DumpSession:
         ]
         if rec is not None:
             lines.append(f"# its own compiled story: full_code_for_{safe_name(rec.name)}.py")
-        try:
-            from pellucid.decompiler import decompile
-
-            src = decompile(code)
-            tree = ast.parse(src)
-            fn = next(n for n in tree.body if isinstance(n, ast.FunctionDef))
-            fn.name = global_name
-            lines.append(ast.unparse(tree))
-        except Exception as e:  # noqa: BLE001
-            lines += [
-                f"# (not decompiled: {type(e).__name__})",
-                f"def {global_name}(*args, **kwargs):",
-                "    pass",
-            ]
+        lines += self._resume_source(code, global_name)
         lines.append("")
         return lines
+
+    def _resume_source(self, code: types.CodeType, name: str) -> list[str]:
+        """A resume function's code decompiled as ``def name``; decompiled once per session."""
+        hit = self._resume_trees.get(id(code))
+        if hit is None or hit[0] is not code:
+            try:
+                from pellucid.decompiler.api import decompile_tree
+
+                tree = decompile_tree(code)
+                fn: Any = next(n for n in tree.body if isinstance(n, ast.FunctionDef))
+            except Exception as e:  # noqa: BLE001
+                fn = type(e).__name__
+            hit = self._resume_trees[id(code)] = (code, fn)
+        fn = hit[1]
+        if isinstance(fn, str):
+            return [f"# (not decompiled: {fn})", f"def {name}(*args, **kwargs):", "    pass"]
+        saved, fn.name = fn.name, name
+        try:
+            return [ast.unparse(fn)]
+        finally:
+            fn.name = saved
 
 
 def _graph_body(src: str) -> list[str]:
@@ -892,12 +925,38 @@ def short_repr(value: Any) -> str:
 
 
 def _pellucid_version() -> str:
-    try:
-        from importlib.metadata import version
+    from pellucid import __version__
 
-        return version("pellucid")
+    return __version__
+
+
+def original_source(code: types.CodeType) -> str | None:
+    """The source of ``code``'s function, dedented, or None.
+
+    The lines from ``co_firstlineno`` to the last line the code's positions reach, when they
+    parse as a definition (cheap: ``inspect.getsource`` tokenizes the block); else
+    ``inspect.getsource``, which also finds a last line the positions do not reach.
+    """
+    lines = linecache.getlines(code.co_filename)
+    positions = getattr(code, "co_positions", None)
+    if lines and positions is not None:
+        last = max((p[1] for p in positions() if p[1] is not None), default=0)
+        if last >= code.co_firstlineno:
+            text = textwrap.dedent("".join(lines[code.co_firstlineno - 1 : last]))
+            try:
+                tree = compile(text, "<original>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+            except SyntaxError:
+                tree = None
+            if tree is not None and len(tree.body) == 1 and isinstance(
+                tree.body[0], (ast.FunctionDef, ast.AsyncFunctionDef)
+            ):
+                return text
+    try:
+        text = textwrap.dedent(inspect.getsource(code))
+        compile(text, "<original>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+        return text
     except Exception:  # noqa: BLE001
-        return "unknown"
+        return None
 
 
 # ---------------------------------------------------------------------------------------------
