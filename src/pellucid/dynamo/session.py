@@ -839,8 +839,8 @@ class DumpSession:
                 out.extend(self._resume_story(r))
         out.append("")
         content = "\n".join(out)
-        try:  # every piece was compiled already: a syntax check of the whole is enough
-            compile(content, "<full_code>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+        try:
+            compile(content, "<full_code>", "exec", dont_inherit=True)
         except SyntaxError as e:
             content = "\n".join("# " + ln for ln in content.splitlines()) + "\n"
             self._fail("full_code", rec.key, f"full code did not compile: {e}")
@@ -864,25 +864,24 @@ class DumpSession:
         return lines
 
     def _resume_source(self, code: types.CodeType, name: str) -> list[str]:
-        """A resume function's code decompiled as ``def name``; decompiled once per session."""
+        """A resume function's code decompiled as ``def name`` (inside a scope owning its free
+        variables, as in its transformed-code file); decompiled once per session."""
         hit = self._resume_trees.get(id(code))
         if hit is None or hit[0] is not code:
             try:
                 from pellucid.decompiler.api import decompile_tree
 
-                tree = decompile_tree(code)
-                fn: Any = next(n for n in tree.body if isinstance(n, ast.FunctionDef))
+                tree: Any = decompile_tree(code)
             except Exception as e:  # noqa: BLE001
-                fn = type(e).__name__
-            hit = self._resume_trees[id(code)] = (code, fn)
-        fn = hit[1]
-        if isinstance(fn, str):
-            return [f"# (not decompiled: {fn})", f"def {name}(*args, **kwargs):", "    pass"]
-        saved, fn.name = fn.name, name
-        try:
-            return [ast.unparse(fn)]
-        finally:
-            fn.name = saved
+                tree = type(e).__name__
+            hit = self._resume_trees[id(code)] = (code, tree)
+        tree = hit[1]
+        if not isinstance(tree, str):
+            try:
+                return [recompile.build(tree, code, code, name, "").source.rstrip()]
+            except recompile.ContractError as e:
+                tree = str(e)
+        return [f"# (not decompiled: {tree})", f"def {name}(*args, **kwargs):", "    pass"]
 
 
 def _graph_body(src: str) -> list[str]:
@@ -944,7 +943,8 @@ def original_source(code: types.CodeType) -> str | None:
         if last >= code.co_firstlineno:
             text = textwrap.dedent("".join(lines[code.co_firstlineno - 1 : last]))
             try:
-                tree = compile(text, "<original>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+                tree = ast.parse(text)
+                compile(tree, "<original>", "exec", dont_inherit=True)  # e.g. nonlocal at top
             except SyntaxError:
                 tree = None
             if tree is not None and len(tree.body) == 1 and isinstance(
@@ -953,7 +953,7 @@ def original_source(code: types.CodeType) -> str | None:
                 return text
     try:
         text = textwrap.dedent(inspect.getsource(code))
-        compile(text, "<original>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+        compile(text, "<original>", "exec", dont_inherit=True)
         return text
     except Exception:  # noqa: BLE001
         return None
