@@ -38,6 +38,11 @@ class DumpDir:
 
     def __init__(self, path: str) -> None:
         self.path = os.path.abspath(path)
+        self._depth = 0
+        # The lock file, opened on first use and kept open.  A forked child opens its own:
+        # flock locks belong to the open file, which fork shares.
+        self._fd: int | None = None
+        self._fd_pid = 0
         try:
             os.makedirs(self.path, exist_ok=True)
             with tempfile.NamedTemporaryFile(dir=self.path, prefix=".pellucid-probe-"):
@@ -48,11 +53,6 @@ class DumpDir:
                 f"pellucid cannot write its dump directory {self.path!r} "
                 f"({e.strerror or type(e).__name__}); give prepare_debug() a writable directory",
             ) from e
-        self._depth = 0
-        # The lock file, opened on first use and kept open.  A forked child opens its own:
-        # flock locks belong to the open file, which fork shares.
-        self._fd: int | None = None
-        self._fd_pid = 0
 
     def __del__(self) -> None:
         if self._fd is not None and self._fd_pid == os.getpid():
