@@ -10,7 +10,10 @@ fresh Inductor cache dir).  In the child, *wall* is the time from ``torch.compil
 of the workload's calls (compilation, the calls, and for the dumping modes the dump and index
 written on exit); *cpu* is the process CPU time over the same span (what the run itself consumed: far less
 disturbed than wall time when other work shares the machine); *steady* is the per-call CPU time
-of the compiled function afterwards (best of 15 batches of 20 calls).  Modes:
+of the compiled function afterwards (best of 15 batches of 20 calls).  For pellucid, *own* is the
+time spent in pellucid's own code within *wall* (``DumpSession.own_time_s``: its hooks, dumps and
+exit work, without the torch work they wrap), and *own x* = wall / (wall - own): the overhead
+measured inside one process, so other load on the machine cancels out.  Modes:
 
 * ``plain``     torch.compile alone
 * ``pellucid``  inside ``pellucid.prepare_debug`` (decompiled code runs from the dumped files)
@@ -78,11 +81,13 @@ result = {{}}
 try:
     t0, c0 = time.perf_counter(), time.process_time()
     compiled = torch.compile(fn, backend=backend, **w.compile_kwargs)
-    with ctx:
+    with ctx as session:
         run(compiled)
         run(compiled)
     result["wall"] = time.perf_counter() - t0
     result["cpu"] = time.process_time() - c0
+    if mode in ("pellucid", "nodecomp"):
+        result["own"] = session.own_time_s  # pellucid's own code, measured inside this process
     # steady state: CPU time per call (time spent descheduled does not count), best of 15
     # batches: what the compiled code costs, not what the shared machine was doing meanwhile
     batch = []
@@ -143,6 +148,9 @@ def main() -> None:
         header += f" {m + ' x':>12s}"
     for m in modes[1:]:
         header += f" {m + ' cpu x':>14s}"
+    own_modes = [m for m in modes if m in ("pellucid", "nodecomp")]
+    for m in own_modes:
+        header += f" {m + ' own ms':>16s} {'own x':>7s}"
     header += f" {'plain us/call':>14s}"
     for m in modes[1:]:
         header += f" {m + ' x':>12s}"
@@ -153,7 +161,10 @@ def main() -> None:
         for _ in range(args.repeat):
             for m in modes:
                 py = depyf_py if m == "depyf" else sys.executable
-                samples[m].append(measure(py, m, name, backend))
+                sample = measure(py, m, name, backend)
+                if "own" in sample and "wall" in sample:
+                    sample["own_x"] = sample["wall"] / (sample["wall"] - sample["own"])
+                samples[m].append(sample)
 
         def med(m: str, key: str, samples: dict[str, list[dict]] = samples) -> float | None:
             vals = [s[key] for s in samples[m] if key in s]
@@ -168,6 +179,9 @@ def main() -> None:
         for m in modes[1:]:
             c = med(m, "cpu")
             row += f" {c / base_c:14.3f}" if (c and base_c) else f" {'error':>14s}"
+        for m in own_modes:
+            own, own_x = med(m, "own"), med(m, "own_x")
+            row += f" {own * 1e3:16.1f} {own_x:7.3f}" if (own and own_x) else f" {'error':>16s} {'':>7s}"
         row += f" {base_s * 1e6 if base_s else float('nan'):14.1f}"
         for m in modes[1:]:
             s = med(m, "steady")

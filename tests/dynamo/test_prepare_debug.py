@@ -6,6 +6,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 import warnings
 
 import checks
@@ -316,3 +317,18 @@ def test_named_constants_are_listed_in_the_file_header(tmp_path):
     assert all(len(ln) < 200 and " at 0x" not in ln for ln in header), header
     for ln in header:
         assert ln.split(":")[0][2:] in text.split("\n", len(header) + 3)[-1]  # used in the code
+
+
+def test_own_time_is_measured_and_indexed(tmp_path):
+    """pellucid's own time: inside the block's wall time, at least every frame's hook time, and
+    the index's figure is the session's up to the index write."""
+    fn, run = workloads.make_dynamic()
+    compiled = torch.compile(fn, backend="eager")
+    t0 = time.perf_counter()
+    with pellucid.prepare_debug(str(tmp_path)) as session:
+        run(compiled)
+    wall = time.perf_counter() - t0
+    s = checks.load_index(str(tmp_path))["sessions"][0]
+    hooks = sum(c["times_s"]["pellucid_hook"] for c in s["compiles"])
+    assert s["compiles"] and hooks > 0
+    assert hooks <= s["pellucid_time_s"] <= session.own_time_s < wall

@@ -112,6 +112,9 @@ class DumpSession:
         self.clean_wild_fx_code = clean_wild_fx_code
         self.log_bytecode = log_bytecode
         self.started = time.time()
+        # time spent in pellucid's own code (hooks, dumps, exit), without torch's work it wraps:
+        # a load-independent measure of its overhead, recorded in the index
+        self.own_time_s = 0.0
         self.session_id = f"{os.getpid()}-{int(self.started * 1000)}"
         self.patcher = adapter.Patcher()
         self.functions: dict[str, FunctionRecord] = {}
@@ -601,6 +604,7 @@ class DumpSession:
     # ------------------------------------------------------------------ finalize
 
     def finish(self) -> None:
+        t_finish = time.perf_counter()
         metrics = {str(m.compile_id): m for m in adapter.compilation_metrics() if m.compile_id}
         failed_by_entry: dict[str, list[str]] = {}
         for m in metrics.values():
@@ -669,6 +673,7 @@ class DumpSession:
             "rank": os.environ.get("RANK"),
             "started": self.started,
             "finished": time.time(),
+            "pellucid_time_s": None,  # set below
             "options": {
                 "clean_wild_fx_code": self.clean_wild_fx_code,
                 "log_bytecode": self.log_bytecode,
@@ -683,6 +688,8 @@ class DumpSession:
         }
 
         def merge(data: dict[str, Any]) -> dict[str, Any]:
+            # own time until the index is written (its write is the one part not in it)
+            session["pellucid_time_s"] = round(self.own_time_s + time.perf_counter() - t_finish, 6)
             sessions = [s for s in data.get("sessions", []) if s.get("id") != self.session_id]
             sessions.append(session)
             return {
@@ -963,11 +970,20 @@ def original_source(code: types.CodeType) -> str | None:
 # Module-level entry points the patches call (they look up the current session each time).
 
 
+@contextlib.contextmanager
+def _own_time(s: DumpSession) -> Iterator[None]:
+    t0 = time.perf_counter()
+    try:
+        yield
+    finally:
+        s.own_time_s += time.perf_counter() - t0
+
+
 def _bytecode_hook(code: types.CodeType, new_code: types.CodeType) -> types.CodeType | None:
     s = _current
     if s is None:
         return None
-    with _lock:
+    with _lock, _own_time(s):
         return s.on_bytecode(code, new_code)
 
 
@@ -975,7 +991,7 @@ def on_lazy_format_graph_code(name: Any, gm: Any, maybe_id: Any, kwargs: dict[st
     s = _current
     if s is not None:
         try:
-            with _lock:
+            with _lock, _own_time(s):
                 s.on_graph(name, gm, maybe_id)
         except Exception as e:  # noqa: BLE001 - never break compilation
             s._fail("graph", str(name), f"{type(e).__name__}: {e}")
@@ -993,7 +1009,7 @@ def _exec_with_source(src: str, globals: dict[str, Any], co_fields: Any = None) 
     s = _current
     if s is not None:
         try:
-            with _lock:
+            with _lock, _own_time(s):
                 if s.on_exec_with_source(src, globals, co_fields):
                     return
         except Exception as e:  # noqa: BLE001
@@ -1010,7 +1026,7 @@ def _load_by_key_path(
     orig = s._orig_load_by_key_path if s is not None else cls.load_by_key_path.__func__
     if s is not None:
         try:
-            with _lock:
+            with _lock, _own_time(s):
                 path = s.on_output_code(key, path)
         except Exception as e:  # noqa: BLE001
             s._fail("inductor_output_code", path, f"{type(e).__name__}: {e}")
@@ -1021,7 +1037,8 @@ def _log_graph_break(self: Any, code_options: Any, reason: str, exc: Any) -> Any
     s = _current
     if s is not None:
         try:
-            s.on_graph_break(self, code_options, reason, exc)
+            with _own_time(s):
+                s.on_graph_break(self, code_options, reason, exc)
         except Exception as e:  # noqa: BLE001
             s._fail("graph_break", "log_graph_break", f"{type(e).__name__}: {e}")
         return s._orig_log_graph_break(self, code_options, reason, exc)
@@ -1050,7 +1067,8 @@ def prepare_debug(
     if _current is not None:
         raise RuntimeError("pellucid.prepare_debug is already active; it does not nest")
     session = DumpSession(os.fspath(dump_src_dir), clean_wild_fx_code, log_bytecode)
-    session.start()
+    with _own_time(session):
+        session.start()
     _current = session
     try:
         yield session
@@ -1061,7 +1079,8 @@ def prepare_debug(
         finally:
             _last_dump_dir = session.dump.path
             try:
-                session.finish()
+                with _own_time(session):  # session.own_time_s: all of pellucid's time
+                    session.finish()
             except Exception as e:  # noqa: BLE001 - the user's program must go on
                 warnings.warn(
                     f"pellucid: could not finish the dump index: {type(e).__name__}: {e}",
