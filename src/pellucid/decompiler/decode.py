@@ -51,6 +51,11 @@ _PAIR_LOCALS = frozenset(
     if n in dis.opmap
 )
 _CMP_SHIFT = 5 if PY >= (3, 13) else 4 if PY >= (3, 12) else 0
+# opcodes whose argval or argrepr is more than the raw argument
+_RESOLVED = frozenset(
+    _HASCONST | _HASNAME | _PAIR_LOCALS | _HASLOCAL | _HASJREL | _HASJABS | _HASCOMPARE
+    | {dis.opmap[n] for n in ("BINARY_OP", "CALL_INTRINSIC_1", "CALL_INTRINSIC_2") if n in dis.opmap}
+)
 
 
 class Raw(NamedTuple):
@@ -71,6 +76,10 @@ def _cache_count(op: int) -> int:
     if isinstance(_CACHES, dict):
         return _CACHES.get(_OPNAME[op], 0)
     return _CACHES[op]
+
+
+# code units each opcode occupies: itself and its inline caches
+_SIZE = [2 + 2 * _cache_count(op) for op in range(256)]
 
 
 def decode(code: CodeType) -> list[Raw]:
@@ -103,18 +112,17 @@ def decode(code: CodeType) -> list[Raw]:
             arg = co_code[i + 1] | ext
         else:
             arg = None
-        caches = _cache_count(op)
         if op == _EXTENDED_ARG:
             ext = arg << 8
             if start is None:
                 start = i
-            i += 2 + 2 * caches
+            i += _SIZE[op]
             continue
         ext = 0
         offset = i
         argval: Any = arg
         argrepr = ""
-        if arg is not None:
+        if arg is not None and op in _RESOLVED:
             if op in _HASCONST:
                 argval = consts[arg]
             elif op in _HASNAME:
@@ -126,7 +134,7 @@ def decode(code: CodeType) -> list[Raw]:
             elif op in _HASJREL:
                 if PY >= (3, 11):
                     signed = -arg if op in _BACKWARD else arg
-                    argval = offset + 2 + signed * 2 + (2 * caches if PY >= (3, 12) else 0)
+                    argval = offset + 2 + signed * 2 + (_SIZE[op] - 2 if PY >= (3, 12) else 0)
                 elif PY >= (3, 10):
                     argval = offset + 2 + arg * 2
                 else:
@@ -143,7 +151,7 @@ def decode(code: CodeType) -> list[Raw]:
                 argrepr = _INTRINSIC2[arg]
         out.append(Raw(_OPNAME[op], op, arg, argval, argrepr, offset, line))
         start = None
-        i += 2 + 2 * caches
+        i += _SIZE[op]
     return out
 
 

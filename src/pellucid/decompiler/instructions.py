@@ -110,10 +110,19 @@ def _raw_instructions(code: CodeType) -> list[Raw]:
     return decode(code)
 
 
-def _jump_target_offset(ins: Raw) -> int | None:
-    if ins.opcode in dis.hasjrel or ins.opcode in dis.hasjabs:
-        return ins.argval if isinstance(ins.argval, int) else None
-    return None
+_JUMP_OPCODES = frozenset(dis.hasjrel) | frozenset(dis.hasjabs)
+
+# opnames normalize rewrites; every other kept instruction is copied as it is
+_REWRITTEN = frozenset(
+    set(JUMP_ALIASES)
+    | set(_LEGACY_BINARY)
+    | {
+        "BINARY_OP", "RETURN_CONST", "LOAD_GLOBAL", "LOAD_ATTR", "LOAD_SUPER_ATTR",
+        "LOAD_FAST_LOAD_FAST", "STORE_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST", "COMPARE_OP",
+        "LOAD_FAST_CHECK", "ROT_TWO", "DUP_TOP", "CALL_INTRINSIC_1", "CALL_INTRINSIC_2",
+        "KW_NAMES",
+    }
+)
 
 
 def normalize(code: CodeType) -> list[Instr]:
@@ -121,12 +130,14 @@ def normalize(code: CodeType) -> list[Instr]:
     raw = _raw_instructions(code)
     # 3.13 TO_BOOL is implied by a following conditional jump or `not`; alone
     # (`not not x`) it is a conversion the source must say
-    kept_to_bool = {
-        k
-        for k, ins in enumerate(raw)
-        if ins.opname == "TO_BOOL"
-        and (k + 1 >= len(raw) or raw[k + 1].opname not in _TO_BOOL_USERS)
-    }
+    kept_to_bool: set[int] = set()
+    if PY >= (3, 13):
+        kept_to_bool = {
+            k
+            for k, ins in enumerate(raw)
+            if ins.opname == "TO_BOOL"
+            and (k + 1 >= len(raw) or raw[k + 1].opname not in _TO_BOOL_USERS)
+        }
     out: list[Instr] = []
     # offset of raw instruction -> index of first normalized instruction at or after it
     first_at: dict[int, int] = {}
@@ -151,80 +162,73 @@ def normalize(code: CodeType) -> list[Instr]:
             if PY >= (3, 13):
                 skip_pop_after_end_for = True
             continue
-
-        def add(
-            op: str,
-            arg: Any = ins.arg,
-            argval: Any = ins.argval,
-            _offset: int = ins.offset,
-            _line: Any = line,
-            _raw: str = name,
-            **extra: Any,
-        ) -> Instr:
-            i = Instr(op, arg, argval, _offset, _line, raw=_raw, extra=extra)
-            i.index = len(out)
-            out.append(i)
-            return i
-
-        target_offset = _jump_target_offset(ins)
         start_len = len(out)
-        if name in JUMP_ALIASES:
-            name = JUMP_ALIASES[name]
-        if name in _LEGACY_BINARY:
-            add("BINARY_OP", argval=_LEGACY_BINARY[name])
-        elif name == "BINARY_OP":
-            add("BINARY_OP", argval=ins.argrepr)
-        elif name == "RETURN_CONST":
-            add("LOAD_CONST", argval=ins.argval)
-            add("RETURN_VALUE", None, None)
-        elif name == "LOAD_GLOBAL" and PY >= (3, 11):
-            if ins.arg & 1:
-                if PY >= (3, 13):
-                    add("LOAD_GLOBAL")
-                    add("PUSH_NULL", None, None)
-                else:
-                    add("PUSH_NULL", None, None)
-                    add("LOAD_GLOBAL")
-            else:
-                add("LOAD_GLOBAL")
-        elif name == "LOAD_ATTR" and PY >= (3, 12):
-            add("LOAD_METHOD" if ins.arg & 1 else "LOAD_ATTR")
-        elif name == "LOAD_SUPER_ATTR":
-            add("LOAD_SUPER_ATTR", extra_method=bool(ins.arg & 1), two_arg=bool(ins.arg & 2))
-        elif name in ("LOAD_FAST_LOAD_FAST", "STORE_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST"):
-            first, second = ins.argval
-            op1, op2 = name.split("_FAST_")
-            add(op1 + "_FAST", argval=first)
-            add(op2 + "_FAST" if not op2.endswith("FAST") else op2, argval=second)
-        elif name == "COMPARE_OP":
-            op = ins.argrepr
-            if op.startswith("bool(") and op.endswith(")"):
-                op = op[5:-1]
-            add("COMPARE_OP", argval=op)
-        elif name == "LOAD_FAST_CHECK":
-            add("LOAD_FAST")
-        elif name == "LOAD_CLOSURE":
-            add("LOAD_CLOSURE")
-        elif name == "ROT_TWO":
-            add("SWAP", 2, 2)
-        elif name == "DUP_TOP":
-            add("COPY", 1, 1)
-        elif name in ("CALL_INTRINSIC_1", "CALL_INTRINSIC_2"):
-            add(name, argval=ins.argrepr)
-        elif name == "KW_NAMES":
-            add("KW_NAMES", argval=code.co_consts[ins.arg] if PY < (3, 12) else ins.argval)
+        if name in _REWRITTEN:
+            _rewrite(code, ins, name, line, out)
         else:
-            add(name)
-        if target_offset is not None and len(out) > start_len:
-            pending_targets.append((out[start_len], target_offset))
+            out.append(Instr(name, ins.arg, ins.argval, ins.offset, line, index=start_len, raw=name))
+        if ins.opcode in _JUMP_OPCODES and isinstance(ins.argval, int) and len(out) > start_len:
+            pending_targets.append((out[start_len], ins.argval))
     end = len(out)
     for i, off in pending_targets:
-        if off is None:
-            continue
         # FOR_ITER on 3.12+ targets END_FOR, which was dropped: the resolved
         # index is the first instruction after the loop, as in 3.9-3.11.
         i.target = _resolve(first_at, off, end)
     return _fold_backward_conditionals(out)
+
+
+def _rewrite(code: CodeType, ins: Raw, name: str, line: int | None, out: list[Instr]) -> None:
+    """Append the normalized form of a raw instruction whose opname is in ``_REWRITTEN``."""
+
+    def add(op: str, arg: Any = ins.arg, argval: Any = ins.argval, **extra: Any) -> None:
+        out.append(Instr(op, arg, argval, ins.offset, line, index=len(out), raw=raw_name, extra=extra))
+
+    raw_name = name
+    if name in JUMP_ALIASES:
+        name = JUMP_ALIASES[name]
+    if name in _LEGACY_BINARY:
+        add("BINARY_OP", argval=_LEGACY_BINARY[name])
+    elif name == "BINARY_OP":
+        add("BINARY_OP", argval=ins.argrepr)
+    elif name == "RETURN_CONST":
+        add("LOAD_CONST", argval=ins.argval)
+        add("RETURN_VALUE", None, None)
+    elif name == "LOAD_GLOBAL" and PY >= (3, 11):
+        if ins.arg & 1:
+            if PY >= (3, 13):
+                add("LOAD_GLOBAL")
+                add("PUSH_NULL", None, None)
+            else:
+                add("PUSH_NULL", None, None)
+                add("LOAD_GLOBAL")
+        else:
+            add("LOAD_GLOBAL")
+    elif name == "LOAD_ATTR" and PY >= (3, 12):
+        add("LOAD_METHOD" if ins.arg & 1 else "LOAD_ATTR")
+    elif name == "LOAD_SUPER_ATTR":
+        add("LOAD_SUPER_ATTR", extra_method=bool(ins.arg & 1), two_arg=bool(ins.arg & 2))
+    elif name in ("LOAD_FAST_LOAD_FAST", "STORE_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST"):
+        first, second = ins.argval
+        op1, op2 = name.split("_FAST_")
+        add(op1 + "_FAST", argval=first)
+        add(op2 + "_FAST" if not op2.endswith("FAST") else op2, argval=second)
+    elif name == "COMPARE_OP":
+        op = ins.argrepr
+        if op.startswith("bool(") and op.endswith(")"):
+            op = op[5:-1]
+        add("COMPARE_OP", argval=op)
+    elif name == "LOAD_FAST_CHECK":
+        add("LOAD_FAST")
+    elif name == "ROT_TWO":
+        add("SWAP", 2, 2)
+    elif name == "DUP_TOP":
+        add("COPY", 1, 1)
+    elif name in ("CALL_INTRINSIC_1", "CALL_INTRINSIC_2"):
+        add(name, argval=ins.argrepr)
+    elif name == "KW_NAMES":
+        add("KW_NAMES", argval=code.co_consts[ins.arg] if PY < (3, 12) else ins.argval)
+    else:
+        add(name)
 
 
 # each conditional jump and the one that jumps on the opposite outcome
