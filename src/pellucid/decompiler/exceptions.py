@@ -163,16 +163,20 @@ class ExceptionStructure(ExceptGroupOps):
 
     def _flood_homes(self) -> None:
         """home[k]: -1 for code reached from the entry, else the handler whose code it is."""
-        home = self.home
+        home, ins, n = self.home, self.ins, self.n
 
         def flood(start: int, tag: int) -> None:
             work = [start]
             while work:
                 k = work.pop()
-                if k >= self.n or home[k] is not None:
+                if k >= n or home[k] is not None:
                     continue
                 home[k] = tag
-                work.extend(self._succ(k))
+                i = ins[k]  # (self._succ(k), inline: this runs for every instruction)
+                if i.target is not None:
+                    work.append(i.target)
+                if i.op not in TERMINAL_OPS and i.op != "JUMP":
+                    work.append(k + 1)
 
         flood(0, -1)
         pending = [h for h in self._handlers.values() if h.kind in ("try", "with")]
@@ -729,21 +733,26 @@ class ExceptionStructure(ExceptGroupOps):
         for h in self._handlers.values():
             if h.kind == "other":
                 raise self.fail("unrecognized exception handler", self.ins[h.target])
-        for k in range(self.n):
-            self.reachable[k] = self.home[k] is not None
+        home = self.home
+        self.reachable[: self.n] = [home[k] is not None for k in range(self.n)]
         # reachable through any edge, exception edges included (the implicit
         # `return None` may sit before trailing clean-up code)
         init = getattr(self, "initially_reachable", None)
         if init is not None:
-            seen: set[int] = set()
+            ins, n = self.ins, self.n
+            seen = [False] * n
             work = [0] + list(self._handlers)
             while work:
                 k = work.pop()
-                if k >= self.n or k in seen:
+                if k >= n or seen[k]:
                     continue
-                seen.add(k)
+                seen[k] = True
                 init[k] = True
-                work.extend(self._succ(k))
+                i = ins[k]  # (self._succ(k), inline)
+                if i.target is not None:
+                    work.append(i.target)
+                if i.op not in TERMINAL_OPS and i.op != "JUMP":
+                    work.append(k + 1)
         if PY >= (3, 12):
             self._fix_latches()
 
