@@ -166,7 +166,8 @@ def normalize(code: CodeType) -> list[Instr]:
         if name in _REWRITTEN:
             _rewrite(code, ins, name, line, out)
         else:
-            out.append(Instr(name, ins.arg, ins.argval, ins.offset, line, index=start_len, raw=name))
+            # (positional: keyword arguments cost a third more, once per instruction)
+            out.append(Instr(name, ins.arg, ins.argval, ins.offset, line, None, start_len, name))
         if ins.opcode in _JUMP_OPCODES and isinstance(ins.argval, int) and len(out) > start_len:
             pending_targets.append((out[start_len], ins.argval))
     end = len(out)
