@@ -74,6 +74,7 @@ class Region:
 class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
     def __init__(self, code: CodeType) -> None:
         self.code = code
+        self.varnames = frozenset(code.co_varnames)
         self.ins = normalize(code)
         self.exc_entries = exception_entries(code, self.ins)
         self.ins, self.exc_entries = fold_suspensions(self.ins, self.exc_entries)
@@ -187,7 +188,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         assigned: set[str] | None = None  # names the statement binds: found once, if needed
         if stmt is None:
             assigned = set(self.code.co_varnames) | set(self.code.co_cellvars) | set(self.code.co_freevars)
-        local = set(self.code.co_varnames)
+        local = self.varnames
         chosen: dict[int, Any] = {}  # id -> value to save, each once
         for k in range(self.cur_base, len(stack)):
             v = stack[k]
@@ -195,14 +196,15 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 continue
             if not isinstance(v, ast.expr) or isinstance(v, ast.Constant) or getattr(v, "is_spill", False):
                 continue
-            if assigned is None:
-                assigned = {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
-            if isinstance(v, ast.Name) and v.id in local and v.id not in assigned:
-                continue
-            if isinstance(v, ast.Name) and v.id.startswith(_DYNAMO_OWNED) and v.id not in assigned:
-                continue  # globals only Dynamo writes, before the frame runs
-            if _pure(v, local - assigned):
-                continue
+            if isinstance(v, (ast.Name, ast.Tuple)):  # (other values are never _pure)
+                if assigned is None:
+                    assigned = _stored_names(stmt)
+                if isinstance(v, ast.Name) and v.id in local and v.id not in assigned:
+                    continue
+                if isinstance(v, ast.Name) and v.id.startswith(_DYNAMO_OWNED) and v.id not in assigned:
+                    continue  # globals only Dynamo writes, before the frame runs
+                if _pure(v, local - assigned):
+                    continue
             chosen[id(v)] = v
         # saved in the order they were evaluated, which SWAPs may have changed on the stack
         values = list(chosen.values())
@@ -1885,6 +1887,26 @@ _UNSUPPORTED = {
 _DYNAMO_OWNED = ("__compiled_fn_", "__resume_at_", "__import_")
 
 _MUTABLE_DISPLAYS = (ast.List, ast.Set, ast.Dict, ast.ListComp, ast.SetComp, ast.DictComp)
+
+
+def _stored_names(node: ast.AST) -> set[str]:
+    """Names bound anywhere in ``node`` (targets, walrus, comprehension variables):
+    what ``ast.walk`` finds, without its generators."""
+    out = set()
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, ast.Name):
+            if not isinstance(n.ctx, ast.Load):
+                out.add(n.id)
+            continue
+        for f in n._fields:
+            v = getattr(n, f, None)
+            if isinstance(v, ast.AST):
+                todo.append(v)
+            elif isinstance(v, list):
+                todo.extend(x for x in v if isinstance(x, ast.AST))
+    return out
 
 
 def _pure(e: ast.expr, stable: set[str]) -> bool:
