@@ -31,6 +31,8 @@ from pellucid.decompiler.instructions import (
 from pellucid.decompiler.patterns import PatternOps
 
 TERMINAL = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
+# the ops walk() looks at before running their handler
+_WALK_CONTROL = CONDITIONAL_JUMPS | VALUE_JUMPS | {"JUMP", "FOR_ITER", "COPY", "POP_TOP"}
 EMPTY_IF = -1  # the false exit of `if <test>: pass`, which is where the true exit goes
 
 
@@ -297,14 +299,15 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         stmt_start = start  # where the statement being evaluated began
         if until_cond:
             trial_state = (dict(self.assign_chains), self.parallel, self.pending_kwnames)
+        reachable, instrs = self.reachable, self.ins  # (never rebound after __init__)
         try:
             while i < stop:
-                if not self.reachable[i]:
+                if not reachable[i]:
                     i += 1
                     continue
                 if len(stack) == base:
                     stmt_start = i
-                ins = self.ins[i]
+                ins = instrs[i]
                 if self.try_at(i) and not self.loop_encloses_try(i):
                     if until_cond:
                         raise self.fail("try inside a condition", ins)
@@ -329,45 +332,46 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                         i = self.do_loop(i, stack, stop, exits)
                         continue
                 op = ins.op
-                if (
-                    op in CONDITIONAL_JUMPS
-                    and len(stack) >= 2
-                    and _is_chain_link(stack[-1], stack[:-1])
-                    and i not in self.fallthrough
-                ):
-                    i = self.fold_chain_condition(i, stack)
-                    continue
-                if op in CONDITIONAL_JUMPS:
-                    if until_cond and len(stack) == base + 1:
-                        return self.block, stack + [i]
-                    self.stmt_start = stmt_start  # nested walks may have moved it
-                    i = self.do_condition(i, stack, stop, exits)
-                    continue
-                if op in VALUE_JUMPS:
-                    i = self.do_value_jump(i, stack)
-                    continue
-                if op == "JUMP":
-                    i = self.do_jump(i, stack, stop, exits)
-                    if self.block and isinstance(self.block[-1], (ast.Break, ast.Continue)):
-                        stack[:] = snapshot
-                    continue
-                if op == "FOR_ITER":
-                    if until_cond or i in self.latch:
-                        raise self.fail("FOR_ITER outside a loop", ins)
-                    # a for loop whose body never goes round (it returns or raises):
-                    # nothing jumps back to its head
-                    i = self.do_for(i, stack, stop, exits)
-                    continue
-                if op == "COPY" and self._is_value_boolop(i, stack):
-                    i = self.do_copy_boolop(i, stack)
-                    continue
-                if op == "POP_TOP" and not until_cond:
-                    after = self._break_into_exit_copy(i, stack)
-                    if after is not None:
-                        self.emit(ast.Break())
-                        stack[:] = snapshot
-                        i = after
+                if op in _WALK_CONTROL:  # jumps, and the COPY and POP_TOP idioms
+                    if (
+                        op in CONDITIONAL_JUMPS
+                        and len(stack) >= 2
+                        and _is_chain_link(stack[-1], stack[:-1])
+                        and i not in self.fallthrough
+                    ):
+                        i = self.fold_chain_condition(i, stack)
                         continue
+                    if op in CONDITIONAL_JUMPS:
+                        if until_cond and len(stack) == base + 1:
+                            return self.block, stack + [i]
+                        self.stmt_start = stmt_start  # nested walks may have moved it
+                        i = self.do_condition(i, stack, stop, exits)
+                        continue
+                    if op in VALUE_JUMPS:
+                        i = self.do_value_jump(i, stack)
+                        continue
+                    if op == "JUMP":
+                        i = self.do_jump(i, stack, stop, exits)
+                        if self.block and isinstance(self.block[-1], (ast.Break, ast.Continue)):
+                            stack[:] = snapshot
+                        continue
+                    if op == "FOR_ITER":
+                        if until_cond or i in self.latch:
+                            raise self.fail("FOR_ITER outside a loop", ins)
+                        # a for loop whose body never goes round (it returns or raises):
+                        # nothing jumps back to its head
+                        i = self.do_for(i, stack, stop, exits)
+                        continue
+                    if op == "COPY" and self._is_value_boolop(i, stack):
+                        i = self.do_copy_boolop(i, stack)
+                        continue
+                    if op == "POP_TOP" and not until_cond:
+                        after = self._break_into_exit_copy(i, stack)
+                        if after is not None:
+                            self.emit(ast.Break())
+                            stack[:] = snapshot
+                            i = after
+                            continue
                 self.apply(ins, stack)
                 if stack and isinstance(stack[-1], ast.AST) and not hasattr(stack[-1], "_seq"):
                     self.seq += 1
@@ -1705,10 +1709,14 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
 
     def apply(self, ins: Instr, stack: list) -> None:
         """Run the opcode handler of ``ins`` on ``stack`` (no control flow)."""
-        handler = getattr(self, "op_" + ins.op, None)
+        handler = self._op_handlers.get(ins.op)
         if handler is None:
             raise self.fail("unsupported opcode", ins)
-        handler(ins, stack)
+        handler(self, ins, stack)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._op_handlers = _op_handlers(cls)
 
     def _same_code(self, a: int, b: int, n: int) -> bool:
         if b + n > self.n:
@@ -1887,6 +1895,15 @@ _UNSUPPORTED = {
 _DYNAMO_OWNED = ("__compiled_fn_", "__resume_at_", "__import_")
 
 _MUTABLE_DISPLAYS = (ast.List, ast.Set, ast.Dict, ast.ListComp, ast.SetComp, ast.DictComp)
+
+
+def _op_handlers(cls: type) -> dict[str, Any]:
+    """Opcode name -> the ``op_<name>`` method of ``cls`` (looked up once per class, not
+    once per instruction)."""
+    return {attr[3:]: getattr(cls, attr) for attr in dir(cls) if attr.startswith("op_")}
+
+
+Walker._op_handlers = _op_handlers(Walker)
 
 
 def _stored_names(node: ast.AST) -> set[str]:
