@@ -174,3 +174,34 @@ def test_patcher_restores_in_reverse_order():
     assert ns.x == 3 and adapter.Patcher.active
     p.restore()
     assert ns.x == 1 and adapter.Patcher.active == {}
+
+
+def test_guard_terms_keep_their_meaning_in_the_conjunction():
+    """Terms that bind looser than ``and`` are parenthesized, comments inside a part do not
+    swallow the rest, and parts a plain function may not hold stay comments: the guard
+    compiles without being checked, and evaluates as the conjunction of its parts."""
+    parts = [
+        "L['a'] if L['b'] else L['c']",  # a ternary: (x and a) if b else c without parentheses
+        "L['b'] or L['c']",
+        "L['n'] == 3  # n == 3 at user.py:10",
+        "L['s'] == 'x # y'",  # a '#' inside a string is not a comment
+        "lambda: 0",
+        "L['a'], L['b']",
+        "await L['a']",
+        "L['n'] + 1 > 3",
+        "not L['c']",
+    ]
+    terms = [guards.translate_part(p) for p in parts]
+    assert [t.code for t in terms[:6]] == [
+        "(L['a'] if L['b'] else L['c'])", "(L['b'] or L['c'])", "L['n'] == 3",
+        "L['s'] == 'x # y'", "(lambda: 0)", "(L['a'], L['b'])",
+    ]
+    assert terms[2].comment == "n == 3 at user.py:10" and not terms[3].comment
+    assert terms[6].code == "True" and "await" in terms[6].comment
+    src = guards.guard_function_source("__guard_0_for_f", parts, title="a\nb", failed=["x\ry"])
+    ns: dict = {}
+    exec(compile(src, "g.py", "exec"), ns)
+    guard = ns["__guard_0_for_f"]
+    assert guard({"a": 1, "b": 1, "c": 0, "n": 3, "s": "x # y"}, {}) is True
+    assert not guard({"a": 0, "b": 1, "c": 0, "n": 3, "s": "x # y"}, {})  # the ternary is 0
+    assert not guard({"a": 1, "b": 1, "c": 0, "n": 2, "s": "x # y"}, {})  # n == 3 still checked

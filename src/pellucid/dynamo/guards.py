@@ -6,13 +6,17 @@ but some are not Python at all (``___check_global_state() against {...}``,
 ``... top_saved_tensors_hooks ids == None``, ``___check_obj_id(...), type=<class 'module'>``).
 Each part becomes one term of the returned conjunction; the Python prefix of a part is kept as
 code and the rest as a comment, and a part with no Python prefix becomes ``True`` with the
-whole text as a comment.  The result is checked with ``compile``.
+whole text as a comment.  A term that would bind looser than ``and`` (a ternary, ``or``, a
+lambda, a tuple) is parenthesized, and a term containing ``await`` or ``yield`` stays a comment,
+so the function compiles by construction: no parse of the whole on every cache entry.
 """
 
 from __future__ import annotations
 
 import ast
 import functools
+import io
+import tokenize
 from dataclasses import dataclass
 
 # Suffixes Dynamo appends to a Python expression; what follows them is description.
@@ -30,12 +34,35 @@ class GuardTerm:
         return not self.comment
 
 
-def _is_expr(text: str) -> bool:
+# Expressions that can stand as an operand of ``and`` without parentheses, same meaning.
+_TIGHT = (
+    ast.Compare, ast.Call, ast.Name, ast.Attribute, ast.Subscript, ast.Constant, ast.UnaryOp,
+    ast.BinOp, ast.List, ast.Dict, ast.Set, ast.ListComp, ast.SetComp, ast.DictComp,
+    ast.GeneratorExp, ast.JoinedStr,
+)
+
+
+def _term(text: str) -> tuple[str, str] | None:
+    """(an ``and`` operand for ``text``, its trailing comment) if ``text`` is one Python
+    expression on one line that a plain function may contain, else None."""
+    if not text or "\n" in text or "\r" in text:
+        return None
     try:
-        ast.parse(text, mode="eval")
+        node = ast.parse(text, mode="eval").body
     except SyntaxError:
-        return False
-    return "\n" not in text
+        return None
+    if any(isinstance(n, (ast.Await, ast.Yield, ast.YieldFrom)) for n in ast.walk(node)):
+        return None
+    comment = ""
+    if "#" in text:  # a comment would swallow the closing parenthesis or the next operand
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type == tokenize.COMMENT:
+                comment = text[tok.start[1] :].lstrip("#").strip()
+                text = text[: tok.start[1]].rstrip()
+                break
+    if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And) or isinstance(node, _TIGHT):
+        return text, comment
+    return f"({text})", comment
 
 
 @functools.lru_cache(maxsize=4096)
@@ -43,13 +70,15 @@ def translate_part(part: str) -> GuardTerm:
     """One guard code part -> a Python term plus a comment for the untranslatable rest.
     Cached: every recompilation repeats most parts, and the index asks again."""
     text = part.strip()
-    if text and _is_expr(text):
-        return GuardTerm(text, "", part)
+    whole = _term(text)
+    if whole is not None:
+        return GuardTerm(whole[0], whole[1], part)
     for sep in _SPLITTERS:
         if sep in text:
             head, _, _ = text.partition(sep)
-            if head.strip() and _is_expr(head.strip()):
-                return GuardTerm(head.strip(), text[len(head) :].strip().lstrip(",").strip(), part)
+            term = _term(head.strip())
+            if term is not None and not term[1]:
+                return GuardTerm(term[0], text[len(head) :].strip().lstrip(",").strip(), part)
     return GuardTerm("True", text, part)
 
 
@@ -83,15 +112,4 @@ def guard_function_source(
             joiner = "        " if i == 0 else "        and "
             lines.append(f"{joiner}{t.code}{tail}")
         lines.append("    )")
-    src = "\n".join(lines) + "\n"
-    try:
-        compile(src, "<pellucid-guard>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
-    except SyntaxError:
-        # Belt and braces: keep every part as a comment.
-        lines = [ln for ln in lines if not ln.startswith(("def ", "    "))]
-        lines.append(f"def {name}(L, G, **___kwargs_ignored):")
-        for t in terms:
-            lines.append(f"    # {_comment(t.original)}")
-        lines.append("    return True")
-        src = "\n".join(lines) + "\n"
-    return src
+    return "\n".join(lines) + "\n"  # compiles by construction (module docstring)
