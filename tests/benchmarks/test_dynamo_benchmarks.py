@@ -44,3 +44,16 @@ def test_overhead_table():
     row = next(ln for ln in out.splitlines() if ln.startswith("readme"))
     assert "error" not in row, out
     assert "pellucid cpu x" in out
+    assert "pellucid own ms" in out and float(row.split()[-4]) > 0  # own time measured
+
+
+def test_steady_state_table():
+    out = _run(
+        "steady_state.py", "--rounds", "1", "--workloads", "readme,graph_breaks", "--backends",
+        "eager",
+    )  # fmt: skip
+    rows = [ln.split() for ln in out.splitlines() if ln.startswith(("readme", "graph_breaks"))]
+    assert [r[0] for r in rows] == ["readme", "graph_breaks"], out
+    for r in rows:
+        plain, ours, ratio = map(float, r[2:5])
+        assert plain > 0 and ours > 0 and abs(ratio - ours / plain) < 0.01
