@@ -111,7 +111,7 @@ def test_contract_keeps_closure_layout():
     free, cells = recompile.missing_layout(inner, reference)
     assert free == ("b",) and cells == ("c",)
     built = recompile.build(
-        decompiled, reference, fake_transformed, "__t_0_for_f", "# h\n", None, free, cells
+        decompiled, reference, fake_transformed, "__t_0_for_f", "# h\n", free, cells
     )
     code = recompile.compile_checked(
         built.source, "x.py", "__t_0_for_f", reference, fake_transformed
@@ -133,7 +133,7 @@ def test_contract_rejects_wrong_arguments():
 def test_contract_refuses_values_where_dynamo_passes_cells():
     reference = _nested().__code__  # LOAD_CLOSURE c, to build g's closure
     src = "def f(x):\n    c = x\n    return x + a + b + c\n"  # c's value, not its cell
-    built = recompile.build(src, reference, reference, "t", "", None, (), ("c",))
+    built = recompile.build(src, reference, reference, "t", "", (), ("c",))
     with pytest.raises(recompile.LostCellsError, match="cells of c"):
         recompile.compile_checked(built.source, "x.py", "t", reference, reference)
 
@@ -205,3 +205,18 @@ def test_guard_terms_keep_their_meaning_in_the_conjunction():
     assert guard({"a": 1, "b": 1, "c": 0, "n": 3, "s": "x # y"}, {}) is True
     assert not guard({"a": 0, "b": 1, "c": 0, "n": 3, "s": "x # y"}, {})  # the ternary is 0
     assert not guard({"a": 1, "b": 1, "c": 0, "n": 2, "s": "x # y"}, {})  # n == 3 still checked
+
+
+def test_with_global_names_renames_global_loads_only():
+    long = "__compiled_fn_1_0a1b2c3d_0a1b_0a1b_0a1b_0a1b2c3d4e5f"
+    src = f"def f(x):\n    return {long}(x) + (lambda: {long})()()\n\ndef g(o):\n    return o.{long}\n"
+    ns: dict = {}
+    exec(compile(src, "m.py", "exec"), ns)
+    short = recompile.stable_global_names(ns["f"].__code__)
+    assert short == {long: "__compiled_fn_1"}
+    f = recompile.with_global_names(ns["f"].__code__, short)
+    assert long not in f.co_names and "__compiled_fn_1" in f.co_names
+    inner = next(c for c in f.co_consts if isinstance(c, types.CodeType))
+    assert inner.co_names == ("__compiled_fn_1",)  # nested code renamed too
+    g = ns["g"].__code__
+    assert recompile.with_global_names(g, short) is g  # an attribute of that name stays

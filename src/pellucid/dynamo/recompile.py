@@ -74,12 +74,6 @@ class Built:
     function_name: str
 
 
-def _rename(tree: ast.AST, names: dict[str, str]) -> None:
-    for node in ast.walk(tree):
-        if type(node) is ast.Name and node.id in names:
-            node.id = names[node.id]
-
-
 def _find_def(tree: ast.Module, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef:
     defs = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
     for d in defs:
@@ -96,7 +90,6 @@ def build(
     transformed: types.CodeType,
     function_name: str,
     header: str,
-    rename_globals: dict[str, str] | None = None,
     keep_free: tuple[str, ...] = (),
     keep_cells: tuple[str, ...] = (),
 ) -> Built:
@@ -104,7 +97,7 @@ def build(
 
     ``keep_free``/``keep_cells`` name variables that must be referenced in dead code so the
     compiler keeps them as free/cell variables (found by a first :func:`compile_checked`).
-    A tree given as ``decompiled`` is left as it was but for renamed globals: it can be built again.
+    A tree given as ``decompiled`` is left as it was: it can be built again.
     """
     if isinstance(decompiled, ast.Module):
         tree = decompiled
@@ -117,8 +110,6 @@ def build(
     fn.name = function_name
     fn.decorator_list = []
     fn.body = list(fn.body)
-    if rename_globals:
-        _rename(fn, rename_globals)
 
     dead: list[ast.stmt] = []
     for c in keep_cells:
@@ -236,6 +227,33 @@ def _opargs(code: types.CodeType, wanted: tuple[int, ...]) -> Iterator[tuple[int
                 yield op, ext | raw[i + 1]
             ext = 0
         i += _SKIP[op]
+
+
+_NAME_OPS = tuple(dis.hasname)
+_NAME_SHIFTS = {_LOAD_GLOBAL: _GLOBAL_SHIFT}
+if sys.version_info >= (3, 12):
+    _NAME_SHIFTS[dis.opmap["LOAD_ATTR"]] = 1
+    _NAME_SHIFTS[dis.opmap["LOAD_SUPER_ATTR"]] = 2
+
+
+def with_global_names(code: types.CodeType, names: dict[str, str]) -> types.CodeType:
+    """``code`` (and code nested in it) with the globals it loads renamed by ``names``.
+
+    Renaming before decompiling spares a walk over the decompiled tree.  A name that the
+    code also uses otherwise (an attribute, a store) keeps its spelling: both names are bound.
+    """
+    consts = tuple(
+        with_global_names(c, names) if isinstance(c, types.CodeType) else c for c in code.co_consts
+    )
+    other_uses = {
+        arg >> _NAME_SHIFTS.get(op, 0) for op, arg in _opargs(code, _NAME_OPS) if op != _LOAD_GLOBAL
+    }
+    co_names = tuple(
+        names.get(n, n) if i not in other_uses else n for i, n in enumerate(code.co_names)
+    )
+    if co_names == code.co_names and consts == code.co_consts:
+        return code
+    return code.replace(co_names=co_names, co_consts=consts)
 
 
 def _global_loads(code: types.CodeType) -> set[str]:

@@ -140,7 +140,8 @@ class DumpSession:
         self._contents: dict[str, str] = {}  # relative path -> text, for files written once
         self._plain_bodies: dict[tuple[str, ...], tuple[str, str]] = {}
         self._resume_codes: dict[str, types.CodeType] = {}
-        self._resume_trees: dict[int, tuple[types.CodeType, Any]] = {}
+        # resume code -> (its decompiled source with a placeholder name, True) or (why not, False)
+        self._resume_trees: dict[int, tuple[types.CodeType, tuple[str, bool]]] = {}
         self._unchecked: set[str] = set()  # written files whose text was never compiled
         self.preexisting: list[types.CodeType] = []
         self._orig_lazy: types.FunctionType | None = None
@@ -290,19 +291,19 @@ class DumpSession:
         # live objects among Dynamo's constants (devices, dtypes) get names bound
         # in the frame's globals, as Dynamo binds its compiled functions there
         tag = "".join(c if c.isalnum() else "_" for c in str(fc.compile_id))
-        tree, consts = decompile_naming_constants(new_code, f"__pellucid_const_{safe}_{tag}_", tree=True)
-        rename = recompile.stable_global_names(new_code)
         g = adapter.compile_frame_globals()
-        usable: dict[str, str] = {}
+        usable: dict[str, str] = {}  # Dynamo's uuid-named globals -> stable names
+        if g is not None:
+            for long, short in recompile.stable_global_names(new_code).items():
+                if long in g and (short not in g or g[short] is g[long]):
+                    usable[long] = short
+        named = recompile.with_global_names(new_code, usable) if usable else new_code
+        tree, consts = decompile_naming_constants(named, f"__pellucid_const_{safe}_{tag}_", tree=True)
         if consts:
             if g is None:
                 raise recompile.ContractError("constants without a source form and no globals to bind them")
             g.update(consts)
             usable.update({k: k for k in consts})
-        if g is not None:
-            for long, short in rename.items():
-                if long in g and (short not in g or g[short] is g[long]):
-                    usable[long] = short
         header = (
             f"# Decompiled by pellucid from the bytecode torch.compile (Dynamo) generated for\n"
             f"# {code.co_name} ({code.co_filename}:{code.co_firstlineno}), compile id {fc.compile_id}.\n"
@@ -317,12 +318,12 @@ class DumpSession:
 
         # Build and check once under a placeholder name; the checked code is then relabelled
         # with the file's path and name (same text but for the name, so same line numbers).
-        placeholder = "__pellucid_name_placeholder__"
+        placeholder = _PLACEHOLDER
         keep_free: tuple[str, ...] = ()
         keep_cells: tuple[str, ...] = ()
         for _ in range(2):
             template = recompile.build(
-                tree, code, new_code, placeholder, header, usable, keep_free, keep_cells
+                tree, code, new_code, placeholder, header, keep_free, keep_cells
             ).source
             try:
                 checked = recompile.compile_checked(
@@ -889,16 +890,21 @@ class DumpSession:
             try:
                 from pellucid.decompiler.api import decompile_tree
 
-                tree: Any = decompile_tree(code)
-                # compiled once here, under any name: full_code files need not compile again
-                compile(recompile.build(tree, code, code, "f", "").source, "<resume>", "exec")
+                text = recompile.build(decompile_tree(code), code, code, _PLACEHOLDER, "").source
+                # compiled once here: full_code files need not compile again
+                compile(text, "<resume>", "exec", dont_inherit=True)
+                result: tuple[str, bool] = (text.rstrip(), True)
             except Exception as e:  # noqa: BLE001
-                tree = type(e).__name__
-            hit = self._resume_trees[id(code)] = (code, tree)
-        tree = hit[1]
-        if not isinstance(tree, str):
-            return [recompile.build(tree, code, code, name, "").source.rstrip()]
-        return [f"# (not decompiled: {_one_line(tree)})", f"def {name}(*args, **kwargs):", "    pass"]
+                result = (type(e).__name__, False)
+            hit = self._resume_trees[id(code)] = (code, result)
+        text, ok = hit[1]
+        if ok:
+            return [text.replace(_PLACEHOLDER, name)]
+        return [f"# (not decompiled: {_one_line(text)})", f"def {name}(*args, **kwargs):", "    pass"]
+
+
+# A function name no source uses: files are built once under it, then named by replacing it.
+_PLACEHOLDER = "__pellucid_name_placeholder__"
 
 
 def _one_line(text: str) -> str:
