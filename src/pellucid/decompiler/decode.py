@@ -70,6 +70,9 @@ class Raw(NamedTuple):
     line_number: int | None
 
 
+_new_tuple = tuple.__new__
+
+
 def _cache_count(op: int) -> int:
     if _CACHES is None:
         return 0
@@ -149,7 +152,8 @@ def decode(code: CodeType) -> list[Raw]:
                 argrepr = _INTRINSIC1[arg]
             elif _OPNAME[op] == "CALL_INTRINSIC_2" and _INTRINSIC2 is not None:
                 argrepr = _INTRINSIC2[arg]
-        out.append(Raw(_OPNAME[op], op, arg, argval, argrepr, offset, line))
+        # (Raw(...) through tuple.__new__: the named tuple's own __new__ is a Python call)
+        out.append(_new_tuple(Raw, (_OPNAME[op], op, arg, argval, argrepr, offset, line)))
         start = None
         i += _SIZE[op]
     return out
