@@ -68,14 +68,10 @@ class ClassOps:
         n.build_class = True
         stack.append(n)
 
-    def as_expr(self, v: Any, ins: Instr | None) -> ast.expr:
-        if (
-            isinstance(v, V.FunctionValue)
-            and not isinstance(v, ClassValue)
-            and is_class_body(v.code)
-        ):
+    def function_value_expr(self, v: V.FunctionValue, ins: Instr | None) -> ast.expr:
+        if not isinstance(v, ClassValue) and is_class_body(v.code):
             return ClassBodyRef(v)
-        return super().as_expr(v, ins)
+        return super().function_value_expr(v, ins)
 
     def _finish_call(self, func: Any, args: list, kwnames: tuple, stack: list, ins: Instr) -> None:
         if not _is_build_class(func):

@@ -140,11 +140,15 @@ class Evaluator:
         if isinstance(v, ast.expr):
             return v
         if isinstance(v, V.FunctionValue):
-            named = named_code_constant(v)
-            return named if named is not None else self.function_expr(v, ins)
+            return self.function_value_expr(v, ins)
         if isinstance(v, ClosureTuple):  # it was a tuple of names after all
             return ast.Tuple(elts=[name(n) for n in v.names], ctx=ast.Load())
         raise self.fail(f"cannot use {type(v).__name__} as an expression", ins)
+
+    def function_value_expr(self, v: V.FunctionValue, ins: Instr | None) -> ast.expr:
+        """A function made by MAKE_FUNCTION used as a value (ClassOps: a class body's)."""
+        named = named_code_constant(v)
+        return named if named is not None else self.function_expr(v, ins)
 
     def pop_n(self, stack: list, n: int, ins: Instr) -> list[ast.expr]:
         if n == 0:
