@@ -60,7 +60,7 @@ Entry = tuple  # (start, end, target, depth, lasti) as instruction indices
 # ---------------------------------------------------------------------------- folding
 def fold_suspensions(ins: list[Instr], entries: list[Entry]) -> tuple[list[Instr], list[Entry]]:
     """Collapse suspension loops, async-for heads and generator plumbing (see module doc)."""
-    if not any(i.op in _SUSPENDING for i in ins):
+    if _SUSPENDING.isdisjoint([i.op for i in ins]):
         return ins, entries
     n = len(ins)
     remove: set[int] = set()

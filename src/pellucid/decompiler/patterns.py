@@ -712,10 +712,10 @@ class PatternOps:
     """Walker mixin: ``match`` statements."""
 
     def match_at(self, i: int, stack: list) -> bool:
-        if PY < (3, 10):
-            return False
         cands = getattr(self, "_match_candidates", None)
         if cands is None:
+            if PY < (3, 10):
+                return False
             cands = self._match_candidates = self._find_match_candidates()
         if i not in cands:
             return False
@@ -748,7 +748,7 @@ class PatternOps:
 
     def _find_match_candidates(self) -> set[int]:
         ins = self.ins
-        has_match_ops = any(x.op.startswith("MATCH_") for x in ins)
+        has_match_ops = any(op.startswith("MATCH_") for op in {x.op for x in ins})
         out = set()
         for x in ins:
             if x.op == "COPY" and x.argval == 1 and self._subject_copy(x.index):

@@ -185,8 +185,11 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         assign cannot change and stay as they are; with no statement (a
         whole block of code follows) every local may change."""
         stack = self.cur_stack if stack is None else stack
-        if not any(isinstance(v, ast.expr) for v in stack[self.cur_base :]):
-            return
+        for v in stack[self.cur_base :]:
+            if isinstance(v, ast.expr):
+                break
+        else:
+            return  # nothing to save
         assigned: set[str] | None = None  # names the statement binds: found once, if needed
         if stmt is None:
             assigned = set(self.code.co_varnames) | set(self.code.co_cellvars) | set(self.code.co_freevars)
@@ -229,16 +232,17 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 stack[k] = done[id(stack[k])]
 
     def _reachability(self) -> list[bool]:
-        seen = [False] * (self.n + 1)
+        n, instrs = self.n, self.ins
+        seen = [False] * (n + 1)
         work = [0]
         handlers = self._handler_starts()
         work.extend(handlers)
         while work:
             i = work.pop()
-            if i >= self.n or seen[i]:
+            if i >= n or seen[i]:
                 continue
             seen[i] = True
-            ins = self.ins[i]
+            ins = instrs[i]
             if ins.target is not None:
                 work.append(ins.target)
             if ins.op not in TERMINAL and ins.op != "JUMP":
@@ -300,6 +304,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         if until_cond:
             trial_state = (dict(self.assign_chains), self.parallel, self.pending_kwnames)
         reachable, instrs = self.reachable, self.ins  # (never rebound after __init__)
+        handlers = self._op_handlers
         try:
             while i < stop:
                 if not reachable[i]:
@@ -372,7 +377,10 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                             stack[:] = snapshot
                             i = after
                             continue
-                self.apply(ins, stack)
+                handler = handlers.get(op)  # (self.apply, inline: once per instruction)
+                if handler is None:
+                    raise self.fail("unsupported opcode", ins)
+                handler(self, ins, stack)
                 if stack and isinstance(stack[-1], ast.AST) and not hasattr(stack[-1], "_seq"):
                     self.seq += 1
                     stack[-1]._seq = self.seq
