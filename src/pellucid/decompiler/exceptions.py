@@ -164,6 +164,13 @@ class ExceptionStructure(ExceptGroupOps):
     def _flood_homes(self) -> None:
         """home[k]: -1 for code reached from the entry, else the handler whose code it is."""
         home, ins, n = self.home, self.ins, self.n
+        if not self._handlers:
+            # only the entry's code: __init__ found where it reaches (nothing changed since)
+            init = self.initially_reachable
+            for k in range(n):
+                if init[k]:
+                    home[k] = -1
+            return
 
         def flood(start: int, tag: int) -> None:
             work = [start]
@@ -738,7 +745,7 @@ class ExceptionStructure(ExceptGroupOps):
         # reachable through any edge, exception edges included (the implicit
         # `return None` may sit before trailing clean-up code)
         init = getattr(self, "initially_reachable", None)
-        if init is not None:
+        if init is not None and self._handlers:  # (without handlers __init__ found it all)
             ins, n = self.ins, self.n
             seen = [False] * n
             work = [0] + list(self._handlers)
