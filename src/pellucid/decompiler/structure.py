@@ -31,6 +31,8 @@ from pellucid.decompiler.instructions import (
 from pellucid.decompiler.patterns import PatternOps
 
 TERMINAL = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
+# where try_at() can be true without an exception-table entry or a copy
+_TRY_START_OPS = frozenset({"BEFORE_WITH"} if PY >= (3, 11) else {"SETUP_FINALLY", "SETUP_WITH"})
 # the ops walk() looks at before running their handler
 _WALK_CONTROL = CONDITIONAL_JUMPS | VALUE_JUMPS | {"JUMP", "FOR_ITER", "COPY", "POP_TOP"}
 EMPTY_IF = -1  # the false exit of `if <test>: pass`, which is where the true exit goes
@@ -77,6 +79,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
     def __init__(self, code: CodeType) -> None:
         self.code = code
         self.varnames = frozenset(code.co_varnames)
+        self._match_candidates: set[int] | None = None  # (PatternOps, found when first needed)
         self.ins = normalize(code)
         self.exc_entries = exception_entries(code, self.ins)
         self.ins, self.exc_entries = fold_suspensions(self.ins, self.exc_entries)
@@ -305,6 +308,9 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             trial_state = (dict(self.assign_chains), self.parallel, self.pending_kwnames)
         reachable, instrs = self.reachable, self.ins  # (never rebound after __init__)
         handlers = self._op_handlers
+        # try_at() and match_at() are false at most instructions: these tables (bound once
+        # they exist) rule them out without the calls
+        copies, cover = getattr(self, "_copies", None), getattr(self, "_cover", None)
         try:
             while i < stop:
                 if not reachable[i]:
@@ -313,7 +319,11 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 if len(stack) == base:
                     stmt_start = i
                 ins = instrs[i]
-                if self.try_at(i) and not self.loop_encloses_try(i):
+                if (
+                    (copies is None or i in copies or cover[i] is not None or ins.op in _TRY_START_OPS)
+                    and self.try_at(i)
+                    and not self.loop_encloses_try(i)
+                ):
                     if until_cond:
                         raise self.fail("try inside a condition", ins)
                     # a try is "started" only while it is being structured: a
@@ -326,7 +336,8 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                         if hasattr(self, "_started"):
                             self._started &= started
                     continue
-                if not until_cond and self.match_at(i, stack):
+                cands = self._match_candidates
+                if not until_cond and (cands is None or i in cands) and self.match_at(i, stack):
                     i = self.do_match(i, stack, stop, exits)
                     continue
                 if i in self.latch and not self._in_loop(i):
