@@ -17,7 +17,7 @@ from pellucid.decompiler.classes import (
     module_body,
     store_class,
 )
-from pellucid.decompiler.evaluate import const, name
+from pellucid.decompiler.evaluate import const, is_plain_expr, name
 from pellucid.decompiler.generators import finish_generator_body, is_async_code
 from pellucid.decompiler.instructions import Instr
 from pellucid.decompiler.structure import Walker, _negate, restore_final_else
@@ -219,6 +219,8 @@ class CodeWalker(Walker):
         return ast.GeneratorExp(elt=app.elt, generators=gens)
 
     def as_expr(self, v: Any, ins: Instr | None) -> ast.expr:
+        if not self.assign_chains and is_plain_expr(v):
+            return v  # (the common case, without the calls below)
         targets = self.assign_chains.pop(id(v), (None, None))[1]
         e = super().as_expr(v, ins)
         if targets:

@@ -85,6 +85,11 @@ def named_code_constant(v: Any) -> ast.Name | None:
     return None
 
 
+def is_plain_expr(v: Any) -> bool:
+    """An expression :meth:`Evaluator.as_expr` gives back as it is (most values are)."""
+    return isinstance(v, ast.expr) and not isinstance(v, ast.FormattedValue) and not getattr(v, "is_cell", False)
+
+
 def _is_literal(value: Any) -> bool:
     if isinstance(value, (tuple, frozenset)):
         return all(_is_literal(v) for v in value)
@@ -132,6 +137,8 @@ class Evaluator:
         return self.as_expr(v, ins)
 
     def as_expr(self, v: Any, ins: Instr | None) -> ast.expr:
+        if is_plain_expr(v):
+            return v
         if isinstance(v, ast.FormattedValue):
             return ast.JoinedStr(values=[v])
         if getattr(v, "is_cell", False) and (v.id != "__class__" or self.code.co_flags & 0x1):
