@@ -55,11 +55,14 @@ def _term(text: str) -> tuple[str, str] | None:
         return None
     comment = ""
     if "#" in text:  # a comment would swallow the closing parenthesis or the next operand
-        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
-            if tok.type == tokenize.COMMENT:
-                comment = text[tok.start[1] :].lstrip("#").strip()
-                text = text[: tok.start[1]].rstrip()
-                break
+        try:
+            for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+                if tok.type == tokenize.COMMENT:
+                    comment = text[tok.start[1] :].lstrip("#").strip()
+                    text = text[: tok.start[1]].rstrip()
+                    break
+        except (tokenize.TokenError, SyntaxError):
+            return None
     if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And) or isinstance(node, _TIGHT):
         return text, comment
     return f"({text})", comment
