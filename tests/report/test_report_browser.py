@@ -93,6 +93,7 @@ def test_readme_report(dumps, browser):
         assert section in text
     assert "workloads.py:30" in text  # if b.sum() < 0:
     assert "Data-dependent branching" in text
+    assert "Dynamo compile time" in text and "pellucid's own time" in text
     fn_page = next(p for p in check.pages if "toy_example" in p)
     assert "graph break 1" in check.texts[fn_page]
     with open(os.path.join(dumps, "readme-report", fn_page), encoding="utf-8") as f:

@@ -701,6 +701,13 @@ def cards(s: Session) -> Markup:
     ]
     if failed:
         data.append(("frames on Dynamo's bytecode", str(failed), "bad"))
+    frame_times = [c.times.get("entire_frame") for c in s.compiles]
+    frame_times = [t for t in frame_times if isinstance(t, (int, float))]
+    if frame_times:
+        data.append(("Dynamo compile time", fmt_time(sum(frame_times)), ""))
+    own = s.raw.get("pellucid_time_s")
+    if isinstance(own, (int, float)):  # dumps from before it was measured have none
+        data.append(("pellucid's own time", fmt_time(own), ""))
     return h(
         "div",
         [
