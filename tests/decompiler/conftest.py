@@ -28,7 +28,6 @@ NOT_YET = {
     "with",
     "async",  # 3.12+: a sample blocked by try/finally with an early return (structure)
     "match",  # a break whose return the compiler inlined (structure, as for plain loops)
-    "modules",  # 3.12: a module-level if/else of two calls read as a conditional expression
     "type_params",
 }
 if sys.version_info < (3, 11):
