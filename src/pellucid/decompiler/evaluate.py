@@ -249,7 +249,7 @@ class Evaluator:
         if isinstance(v, V.ImportedName) and getattr(v.module, "done", False):
             return
         if isinstance(v, ast.expr):
-            if any(v is s for s in stack):
+            if V.holds(stack, v):
                 return  # a duplicate left over from a chain; nothing to say
             if getattr(v, "is_spill", False) or (
                 isinstance(v, (ast.List, ast.Tuple, ast.Constant))

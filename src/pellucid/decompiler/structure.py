@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import dis
 from dataclasses import dataclass, field
+from itertools import repeat
 from types import CodeType
 from typing import Any
 
@@ -188,32 +189,28 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         assign cannot change and stay as they are; with no statement (a
         whole block of code follows) every local may change."""
         stack = self.cur_stack if stack is None else stack
-        for v in stack[self.cur_base :]:
-            if isinstance(v, ast.expr):
-                break
-        else:
-            return  # nothing to save
         assigned: set[str] | None = None  # names the statement binds: found once, if needed
-        if stmt is None:
-            assigned = set(self.code.co_varnames) | set(self.code.co_cellvars) | set(self.code.co_freevars)
         local = self.varnames
         chosen: dict[int, Any] = {}  # id -> value to save, each once
-        for k in range(self.cur_base, len(stack)):
-            v = stack[k]
-            if id(v) in chosen:  # the same value twice on the stack: one temporary
-                continue
-            if not isinstance(v, ast.expr) or isinstance(v, ast.Constant) or getattr(v, "is_spill", False):
-                continue
-            if isinstance(v, (ast.Name, ast.Tuple)):  # (other values are never _pure)
-                if assigned is None:
-                    assigned = _stored_names(stmt)
-                if isinstance(v, ast.Name) and v.id in local and v.id not in assigned:
+        for v in stack[self.cur_base :]:
+            if isinstance(v, ast.Name):  # (most of a deep Dynamo stack: earlier spills, locals)
+                if getattr(v, "is_spill", False):
                     continue
-                if isinstance(v, ast.Name) and v.id.startswith(_DYNAMO_OWNED) and v.id not in assigned:
-                    continue  # globals only Dynamo writes, before the frame runs
+                if assigned is None:
+                    assigned = _stored_names(stmt) if stmt is not None else self._all_locals()
+                if v.id not in assigned and (v.id in local or v.id.startswith(_DYNAMO_OWNED)):
+                    continue  # a local the statement leaves alone; a global only Dynamo writes
+            elif not isinstance(v, ast.expr) or isinstance(v, ast.Constant) or getattr(v, "is_spill", False):
+                continue
+            elif isinstance(v, ast.Tuple):  # (other values are never _pure)
+                if assigned is None:
+                    assigned = _stored_names(stmt) if stmt is not None else self._all_locals()
                 if _pure(v, local - assigned):
                     continue
-            chosen[id(v)] = v
+            # (the same value twice on the stack: one temporary)
+            chosen.setdefault(id(v), v)
+        if not chosen:
+            return  # nothing to save
         # saved in the order they were evaluated, which SWAPs may have changed on the stack
         values = list(chosen.values())
         seqs = [getattr(v, "_seq", None) for v in values]
@@ -233,6 +230,10 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         for k in range(self.cur_base, len(stack)):
             if id(stack[k]) in done:
                 stack[k] = done[id(stack[k])]
+
+    def _all_locals(self) -> set[str]:
+        """What a whole block of code may assign (see spill)."""
+        return set(self.code.co_varnames) | set(self.code.co_cellvars) | set(self.code.co_freevars)
 
     def _reachability(self) -> list[bool]:
         n, instrs = self.n, self.ins
@@ -1798,7 +1799,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             self.emit(ast.AugAssign(target=store_ctx(target), op=value.op, value=value.value))
             return
         # `a = b = value`: the same object is still on the stack
-        if any(value is s for s in stack):
+        if V.holds(stack, value):
             self.assign_chains.setdefault(id(value), (value, []))[1].append(target)
             return
         targets = self.assign_chains.pop(id(value), (None, []))[1] + [target]
@@ -1824,7 +1825,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
     def _parallel_ahead(self, ins: Instr, stack: list) -> bool:
         """Are the values left on the stack stored by the instructions that follow
         (`a, b = b, a`), with nothing but store targets built in between?"""
-        need = sum(1 for v in stack[self.cur_base :] if isinstance(v, ast.expr))
+        need = sum(map(isinstance, stack[self.cur_base :], repeat(ast.expr)))  # (values, no frame each)
         extra = 0
         for j in range(ins.index + 1, self.n):
             op = self.ins[j].op

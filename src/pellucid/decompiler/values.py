@@ -9,7 +9,9 @@ once their meaning is known, and refuses when it never becomes known.
 from __future__ import annotations
 
 import ast
+import operator
 from dataclasses import dataclass, field
+from itertools import repeat
 from types import CodeType
 from typing import Any
 
@@ -121,3 +123,9 @@ class KwNames(Marker):
 
 def is_expr(value: Any) -> bool:
     return isinstance(value, ast.expr)
+
+
+def holds(stack: list, value: Any) -> bool:
+    """Is ``value`` itself (not an equal value) on ``stack``?  One C-level scan: Dynamo's
+    stacks are deep and this runs for every store."""
+    return any(map(operator.is_, stack, repeat(value)))
