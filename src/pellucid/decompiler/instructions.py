@@ -125,6 +125,10 @@ _REWRITTEN = frozenset(
 )
 
 
+# raw opnames normalize does more with than copying them
+_SPECIAL = DROPPED | _REWRITTEN | {"END_FOR"}
+
+
 def normalize(code: CodeType) -> list[Instr]:
     """Return the normalized instruction list of ``code`` (not of nested code)."""
     raw = _raw_instructions(code)
@@ -145,11 +149,19 @@ def normalize(code: CodeType) -> list[Instr]:
     skip_pop_after_end_for = False
     line = None
     for k, ins in enumerate(raw):
-        first_at[ins.offset] = len(out)
-        name = ins.opname
+        name, opcode, arg, argval, _, offset, line_number = ins
+        start_len = len(out)
+        first_at[offset] = start_len
+        if line_number is not None:
+            line = line_number
+        if not (name in _SPECIAL or skip_pop_after_end_for or k in kept_to_bool):
+            # the common case: copied as it is (positional: keywords cost a third more)
+            out.append(Instr(name, arg, argval, offset, line, None, start_len, name))
+            if opcode in _JUMP_OPCODES and isinstance(argval, int):
+                pending_targets.append((out[start_len], argval))
+            continue
         if k in kept_to_bool:
             name = "TO_BOOL_VALUE"
-        line = ins.line_number if ins.line_number is not None else line
         if skip_pop_after_end_for:
             skip_pop_after_end_for = False
             if name == "POP_TOP":
@@ -162,14 +174,12 @@ def normalize(code: CodeType) -> list[Instr]:
             if PY >= (3, 13):
                 skip_pop_after_end_for = True
             continue
-        start_len = len(out)
         if name in _REWRITTEN:
             _rewrite(code, ins, name, line, out)
         else:
-            # (positional: keyword arguments cost a third more, once per instruction)
-            out.append(Instr(name, ins.arg, ins.argval, ins.offset, line, None, start_len, name))
-        if ins.opcode in _JUMP_OPCODES and isinstance(ins.argval, int) and len(out) > start_len:
-            pending_targets.append((out[start_len], ins.argval))
+            out.append(Instr(name, arg, argval, offset, line, None, start_len, name))
+        if opcode in _JUMP_OPCODES and isinstance(argval, int) and len(out) > start_len:
+            pending_targets.append((out[start_len], argval))
     end = len(out)
     for i, off in pending_targets:
         # FOR_ITER on 3.12+ targets END_FOR, which was dropped: the resolved

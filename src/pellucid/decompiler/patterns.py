@@ -27,6 +27,7 @@ import ast
 import copy
 import sys
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any
 
 from pellucid.decompiler.evaluate import const, name
@@ -740,7 +741,7 @@ class PatternOps:
         """Without MATCH_* opcodes a subject copy starts literal/value/OR/as patterns: loads of
         the value, then a comparison (or a None test).  Dynamo copies stack values all the time;
         this keeps the trial parse away from its copies."""
-        for x in self.ins[k + 1 :]:
+        for x in islice(self.ins, k + 1, None):  # (no copy of the rest: Dynamo has many copies)
             if x.op in _VALUE_LOADS or (x.op == "COPY" and x.argval == 1):
                 continue
             return x.op in ("COMPARE_OP", "IS_OP", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE")
