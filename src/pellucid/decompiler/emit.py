@@ -288,11 +288,16 @@ def arguments(
     )
 
 
+_DECLARED = frozenset({"STORE_GLOBAL", "DELETE_GLOBAL", "STORE_DEREF", "DELETE_DEREF"})
+
+
 def declarations(code: CodeType, walker_ins: list[Instr]) -> list[ast.stmt]:
     """`global`/`nonlocal` statements a function body needs to compile the same."""
     glob: list[str] = []
     nonloc: list[str] = []
     for i in walker_ins:
+        if i.op not in _DECLARED:
+            continue  # (most instructions)
         if i.op in ("STORE_GLOBAL", "DELETE_GLOBAL") and i.argval not in glob:
             glob.append(i.argval)
         if (
@@ -309,15 +314,23 @@ def declarations(code: CodeType, walker_ins: list[Instr]) -> list[ast.stmt]:
     return out
 
 
+_BINDS_LOCAL = frozenset({"STORE_FAST", "DELETE_FAST", "STORE_DEREF", "DELETE_DEREF", "LOAD_FAST_AND_CLEAR"})
+_READS_LOCAL = frozenset({"LOAD_FAST", "LOAD_DEREF", "LOAD_CLOSURE"})
+
+
 def _dead_locals(code: CodeType, ins: list[Instr]) -> list[ast.stmt]:
     """Locals whose only assignments the compiler removed as dead code (`if 0:`)
     are still locals; say so with an equally dead assignment (and a dead read
     for free variables nothing uses)."""
     params = code.co_argcount + code.co_kwonlyargcount
     params += bool(code.co_flags & CO_VARARGS) + bool(code.co_flags & CO_VARKEYWORDS)
-    stored = {i.argval for i in ins if i.op in ("STORE_FAST", "DELETE_FAST", "STORE_DEREF", "DELETE_DEREF")}
-    stored |= {i.argval for i in ins if i.op == "LOAD_FAST_AND_CLEAR"}
-    loaded = {i.argval for i in ins if i.op in ("LOAD_FAST", "LOAD_DEREF", "LOAD_CLOSURE")}
+    stored: set[str] = set()
+    loaded: set[str] = set()
+    for i in ins:  # (one pass)
+        if i.op in _BINDS_LOCAL:
+            stored.add(i.argval)
+        elif i.op in _READS_LOCAL:
+            loaded.add(i.argval)
     cells = set(code.co_cellvars)
     args = set(code.co_varnames[:params])  # parameters are bound by the call
     names = [
@@ -329,7 +342,7 @@ def _dead_locals(code: CodeType, ins: list[Instr]) -> list[ast.stmt]:
     names = list(dict.fromkeys(names))
     # free variables the code never touches are still captured (Dynamo keeps the
     # original's); a dead read keeps them free
-    used = stored | loaded | {i.argval for i in ins if i.op == "STORE_DEREF"}
+    used = stored | loaded  # (STORE_DEREF's names are in stored)
     unused_free = [n for n in code.co_freevars if n not in used and n.isidentifier() and n != "__class__"]
     body: list[ast.stmt] = []
     if names:
