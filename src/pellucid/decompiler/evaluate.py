@@ -103,6 +103,7 @@ CONSTANT_NAMER: contextvars.ContextVar = contextvars.ContextVar("pellucid_consta
 _LITERAL_TYPES = frozenset(
     {type(None), bool, int, float, str, bytes, type(...), frozenset}
 )
+_SCALAR_TYPES = _LITERAL_TYPES - {frozenset}  # literals const() spells as one ast.Constant
 
 
 def store_ctx(target: ast.expr) -> ast.expr:
@@ -172,6 +173,9 @@ class Evaluator:
     # ----------------------------------------------------------- loads
     def op_LOAD_CONST(self, ins: Instr, stack: list) -> None:
         v = ins.argval
+        if type(v) in _SCALAR_TYPES:
+            stack.append(ast.Constant(value=v))  # what const(v) gives (most constants)
+            return
         if hasattr(v, "co_code"):
             stack.append(V.FunctionValue(code=v))  # completed by MAKE_FUNCTION
             stack[-1].raw_code_const = True
