@@ -35,7 +35,7 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
-from pellucid.dynamo import adapter, guards, recompile
+from pellucid.dynamo import adapter, guards, recompile, trampolines
 from pellucid.dynamo.files import INDEX_NAME, DumpDir, safe_name
 
 INDEX_SCHEMA = "pellucid-dump-index"
@@ -213,8 +213,6 @@ class DumpSession:
             lazy.__code__, lazy.__globals__, lazy.__name__, lazy.__defaults__, lazy.__closure__
         )
         self._orig_lazy.__kwdefaults__ = lazy.__kwdefaults__
-        from pellucid.dynamo import trampolines
-
         p.swap_code(lazy, trampolines.lazy_format_graph_code.__code__)
 
         mod, attr = adapter.exec_with_source_owner()
