@@ -1843,6 +1843,10 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 extra, need = 0, need - 1
             elif op == "STORE_SUBSCR" and extra == 2:
                 extra, need = 0, need - 1
+            elif op == "UNPACK_SEQUENCE" and extra == 0:
+                need += self.ins[j].arg - 1  # `(a, b), c = x, y`: one value, several stores
+            elif op == "UNPACK_EX" and extra == 0:
+                need += (self.ins[j].arg & 0xFF) + (self.ins[j].arg >> 8)
             else:
                 return False
             if need == 0:

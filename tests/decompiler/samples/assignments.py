@@ -43,6 +43,19 @@ def asg_starred_into_attrs(o, lst):
     return o, lst
 
 
+@cases(((1, 2), (3, 4)), ("ab", "cd"))
+def asg_parallel_nested_targets(pair_a, pair_b):
+    # both values are pushed, then each is unpacked (difflib.HtmlDiff._line_wrapper)
+    (a, b), (c, d) = pair_a, pair_b
+    return a, b, c, d
+
+
+@cases((1, (2, 3, 4), 5), (0, "xyz", None))
+def asg_parallel_starred_middle(x, seq, w):
+    p, (q, *r), s = x, seq, w
+    return p, q, r, s
+
+
 @cases(
     ((1, 2),),
 )
