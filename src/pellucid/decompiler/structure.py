@@ -996,6 +996,20 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             return T
         chain, starts = self.last_chain
         loop = self.loops[-1] if self.loops else None
+        if (
+            PY >= (3, 12)
+            and loop is not None
+            and F in loop.continue_targets
+            and j < T < stop
+            and T in self.latch
+            and not self._in_loop(T)
+            and self.latch[T] < stop
+        ):
+            # `while test:` ending an enclosing loop's body: its false exit was threaded to
+            # that loop's head, and its copy at the bottom jumps back to T
+            r = self._inverted_while(start, T, F, expr, stack, stop, exits, extra_continue=set())
+            if r is not None:
+                return r
         if loop is not None and (F in loop.break_targets or F in loop.continue_targets):
             # `if <test>: break/continue` jumps away when its test holds: say the
             # test the way the jumps do (built for "reaches F"), not negated

@@ -288,3 +288,16 @@ def gen_yield_in_while_false_else(n):
         yield "never"  # unreachable
     else:
         yield n
+
+
+@cases(([1, None, 2], ["a", "b"], ["c"]), ([], [], []))
+def gen_while_or_ends_for_body(flags, fl, tl):
+    # 3.12+: a while ending the for body, its exit threaded to the for's head
+    for flag in flags:
+        if flag is None:
+            yield flag
+            continue
+        while fl or tl:
+            a = fl.pop(0) if fl else ""
+            b = tl.pop(0) if tl else ""
+            yield a, b, flag

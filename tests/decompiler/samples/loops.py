@@ -648,3 +648,17 @@ def loop_elif_and_test_then_continue(items):
                 found = v
                 continue
     return found
+
+
+@cases(([1, 2], [3], []), ([], [], [0]), ([5], [], [1, 2]))
+def loop_while_or_ends_for_body(rows, fl, tl):
+    # 3.12+: the while's false exit is threaded to the for's head and its test
+    # copied at the bottom (difflib.HtmlDiff._line_wrapper)
+    out = []
+    for flag in rows:
+        while fl or tl:
+            if fl:
+                out.append((fl.pop(0), flag))
+            else:
+                out.append((tl.pop(0), flag))
+    return out, fl, tl
