@@ -14,7 +14,7 @@ import dis
 import opcode
 import sys
 from types import CodeType
-from typing import Any, NamedTuple
+from typing import Any, Iterator, NamedTuple
 
 PY = sys.version_info[:2]
 
@@ -39,12 +39,13 @@ _BACKWARD = frozenset(
               "POP_JUMP_BACKWARD_IF_NOT_NONE")
     if n in dis.opmap
 )
-_NAME_SHIFT = {}
+# bits of a name instruction's argument below its co_names index
+NAME_SHIFT = {}
 if PY >= (3, 11):
-    _NAME_SHIFT[dis.opmap["LOAD_GLOBAL"]] = 1
+    NAME_SHIFT[dis.opmap["LOAD_GLOBAL"]] = 1
 if PY >= (3, 12):
-    _NAME_SHIFT[dis.opmap["LOAD_ATTR"]] = 1
-    _NAME_SHIFT[dis.opmap["LOAD_SUPER_ATTR"]] = 2
+    NAME_SHIFT[dis.opmap["LOAD_ATTR"]] = 1
+    NAME_SHIFT[dis.opmap["LOAD_SUPER_ATTR"]] = 2
 _PAIR_LOCALS = frozenset(
     dis.opmap[n]
     for n in ("LOAD_FAST_LOAD_FAST", "STORE_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST")
@@ -83,6 +84,26 @@ def _cache_count(op: int) -> int:
 
 # code units each opcode occupies: itself and its inline caches
 _SIZE = [2 + 2 * _cache_count(op) for op in range(256)]
+
+
+def opargs(code: CodeType, wanted: frozenset[int] | tuple[int, ...]) -> Iterator[tuple[int, int]]:
+    """(opcode, full argument) of ``code``'s instructions whose opcode is in ``wanted``.
+
+    A scan of ``co_code`` without resolving anything, for checks that look at a few opcodes
+    (torch.compile's frames are checked this way, where a full :func:`decode` cost more than
+    compiling them).
+    """
+    raw = code.co_code
+    i, n, ext = 0, len(raw), 0
+    while i < n:
+        op = raw[i]
+        if op == _EXTENDED_ARG:
+            ext = (ext | raw[i + 1]) << 8
+        else:
+            if op in wanted:
+                yield op, ext | raw[i + 1]
+            ext = 0
+        i += _SIZE[op]
 
 
 def decode(code: CodeType) -> list[Raw]:
@@ -129,7 +150,7 @@ def decode(code: CodeType) -> list[Raw]:
             if op in _HASCONST:
                 argval = consts[arg]
             elif op in _HASNAME:
-                argval = names[arg >> _NAME_SHIFT.get(op, 0)]
+                argval = names[arg >> NAME_SHIFT.get(op, 0)]
             elif op in _PAIR_LOCALS:
                 argval = (varname(arg >> 4), varname(arg & 15))
             elif op in _HASLOCAL:

@@ -85,8 +85,9 @@ def translate_part(part: str) -> GuardTerm:
     return GuardTerm("True", text, part)
 
 
-def _comment(text: str) -> str:
-    return " ".join(text.split())
+def one_line(text: str) -> str:
+    """``text`` fit for the rest of a comment line (line breaks would end the comment)."""
+    return " ".join(str(text).split())
 
 
 def guard_function_source(
@@ -109,9 +110,9 @@ def guard_function_source(
     else:
         lines.append("    return (")
         for i, t in enumerate(terms):
-            tail = f"  # {_comment(t.comment)}" if t.comment else ""
+            tail = f"  # {one_line(t.comment)}" if t.comment else ""
             if t.code == "True" and t.comment:
-                tail = f"  # not Python in torch's description: {_comment(t.comment)}"
+                tail = f"  # not Python in torch's description: {one_line(t.comment)}"
             joiner = "        " if i == 0 else "        and "
             lines.append(f"{joiner}{t.code}{tail}")
         lines.append("    )")

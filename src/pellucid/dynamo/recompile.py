@@ -23,8 +23,8 @@ import re
 import sys
 import types
 from dataclasses import dataclass
-from typing import Iterator
 
+from pellucid.decompiler.decode import NAME_SHIFT, opargs
 from pellucid.decompiler.emit import with_statement_lines
 from pellucid.dynamo.adapter import iter_code_constants
 
@@ -195,45 +195,7 @@ def _replace_nested(code: types.CodeType, originals: dict[str, types.CodeType]) 
 _LOAD_GLOBAL = dis.opmap["LOAD_GLOBAL"]
 _LOAD_NAME = dis.opmap["LOAD_NAME"]
 _LOAD_CLOSURE = dis.opmap.get("LOAD_CLOSURE", -1)  # 3.13: a pseudo-op, LOAD_FAST in co_code
-_EXTENDED_ARG = dis.opmap["EXTENDED_ARG"]
-_CACHES = getattr(dis, "_inline_cache_entries", None)
-_GLOBAL_SHIFT = 1 if sys.version_info >= (3, 11) else 0
-
-
-def _cache_entries(op: int) -> int:
-    if _CACHES is None:
-        return 0
-    return _CACHES.get(dis.opname[op], 0) if isinstance(_CACHES, dict) else _CACHES[op]
-
-
-_SKIP = [2 + 2 * _cache_entries(op) for op in range(256)]
-
-
-def _opargs(code: types.CodeType, wanted: tuple[int, ...]) -> Iterator[tuple[int, int]]:
-    """(opcode, full argument) of the instructions of ``code`` whose opcode is in ``wanted``.
-
-    A scan of ``co_code`` (two bytes per unit, inline caches skipped): these checks run on
-    every frame torch.compile transforms, and a full decode of both codes cost more than the
-    compile itself.
-    """
-    raw = code.co_code
-    i, n, ext = 0, len(raw), 0
-    while i < n:
-        op = raw[i]
-        if op == _EXTENDED_ARG:
-            ext = (ext | raw[i + 1]) << 8
-        else:
-            if op in wanted:
-                yield op, ext | raw[i + 1]
-            ext = 0
-        i += _SKIP[op]
-
-
-_NAME_OPS = tuple(dis.hasname)
-_NAME_SHIFTS = {_LOAD_GLOBAL: _GLOBAL_SHIFT}
-if sys.version_info >= (3, 12):
-    _NAME_SHIFTS[dis.opmap["LOAD_ATTR"]] = 1
-    _NAME_SHIFTS[dis.opmap["LOAD_SUPER_ATTR"]] = 2
+_NAME_OPS = frozenset(dis.hasname)
 
 
 def with_global_names(code: types.CodeType, names: dict[str, str]) -> types.CodeType:
@@ -246,7 +208,7 @@ def with_global_names(code: types.CodeType, names: dict[str, str]) -> types.Code
         with_global_names(c, names) if isinstance(c, types.CodeType) else c for c in code.co_consts
     )
     other_uses = {
-        arg >> _NAME_SHIFTS.get(op, 0) for op, arg in _opargs(code, _NAME_OPS) if op != _LOAD_GLOBAL
+        arg >> NAME_SHIFT.get(op, 0) for op, arg in opargs(code, _NAME_OPS) if op != _LOAD_GLOBAL
     }
     co_names = tuple(
         names.get(n, n) if i not in other_uses else n for i, n in enumerate(code.co_names)
@@ -260,8 +222,7 @@ def _global_loads(code: types.CodeType) -> set[str]:
     """Names ``code`` (and code nested in it) reads as globals or builtins."""
     names = code.co_names
     out = {
-        names[arg >> _GLOBAL_SHIFT if op == _LOAD_GLOBAL else arg]
-        for op, arg in _opargs(code, (_LOAD_GLOBAL, _LOAD_NAME))
+        names[arg >> NAME_SHIFT.get(op, 0)] for op, arg in opargs(code, (_LOAD_GLOBAL, _LOAD_NAME))
     }
     for c in iter_code_constants(code):
         out |= _global_loads(c)
@@ -275,7 +236,7 @@ def _closure_loads(code: types.CodeType) -> set[str]:
     else:
         cells = code.co_cellvars + code.co_freevars
         name = cells.__getitem__
-    return {name(arg) for _, arg in _opargs(code, (_LOAD_CLOSURE,))}
+    return {name(arg) for _, arg in opargs(code, (_LOAD_CLOSURE,))}
 
 
 def relabel(

@@ -141,7 +141,7 @@ class DumpSession:
         self._plain_bodies: dict[tuple[str, ...], tuple[str, str]] = {}
         self._resume_codes: dict[str, types.CodeType] = {}
         # resume code -> (its decompiled source with a placeholder name, True) or (why not, False)
-        self._resume_trees: dict[int, tuple[types.CodeType, tuple[str, bool]]] = {}
+        self._resume_sources: dict[int, tuple[types.CodeType, tuple[str, bool]]] = {}
         self._unchecked: set[str] = set()  # written files whose text was never compiled
         self.preexisting: list[types.CodeType] = []
         self._orig_lazy: types.FunctionType | None = None
@@ -316,21 +316,20 @@ class DumpSession:
 
         # Build and check once under a placeholder name; the checked code is then relabelled
         # with the file's path and name (same text but for the name, so same line numbers).
-        placeholder = _PLACEHOLDER
         keep_free: tuple[str, ...] = ()
         keep_cells: tuple[str, ...] = ()
         for _ in range(2):
             template = recompile.build(
-                tree, code, new_code, placeholder, header, keep_free, keep_cells
+                tree, code, new_code, _PLACEHOLDER, header, keep_free, keep_cells
             ).source
             try:
                 checked = recompile.compile_checked(
-                    template, "<pellucid>", placeholder, code, new_code, usable
+                    template, "<pellucid>", _PLACEHOLDER, code, new_code, usable
                 )
                 break
             except recompile.ContractError:
                 probe = compile(template, "<pellucid>", "exec", dont_inherit=True)
-                inner = next(c for c in adapter.iter_code_constants(probe) if c.co_name == placeholder)
+                inner = next(c for c in adapter.iter_code_constants(probe) if c.co_name == _PLACEHOLDER)
                 free, cells = recompile.missing_layout(inner, code)
                 if not free and not cells:
                     raise
@@ -340,10 +339,10 @@ class DumpSession:
             raise recompile.ContractError("free and cell variables still differ after two builds")
 
         def render(n: int) -> str:
-            return template.replace(placeholder, fname(n))
+            return template.replace(_PLACEHOLDER, fname(n))
 
         path, n = self._write_once(f"{fname('{n}')}.py", render)  # type: ignore[arg-type]
-        result = recompile.relabel(checked, "<pellucid>", path, placeholder, fname(n))
+        result = recompile.relabel(checked, "<pellucid>", path, _PLACEHOLDER, fname(n))
         if g is not None:
             for long, short in usable.items():
                 g.setdefault(short, g[long])
@@ -673,7 +672,8 @@ class DumpSession:
             "rank": os.environ.get("RANK"),
             "started": self.started,
             "finished": time.time(),
-            "pellucid_time_s": None,  # set below
+            # own time until here; writing the index below is the one part not in it
+            "pellucid_time_s": round(self.own_time_s + time.perf_counter() - t_finish, 6),
             "options": {
                 "clean_wild_fx_code": self.clean_wild_fx_code,
                 "log_bytecode": self.log_bytecode,
@@ -688,8 +688,6 @@ class DumpSession:
         }
 
         def merge(data: dict[str, Any]) -> dict[str, Any]:
-            # own time until the index is written (its write is the one part not in it)
-            session["pellucid_time_s"] = round(self.own_time_s + time.perf_counter() - t_finish, 6)
             sessions = [s for s in data.get("sessions", []) if s.get("id") != self.session_id]
             sessions.append(session)
             return {
@@ -805,7 +803,7 @@ class DumpSession:
     ) -> str:
         safe = safe_name(rec.name)
         out: list[str] = [
-            f"# The whole story of {rec.name} ({_one_line(rec.filename)}:{rec.firstlineno}) "
+            f"# The whole story of {rec.name} ({guards.one_line(rec.filename)}:{rec.firstlineno}) "
             "under torch.compile,",
             "# written by pellucid: original source, then each cache entry in dispatch order",
             "# (guard, transformed code, compiled graphs, resume functions).",
@@ -837,7 +835,7 @@ class DumpSession:
                 out.append("# transformed code: not decompiled (Dynamo's own bytecode runs)")
             for g in row["graphs"]:
                 if not g.isidentifier():  # not Dynamo's naming: nothing to stand in for
-                    out.append(f"# compiled graph {_one_line(g)}")
+                    out.append(f"# compiled graph {guards.one_line(g)}")
                     continue
                 stages = self.graphs.get(g, {}).get("stages", {})
                 out.append(
@@ -883,7 +881,7 @@ class DumpSession:
     def _resume_source(self, code: types.CodeType, name: str) -> list[str]:
         """A resume function's code decompiled as ``def name`` (inside a scope owning its free
         variables, as in its transformed-code file); decompiled once per session."""
-        hit = self._resume_trees.get(id(code))
+        hit = self._resume_sources.get(id(code))
         if hit is None or hit[0] is not code:
             try:
                 from pellucid.decompiler.api import decompile_tree
@@ -894,20 +892,15 @@ class DumpSession:
                 result: tuple[str, bool] = (text.rstrip(), True)
             except Exception as e:  # noqa: BLE001
                 result = (type(e).__name__, False)
-            hit = self._resume_trees[id(code)] = (code, result)
+            hit = self._resume_sources[id(code)] = (code, result)
         text, ok = hit[1]
         if ok:
             return [text.replace(_PLACEHOLDER, name)]
-        return [f"# (not decompiled: {_one_line(text)})", f"def {name}(*args, **kwargs):", "    pass"]
+        return [f"# (not decompiled: {guards.one_line(text)})", f"def {name}(*args, **kwargs):", "    pass"]
 
 
 # A function name no source uses: files are built once under it, then named by replacing it.
 _PLACEHOLDER = "__pellucid_name_placeholder__"
-
-
-def _one_line(text: str) -> str:
-    """``text`` fit for the rest of a comment line (line breaks would end the comment)."""
-    return " ".join(str(text).split())
 
 
 def _graph_body(src: str) -> list[str]:
