@@ -22,7 +22,10 @@ measured inside one process, so other load on the machine cancels out.  Modes:
 
 Ratios are to ``plain`` of the same workload and backend, medians over ``--repeat`` runs
 interleaved in the same benchmark run.  A mode whose run raised prints ``error``.  Before the
-clock starts every child imports torch.compile's stack and compiles an unrelated function.
+clock starts every child imports torch.compile's stack and the tool, and compiles and calls an
+unrelated function the way its mode runs code (inside the tool's ``prepare_debug`` for the tool
+modes), so that first-use costs are outside the clock for torch and for the tools alike;
+``--cold-tool`` leaves the tool's first use inside the clock (torch's stays outside).
 """
 
 from __future__ import annotations
@@ -48,35 +51,53 @@ torch.set_num_threads(1)  # one intra-op thread: stable timings on a shared 2-co
 import workloads
 mode, name, backend, dump = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
 w = workloads.WORKLOADS[name]
-# Warm-up outside the measurement: torch.compile's lazy imports (Dynamo, AOT, Inductor) and
-# one unrelated compiled function, so every mode starts from the same warm process.
+import contextlib
 import torch._dynamo, torch._inductor.compile_fx  # noqa: E401
-torch.compile(lambda t: t.cos() + 1, backend=backend)(torch.randn(3))
-torch._dynamo.reset()
-fn, run = w.make()
-run(fn)  # eager warm-up (also builds lazy modules)
 if mode == "depyf":
-    import depyf  # imported before the clock starts, like pellucid below
-else:
+    import depyf
+    def make_ctx(path):
+        return depyf.prepare_debug(path)
+elif mode in ("pellucid", "nodecomp"):
     import pellucid, pellucid.dynamo  # noqa: E401
     try:  # load the decompiler's modules, as `import depyf` does for depyf's
         pellucid.decompile(lambda: 0)
     except Exception:
         pass
-if mode in ("pellucid", "nodecomp"):
-    import pellucid
-    ctx = pellucid.prepare_debug(dump)
     if mode == "nodecomp":
         import pellucid.decompiler as pd
         def _off(code, verify=False):
             raise pd.DecompilationError("disabled for the benchmark")
         pd.decompile = _off
-elif mode == "depyf":
-    import depyf
-    ctx = depyf.prepare_debug(dump)
+    def make_ctx(path):
+        return pellucid.prepare_debug(path)
 else:
-    import contextlib
-    ctx = contextlib.nullcontext()
+    def make_ctx(path):
+        return contextlib.nullcontext()
+# Warm-up outside the measurement, the same in every mode: one unrelated function with a
+# graph break, compiled and called the way the mode runs it (plainly, or inside the tool's
+# prepare_debug with a throwaway dump dir), so that one-time costs are paid before the clock
+# starts: torch.compile's lazy imports and first uses (Dynamo, AOT, Inductor, graph breaks)
+# and the tool's.
+def warm_up(t):
+    t = t.cos() + 1
+    if t.sum() > 0:  # a data-dependent branch: a graph break
+        t = t * 2
+    return t
+if {cold_tool!r} and mode != "plain":  # --cold-tool: the tool's first use is measured
+    torch.compile(warm_up, backend=backend)(torch.randn(3))
+else:
+    with make_ctx(dump + "-warmup"):
+        torch.compile(warm_up, backend=backend)(torch.randn(3))
+# inspect's file->module map is filled by the first inspect.getmodule that misses it, a scan
+# of every loaded module (~15 ms here): whoever comes first pays, torch (registering a custom
+# op's fake kernel on a lazy import) or a tool (looking up a function's source).  Filled here
+# in every mode, so no mode pays it for another.
+import inspect
+inspect.getmodule(warm_up.__code__)  # a code object: no __module__ shortcut
+torch._dynamo.reset()
+fn, run = w.make()
+run(fn)  # eager warm-up (also builds lazy modules)
+ctx = make_ctx(dump)
 result = {{}}
 try:
     t0, c0 = time.perf_counter(), time.process_time()
@@ -116,9 +137,9 @@ def _child_env(cache_dir: str) -> dict[str, str]:
     return env
 
 
-def measure(python: str, mode: str, name: str, backend: str) -> dict:
+def measure(python: str, mode: str, name: str, backend: str, cold_tool: bool = False) -> dict:
     with tempfile.TemporaryDirectory(prefix="pellucid-bench-") as tmp:
-        code = CHILD.format(workloads_dir=WORKLOADS_DIR)
+        code = CHILD.format(workloads_dir=WORKLOADS_DIR, cold_tool=cold_tool)
         argv = [python, "-c", code, mode, name, backend, os.path.join(tmp, "dump")]
         return run_child(argv, _child_env(os.path.join(tmp, "inductor-cache")), "error")
 
@@ -131,6 +152,10 @@ def main() -> None:
     ap.add_argument("--inductor-workloads", default="readme,mlp_backward")
     ap.add_argument("--modes", default="plain,pellucid,nodecomp,depyf")
     ap.add_argument("--depyf-python", default=None)
+    ap.add_argument(
+        "--cold-tool", action="store_true",
+        help="no warm-up inside the tool's prepare_debug: its first use is measured",
+    )
     args = ap.parse_args()
 
     depyf_py = args.depyf_python or depyf_torch_python()
@@ -140,7 +165,8 @@ def main() -> None:
     print(f"python {sys.version.split()[0]}; depyf from {depyf_py or 'n/a (not installed)'}")
     print(
         f"{args.repeat} fresh processes per cell, medians; Inductor caches disabled; "
-        f"1 torch thread; load average at start {os.getloadavg()[0]:.1f}\n"
+        f"1 torch thread; tool warm-up: {'none (--cold-tool)' if args.cold_tool else 'one function'}; "
+        f"load average at start {os.getloadavg()[0]:.1f}\n"
     )
 
     header = f"{'workload':14s} {'backend':9s} {'plain s':>8s}"
@@ -161,7 +187,7 @@ def main() -> None:
         for _ in range(args.repeat):
             for m in modes:
                 py = depyf_py if m == "depyf" else sys.executable
-                sample = measure(py, m, name, backend)
+                sample = measure(py, m, name, backend, args.cold_tool)
                 if "own" in sample and "wall" in sample:
                     sample["own_x"] = sample["wall"] / (sample["wall"] - sample["own"])
                 samples[m].append(sample)

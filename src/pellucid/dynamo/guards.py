@@ -51,7 +51,9 @@ def _term(text: str) -> tuple[str, str] | None:
         node = ast.parse(text, mode="eval").body
     except SyntaxError:
         return None
-    if any(isinstance(n, (ast.Await, ast.Yield, ast.YieldFrom)) for n in ast.walk(node)):
+    if ("await" in text or "yield" in text) and any(
+        isinstance(n, (ast.Await, ast.Yield, ast.YieldFrom)) for n in ast.walk(node)
+    ):  # the substring test first: walking every part's tree costs as much as parsing it
         return None
     comment = ""
     if "#" in text:  # a comment would swallow the closing parenthesis or the next operand
