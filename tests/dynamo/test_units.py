@@ -220,3 +220,29 @@ def test_with_global_names_renames_global_loads_only():
     assert inner.co_names == ("__compiled_fn_1",)  # nested code renamed too
     g = ns["g"].__code__
     assert recompile.with_global_names(g, short) is g  # an attribute of that name stays
+
+
+def test_original_source_from_files_registered_lines_and_exec_strings(monkeypatch):
+    import inspect
+    import linecache
+
+    from pellucid.dynamo.session import original_source
+
+    def defined_here(a):
+        return a + 1
+
+    assert original_source(defined_here.__code__).startswith("def defined_here(a):")
+    # a notebook cell: no file, its lines registered in linecache
+    cell = "def in_a_cell(x):\n    return x * 2\n"
+    ns: dict = {}
+    exec(compile(cell, "<cell-7>", "exec"), ns)
+    monkeypatch.setitem(linecache.cache, "<cell-7>", (len(cell), None, cell.splitlines(True), "<cell-7>"))
+    assert original_source(ns["in_a_cell"].__code__) == cell
+    # exec'd text with no lines anywhere: None, without asking inspect (it scans every module)
+    exec(compile("def from_exec(y):\n    return y\n", "<string>", "exec"), ns)
+
+    def no_inspect(obj):
+        raise AssertionError("inspect.getsource called")
+
+    monkeypatch.setattr(inspect, "getsource", no_inspect)
+    assert original_source(ns["from_exec"].__code__) is None

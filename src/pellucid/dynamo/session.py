@@ -970,6 +970,11 @@ def original_source(code: types.CodeType) -> str | None:
                 tree.body[0], (ast.FunctionDef, ast.AsyncFunctionDef)
             ):
                 return text
+    name = code.co_filename
+    if not lines and name.startswith("<") and name.endswith(">"):
+        # exec'd or `python -c` code with no lines registered: inspect would fail too, after
+        # scanning every loaded module for the file's owner (~15 ms the first time)
+        return None
     try:
         text = textwrap.dedent(inspect.getsource(code))
         compile(text, "<original>", "exec", dont_inherit=True)
