@@ -307,6 +307,16 @@ def recompiling_graph_module() -> Any:
     return None
 
 
+def waits_for_recompile(gm: Any) -> bool:
+    """Whether ``gm`` is a lazy graph module whose code is made again at its next call
+    (``_LazyGraphModule``: ``recompile()`` only marks it; the first call does the work)."""
+    needs = getattr(type(gm), "_needs_recompile", None)
+    try:
+        return bool(needs()) if needs is not None else False
+    except Exception:  # noqa: BLE001
+        return False
+
+
 def graph_module_source(
     gm: Any, recompile: bool = True, verbose: bool = True
 ) -> tuple[str, dict[str, Any]]:

@@ -136,6 +136,8 @@ class DumpSession:
         self._current_graph = threading.local()
         self._graph_bodies: dict[str, dict[str, str]] = {}
         self._gm_stage: dict[int, tuple[Any, str, str, str]] = {}
+        # AOT graphs logged but not dumped yet: id -> (graph module, owner, stage, compile id)
+        self._pending_graphs: dict[int, tuple[Any, str, str, str | None]] = {}
         self._created: set[str] = set()
         self._contents: dict[str, str] = {}  # relative path -> text, for files written once
         self._plain_bodies: dict[tuple[str, ...], tuple[str, str]] = {}
@@ -236,6 +238,8 @@ class DumpSession:
 
     def on_bytecode(self, code: types.CodeType, new_code: types.CodeType) -> types.CodeType | None:
         t0 = time.perf_counter()
+        if self._pending_graphs:
+            self._flush_pending_graphs(final=False)
         fn = self._function(code)
         cid = adapter.current_compile_id()
         if cid:
@@ -402,7 +406,43 @@ class DumpSession:
                 owner = "__unowned_graph"
             if maybe_id is not None:
                 self.aot_owner.setdefault(maybe_id, owner)
-        src, fx_globals = adapter.graph_module_source(gm)
+        graph = self.graphs.setdefault(
+            owner, {"name": owner, "compile_id": cid, "stages": {}, "aot_id": None}
+        )
+        if maybe_id is not None and graph.get("aot_id") is None and stage.startswith("aot_"):
+            graph["aot_id"] = maybe_id
+        if stage.startswith("aot_"):
+            # AOTAutograd logs its graphs before the backend compiles them, and a backend may
+            # make a logged graph's code again at once (aot_eager marks it for a boxed-call
+            # recompile at its first call): its file is made when the frame's bytecode hook
+            # runs (before anything runs the graph), or by that recompile if one is pending then.
+            # Held until then: a graph of a compile Dynamo restarts is never called, and its
+            # file is still wanted.
+            self._pending_graphs[id(gm)] = (gm, owner, stage, cid)
+            path = os.path.join(self.dump.path, f"{owner}.{stage}.py")
+            self._gm_stage[id(gm)] = (weakref.ref(gm), owner, stage, path)
+            return
+        self._dump_graph(gm, owner, stage, cid)
+
+    def _flush_pending_graphs(self, final: bool) -> None:
+        """Dump the AOT graphs logged since the last hook; a graph waiting for its recompile
+        stays pending (the recompile dumps it) until ``final``, when it is dumped for reading."""
+        for key, (gm, owner, stage, cid) in list(self._pending_graphs.items()):
+            waiting = adapter.waits_for_recompile(gm)
+            if waiting and not final:
+                continue
+            del self._pending_graphs[key]
+            try:
+                self._dump_graph(gm, owner, stage, cid, run_from_file=not waiting)
+            except Exception as e:  # noqa: BLE001 - never break compilation
+                self._fail("graph", f"{owner}.{stage}", f"{type(e).__name__}: {e}")
+
+    def _dump_graph(
+        self, gm: Any, owner: str, stage: str, cid: str | None, run_from_file: bool = True
+    ) -> None:
+        """Write ``gm``'s annotated source as the stage's file and (``run_from_file``) make
+        its ``forward`` the file's; a graph still waiting for its recompile is only read."""
+        src, fx_globals = adapter.graph_module_source(gm, recompile=run_from_file)
         content = self._graph_header(owner, stage) + src
         try:
             compiled = compile(content, _GRAPH_FILE, "exec", dont_inherit=True)
@@ -410,12 +450,7 @@ class DumpSession:
             src, fx_globals = adapter.graph_module_source(gm, recompile=False, verbose=False)
             content = self._graph_header(owner, stage) + src
             compiled = compile(content, _GRAPH_FILE, "exec", dont_inherit=True)
-        plain_src = gm.code if hasattr(gm, "code") else src
-        graph = self.graphs.setdefault(
-            owner, {"name": owner, "compile_id": cid, "stages": {}, "aot_id": None}
-        )
-        if maybe_id is not None and graph.get("aot_id") is None and stage.startswith("aot_"):
-            graph["aot_id"] = maybe_id
+        graph = self.graphs[owner]
         # A new pass that leaves the graph byte-identical does not get a new file.
         bodies = self._graph_bodies.setdefault(owner, {})
         for other_stage, rel in graph["stages"].items():
@@ -424,10 +459,11 @@ class DumpSession:
                 bodies[stage] = src
                 path = os.path.join(self.dump.path, rel)
                 self._remember_gm(gm, owner, stage, path)
-                on_disk = self._read(rel)
-                if on_disk is not None and on_disk != content:
-                    compiled = compile(on_disk, _GRAPH_FILE, "exec", dont_inherit=True)
-                self._run_from_file(gm, path, on_disk or content, fx_globals, plain_src, compiled)
+                if run_from_file:
+                    on_disk = self._read(rel)
+                    if on_disk is not None and on_disk != content:
+                        compiled = compile(on_disk, _GRAPH_FILE, "exec", dont_inherit=True)
+                    self._run_from_file(gm, path, on_disk or content, fx_globals, _plain(gm, src), compiled)
                 return
         path, written = self.dump.write_named(f"{owner}.{stage}.py", content)
         if written:
@@ -436,7 +472,8 @@ class DumpSession:
         graph["stages"][stage] = rel
         bodies[stage] = src
         self._remember_gm(gm, owner, stage, path)
-        self._run_from_file(gm, path, content, fx_globals, plain_src, compiled)
+        if run_from_file:
+            self._run_from_file(gm, path, content, fx_globals, _plain(gm, src), compiled)
 
     def _match_copy(self, src: str, gm: Any) -> tuple[Any, str, str, str] | None:
         """A dumped stage whose graph equals ``gm``'s, up to the calling convention (copies)."""
@@ -493,8 +530,10 @@ class DumpSession:
     def on_exec_with_source(self, src: str, globals_: dict[str, Any], co_fields: Any) -> bool:
         """Compile a known graph's source from its dumped file; False means not handled."""
         hit = self._fx_sources.get(src)
+        gm = adapter.recompiling_graph_module() if hit is None or self._pending_graphs else None
+        if gm is not None and self._pending_graphs.get(id(gm), (None,))[0] is gm:
+            hit = None  # its own stage file, even if another graph's code reads the same
         if hit is None:
-            gm = adapter.recompiling_graph_module()
             known = self._gm_stage.get(id(gm)) if gm is not None else None
             if known is not None and known[0]() is not gm:
                 known = None
@@ -504,6 +543,7 @@ class DumpSession:
                 # A dumped graph recompiled with new codegen (e.g. aot_eager's boxed calling
                 # convention): the stage's file follows what runs.
                 _, owner, stage, path = known
+                self._pending_graphs.pop(id(gm), None)  # dumped here, as it now is
                 new_src, _ = adapter.graph_module_source(gm, recompile=False)
                 content = self._graph_header(owner, stage) + new_src
                 with self.dump.locked():
@@ -523,7 +563,8 @@ class DumpSession:
                             os.unlink(old_path)
                         self._created.discard(old_path)
                         self.files.pop(self.dump.relpath(old_path), None)
-                    self._file(path, "graph", graph=owner, stage=stage)
+                    cid = self.graphs[owner].get("compile_id")
+                    self._file(path, "graph", graph=owner, stage=stage, compile_id=cid)
                     self.graphs[owner]["stages"][stage] = self.dump.relpath(path)
                 self._gm_stage[id(gm)] = (known[0], owner, stage, path)
                 self._graph_bodies.setdefault(owner, {})[stage] = new_src
@@ -604,6 +645,7 @@ class DumpSession:
 
     def finish(self) -> None:
         t_finish = time.perf_counter()
+        self._flush_pending_graphs(final=True)
         metrics = {str(m.compile_id): m for m in adapter.compilation_metrics() if m.compile_id}
         failed_by_entry: dict[str, list[str]] = {}
         for m in metrics.values():
@@ -901,6 +943,11 @@ class DumpSession:
 
 # A function name no source uses: files are built once under it, then named by replacing it.
 _PLACEHOLDER = "__pellucid_name_placeholder__"
+
+
+def _plain(gm: Any, src: str) -> str:
+    """The code FX generates for ``gm`` without annotations (``src`` if it has none)."""
+    return gm.code if hasattr(gm, "code") else src
 
 
 def _graph_body(src: str) -> list[str]:
