@@ -332,3 +332,49 @@ def test_own_time_is_measured_and_indexed(tmp_path):
     hooks = sum(c["times_s"]["pellucid_hook"] for c in s["compiles"])
     assert s["compiles"] and hooks > 0
     assert hooks <= s["pellucid_time_s"] <= session.own_time_s < wall
+
+
+def test_aot_graphs_are_generated_once_and_run_from_their_files(tmp_path, monkeypatch):
+    """aot_eager recompiles each AOT forward graph at its first call (boxed calling convention):
+    its file is made then, once, and is what runs; the joint graph, never called, is dumped on
+    exit for reading, without torch's recompile forced on it."""
+    import collections
+
+    from pellucid.dynamo import session as session_mod
+
+    made = collections.Counter()
+    real = adapter.graph_module_source
+
+    def counting(gm, recompile=True, verbose=True):
+        made[id(gm)] += 1
+        return real(gm, recompile=recompile, verbose=verbose)
+
+    monkeypatch.setattr(session_mod.adapter, "graph_module_source", counting)
+    d = str(tmp_path)
+    fn, run = workloads.make_mlp_backward()
+    expected = run(fn)
+    compiled = torch.compile(fn, backend="aot_eager")
+    seen: set[str] = set()
+
+    def profile(frame, event, arg):
+        if event == "call" and frame.f_code.co_filename.startswith(d):
+            seen.add(os.path.basename(frame.f_code.co_filename))
+
+    with pellucid.prepare_debug(d):
+        sys.setprofile(profile)
+        try:
+            got = run(compiled)
+        finally:
+            sys.setprofile(None)
+    workloads.assert_same(got, expected)
+    assert made and max(made.values()) == 1, made  # no graph's source generated twice
+    index = checks.load_index(d)
+    checks.check_files_compile(d, index)
+    (g,) = index["sessions"][0]["graphs"]
+    assert {"captured_graph", "aot_joint_graph", "aot_forward_graph", "aot_backward_graph"} <= set(
+        g["stages"]
+    )
+    for stage in ("aot_forward_graph", "aot_backward_graph"):
+        assert g["stages"][stage] in seen, (stage, seen)
+    joint = open(os.path.join(d, g["stages"]["aot_joint_graph"]), encoding="utf-8").read()
+    assert "def forward(" in joint and g["stages"]["aot_joint_graph"] not in seen
