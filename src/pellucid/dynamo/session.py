@@ -421,17 +421,25 @@ class DumpSession:
             self._pending_graphs[id(gm)] = (gm, owner, stage, cid)
             path = os.path.join(self.dump.path, f"{owner}.{stage}.py")
             self._gm_stage[id(gm)] = (weakref.ref(gm), owner, stage, path)
+            if stage == "aot_backward_graph" and not adapter.waits_for_recompile(gm):
+                # Backends compile a copy of the backward graph, when the backward first runs:
+                # the copy's recompile is recognised by its body and dumps the stage.
+                self._plain_bodies.setdefault(tuple(_graph_body(gm.code)), (owner, stage))
             return
         self._dump_graph(gm, owner, stage, cid)
 
     def _flush_pending_graphs(self, final: bool) -> None:
-        """Dump the AOT graphs logged since the last hook; a graph waiting for its recompile
-        stays pending (the recompile dumps it) until ``final``, when it is dumped for reading."""
+        """Dump the AOT graphs logged since the last hook.  Until ``final`` (exit), when what
+        is left is dumped for reading, two kinds stay pending: a graph waiting for its recompile
+        (which dumps it) and a backward graph (a copy of it is what runs, dumped when the copy
+        is recompiled)."""
         for key, (gm, owner, stage, cid) in list(self._pending_graphs.items()):
             waiting = adapter.waits_for_recompile(gm)
-            if waiting and not final:
-                continue
+            if not final and (waiting or stage == "aot_backward_graph"):
+                continue  # dumped by its (or its copy's) recompile, else on exit
             del self._pending_graphs[key]
+            if stage in self.graphs[owner]["stages"]:
+                continue  # a copy's recompile dumped it
             try:
                 self._dump_graph(gm, owner, stage, cid, run_from_file=not waiting)
             except Exception as e:  # noqa: BLE001 - never break compilation
@@ -481,9 +489,7 @@ class DumpSession:
         if hit is None:
             return None
         owner, stage = hit
-        rel = self.graphs.get(owner, {}).get("stages", {}).get(stage)
-        if not rel:
-            return None
+        rel = self.graphs.get(owner, {}).get("stages", {}).get(stage) or f"{owner}.{stage}.py"
         return (weakref.ref(gm), owner, stage, os.path.join(self.dump.path, rel))
 
     @staticmethod
