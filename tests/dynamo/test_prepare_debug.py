@@ -378,3 +378,34 @@ def test_aot_graphs_are_generated_once_and_run_from_their_files(tmp_path, monkey
         assert g["stages"][stage] in seen, (stage, seen)
     joint = open(os.path.join(d, g["stages"]["aot_joint_graph"]), encoding="utf-8").read()
     assert "def forward(" in joint and g["stages"]["aot_joint_graph"] not in seen
+
+
+def test_aot_graph_files_show_the_graphs_as_logged_when_a_backend_rewrites_them(tmp_path):
+    """A backend may rewrite the graphs it is given in place after making what runs from them
+    (Inductor's passes do): the AOT forward and backward files still show the graphs
+    AOTAutograd logged."""
+    import copy
+
+    from functorch.compile import make_boxed_func
+    from torch._dynamo.backends.common import aot_autograd
+
+    def rewriting(gm, example_inputs):
+        runs = copy.deepcopy(gm)  # what runs is made first
+        for node in gm.graph.nodes:  # then every multiplication becomes a division, in place
+            if node.target is torch.ops.aten.mul.Tensor:
+                node.target = torch.ops.aten.div.Tensor
+        gm.recompile()
+        return make_boxed_func(runs)
+
+    backend = aot_autograd(fw_compiler=rewriting, bw_compiler=rewriting)
+
+    def fn(x, w):
+        return (x * w).sum()
+
+    x, w = torch.randn(4), torch.randn(4, requires_grad=True)
+    with pellucid.prepare_debug(str(tmp_path)):
+        torch.compile(fn, backend=backend)(x, w).backward()
+    (g,) = checks.load_index(str(tmp_path))["sessions"][0]["graphs"]
+    for stage in ("aot_forward_graph", "aot_backward_graph"):
+        text = open(os.path.join(str(tmp_path), g["stages"][stage]), encoding="utf-8").read()
+        assert "aten.mul.Tensor" in text and "aten.div.Tensor" not in text, (stage, text)

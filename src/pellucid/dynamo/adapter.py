@@ -191,6 +191,21 @@ def current_compile_id() -> str | None:
     return None if cid is None else str(cid)
 
 
+def current_backend_name() -> str | None:
+    """The name of the backend Dynamo is compiling the current frame for (``"aot_eager"``,
+    ``"inductor"``, a custom function's name), if known."""
+    try:
+        tx = _resolve("torch._dynamo.symbolic_convert", "InstructionTranslator.current_tx")()
+        fn = tx.output.compiler_fn
+    except Exception:  # noqa: BLE001
+        return None
+    for attr in ("compiler_name", "__name__"):
+        name = getattr(fn, attr, None)
+        if isinstance(name, str):
+            return name
+    return None
+
+
 def guard_code_parts(cache_entry: Any) -> list[str]:
     """The guard expressions (Dynamo's ``code_parts``) of one cache entry."""
     gm = getattr(cache_entry, "guard_manager", None)

@@ -411,13 +411,16 @@ class DumpSession:
         )
         if maybe_id is not None and graph.get("aot_id") is None and stage.startswith("aot_"):
             graph["aot_id"] = maybe_id
-        if stage.startswith("aot_"):
+        if stage == "aot_backward_graph" or (
+            stage == "aot_forward_graph" and adapter.current_backend_name() in _KEEPS_GRAPHS
+        ):
             # AOTAutograd logs its graphs before the backend compiles them, and a backend may
             # make a logged graph's code again at once (aot_eager marks it for a boxed-call
             # recompile at its first call): its file is made when the frame's bytecode hook
             # runs (before anything runs the graph), or by that recompile if one is pending then.
-            # Held until then: a graph of a compile Dynamo restarts is never called, and its
-            # file is still wanted.
+            # Only where the logged graph stays as it was: backends get a copy of the backward
+            # graph, but Inductor rewrites the forward graph in place.  Held until then: a graph
+            # of a compile Dynamo restarts is never called, and its file is still wanted.
             self._pending_graphs[id(gm)] = (gm, owner, stage, cid)
             path = os.path.join(self.dump.path, f"{owner}.{stage}.py")
             self._gm_stage[id(gm)] = (weakref.ref(gm), owner, stage, path)
@@ -426,7 +429,11 @@ class DumpSession:
                 # the copy's recompile is recognised by its body and dumps the stage.
                 self._plain_bodies.setdefault(tuple(_graph_body(gm.code)), (owner, stage))
             return
-        self._dump_graph(gm, owner, stage, cid)
+        # The joint graph, which only the partitioner reads, is dumped as it is: a lazy one's
+        # recompile is not forced (nothing calls it; if something did, its recompile would run
+        # it from its file).
+        joint = stage == "aot_joint_graph" and adapter.waits_for_recompile(gm)
+        self._dump_graph(gm, owner, stage, cid, run_from_file=not joint)
 
     def _flush_pending_graphs(self, final: bool) -> None:
         """Dump the AOT graphs logged since the last hook.  Until ``final`` (exit), when what
@@ -946,6 +953,10 @@ class DumpSession:
             return [text.replace(_PLACEHOLDER, name)]
         return [f"# (not decompiled: {guards.one_line(text)})", f"def {name}(*args, **kwargs):", "    pass"]
 
+
+# Backends that leave the AOT forward graph they are given as it was logged (they may mark it
+# for a recompile with another calling convention, which does not change the graph).
+_KEEPS_GRAPHS = frozenset({"aot_eager"})
 
 # A function name no source uses: files are built once under it, then named by replacing it.
 _PLACEHOLDER = "__pellucid_name_placeholder__"
