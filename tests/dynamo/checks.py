@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import traceback
-from typing import Any
+from typing import Any, Callable
 
 import pytest
 
@@ -60,3 +61,23 @@ def require_all_from_files(index: dict[str, Any]) -> None:
             if failures and all(f["kind"] == "decompile" for f in failures):
                 pytest.xfail(f"decompiler: {failures[0]['reason']} (see {NOTES})")
             raise AssertionError(f"frame {c['function']} not run from its file: {c['failure']}")
+
+
+def run_seeing_dump_files(dump_dir: str, call: Callable[[], Any], **options: Any) -> tuple[Any, set[str]]:
+    """``call()`` inside ``prepare_debug(dump_dir, **options)``: its result and the names of
+    the dumped files whose code ran."""
+    import pellucid
+
+    seen: set[str] = set()
+
+    def profile(frame: Any, event: str, arg: Any) -> None:
+        if event == "call" and frame.f_code.co_filename.startswith(dump_dir):
+            seen.add(os.path.basename(frame.f_code.co_filename))
+
+    with pellucid.prepare_debug(dump_dir, **options):
+        sys.setprofile(profile)
+        try:
+            result = call()
+        finally:
+            sys.setprofile(None)
+    return result, seen

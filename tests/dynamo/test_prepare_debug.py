@@ -239,18 +239,7 @@ def test_runs_from_files_with_a_known_good_decompilation(tmp_path, monkeypatch, 
 
     expected = run(fn)
     compiled = torch.compile(fn, backend=backend, dynamic=False)  # static: a recompile
-    seen: set[str] = set()
-
-    def profile(frame, event, arg):
-        if event == "call" and frame.f_code.co_filename.startswith(d):
-            seen.add(os.path.basename(frame.f_code.co_filename))
-
-    with pellucid.prepare_debug(d, log_bytecode=True):
-        sys.setprofile(profile)
-        try:
-            got = run(compiled)
-        finally:
-            sys.setprofile(None)
+    got, seen = checks.run_seeing_dump_files(d, lambda: run(compiled), log_bytecode=True)
     workloads.assert_same(got, expected)
     index = checks.load_index(d)
     checks.check_files_compile(d, index)
@@ -354,18 +343,7 @@ def test_aot_graphs_are_generated_once_and_run_from_their_files(tmp_path, monkey
     fn, run = workloads.make_mlp_backward()
     expected = run(fn)
     compiled = torch.compile(fn, backend="aot_eager")
-    seen: set[str] = set()
-
-    def profile(frame, event, arg):
-        if event == "call" and frame.f_code.co_filename.startswith(d):
-            seen.add(os.path.basename(frame.f_code.co_filename))
-
-    with pellucid.prepare_debug(d):
-        sys.setprofile(profile)
-        try:
-            got = run(compiled)
-        finally:
-            sys.setprofile(None)
+    got, seen = checks.run_seeing_dump_files(d, lambda: run(compiled))
     workloads.assert_same(got, expected)
     assert made and max(made.values()) == 1, made  # no graph's source generated twice
     index = checks.load_index(d)
