@@ -314,6 +314,9 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         copies, cover = getattr(self, "_copies", None), getattr(self, "_cover", None)
         try:
             while i < stop:
+                if until_cond and self.block:
+                    # a statement: not a condition chain, which its callers then give up on
+                    return self.block, stack
                 if not reachable[i]:
                     i += 1
                     continue
