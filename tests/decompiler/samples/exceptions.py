@@ -1043,3 +1043,30 @@ def exc_try_ends_then_arm_of_elif(a, b):
         log.append("elif")
     log.append("after")
     return log
+
+
+class _Proc:
+    """A stand-in for a subprocess: ``wait(timeout)`` times out when it has no output."""
+
+    def __init__(self, args, close, stdin, stdout, stderr):
+        self.out = stdout
+
+    def wait(self, timeout=None):
+        if timeout is not None and self.out is None:
+            raise TimeoutError("slow")
+        return self.out
+
+
+# construct "control": the defect was in reading the and/or (a refusal must fail, not xfail)
+@cases((1, 1, True), (1, 0, True), (0, 1, False), construct="control")
+def exc_after_boolop_keyword(flag, rc, remote):
+    # webbrowser.UnixBrowser._invoke: a value and/or in a keyword argument, then a try; the
+    # and/or's trial parse once left the call's keyword names pending for the except clause
+    p = _Proc([1], close=True, stdin=rc, stdout=flag and rc or None, stderr=rc)
+    if remote:
+        try:
+            r = p.wait(5)
+            return not r
+        except TimeoutError:
+            return True
+    return not p.wait()
