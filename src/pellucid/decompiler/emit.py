@@ -580,6 +580,35 @@ def _annotation_ast(v: Any, future: bool) -> ast.expr:
     return _value_ast(v)
 
 
+if hasattr(ast, "_Unparser"):
+
+    class _Unparser(ast._Unparser):  # type: ignore[name-defined,misc]
+        """``ast.unparse``'s own unparser with its per-node method lookup cached by node class:
+        the same methods and output in about three quarters of the time (``NodeVisitor.visit``
+        builds the method name and looks it up for every node)."""
+
+        _methods: dict[type, Any] = {}
+
+        def traverse(self, node: Any) -> None:
+            if isinstance(node, list):
+                for item in node:
+                    self.traverse(item)
+                return
+            method = self._methods.get(node.__class__)
+            if method is None:
+                cls = type(self)
+                method = getattr(cls, "visit_" + node.__class__.__name__, cls.generic_visit)
+                self._methods[node.__class__] = method
+            method(self, node)
+
+    def unparse(tree: ast.AST) -> str:
+        """``ast.unparse(tree)``, the same text, faster (see ``_Unparser``)."""
+        return _Unparser().visit(tree)
+
+else:  # pragma: no cover - a Python without ast's private unparser class
+    unparse = ast.unparse
+
+
 def with_statement_lines(node: ast.AST) -> ast.AST:
     """ast.unparse reads `lineno` of statements (for type comments) and nothing
     else; set it on statements only, far cheaper than fix_missing_locations."""
@@ -656,7 +685,7 @@ def comprehension_source(code: CodeType) -> ast.Module:
 def source_for(code: CodeType, fn: FunctionType | None) -> str:
     """Source for a code object (a def statement, or a module body)."""
     tree, future_annotations = tree_for(code, fn)
-    source = ast.unparse(tree) + "\n"
+    source = unparse(tree) + "\n"
     if future_annotations:
         # the annotations were written as source text; keep them that way
         source = "from __future__ import annotations\n\n" + source

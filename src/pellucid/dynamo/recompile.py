@@ -25,7 +25,7 @@ import types
 from dataclasses import dataclass
 
 from pellucid.decompiler.decode import NAME_SHIFT, opargs
-from pellucid.decompiler.emit import with_statement_lines
+from pellucid.decompiler.emit import unparse, with_statement_lines
 from pellucid.dynamo.adapter import iter_code_constants
 
 SCOPE_PREFIX = "__pellucid_scope_for_"
@@ -157,7 +157,7 @@ def build(
         ]
     # unparse reads statements' lines only (the text is what gets compiled): no
     # fix_missing_locations over the whole tree
-    src = ast.unparse(with_statement_lines(ast.Module(body=body, type_ignores=[])))
+    src = unparse(with_statement_lines(ast.Module(body=body, type_ignores=[])))
     return Built(source=header + src + "\n", function_name=function_name)
 
 
