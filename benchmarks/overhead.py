@@ -83,7 +83,7 @@ def warm_up(t):
     if t.sum() > 0:  # a data-dependent branch: a graph break
         t = t * 2
     return t
-if {cold_tool!r} and mode != "plain":  # --cold-tool: the tool's first use is measured
+if {cold_tool!r}:  # --cold-tool: the tool's first use is measured
     torch.compile(warm_up, backend=backend)(torch.randn(3))
 else:
     with make_ctx(dump + "-warmup"):

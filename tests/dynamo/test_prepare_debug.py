@@ -325,8 +325,8 @@ def test_own_time_is_measured_and_indexed(tmp_path):
 
 def test_aot_graphs_are_generated_once_and_run_from_their_files(tmp_path, monkeypatch):
     """aot_eager recompiles each AOT forward graph at its first call (boxed calling convention):
-    its file is made then, once, and is what runs; the joint graph, never called, is dumped on
-    exit for reading, without torch's recompile forced on it."""
+    its file is made then, once, and is what runs; the joint graph, never called, is dumped for
+    reading, without torch's recompile forced on it."""
     import collections
 
     from pellucid.dynamo import session as session_mod

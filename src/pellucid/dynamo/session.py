@@ -422,7 +422,7 @@ class DumpSession:
             # graph, but Inductor rewrites the forward graph in place.  Held until then: a graph
             # of a compile Dynamo restarts is never called, and its file is still wanted.
             self._pending_graphs[id(gm)] = (gm, owner, stage, cid)
-            path = os.path.join(self.dump.path, f"{owner}.{stage}.py")
+            path = os.path.join(self.dump.path, _stage_file(owner, stage))
             self._gm_stage[id(gm)] = (weakref.ref(gm), owner, stage, path)
             if stage == "aot_backward_graph" and not adapter.waits_for_recompile(gm):
                 # Backends compile a copy of the backward graph, when the backward first runs:
@@ -480,7 +480,7 @@ class DumpSession:
                         compiled = compile(on_disk, _GRAPH_FILE, "exec", dont_inherit=True)
                     self._run_from_file(gm, path, on_disk or content, fx_globals, _plain(gm, src), compiled)
                 return
-        path, written = self.dump.write_named(f"{owner}.{stage}.py", content)
+        path, written = self.dump.write_named(_stage_file(owner, stage), content)
         if written:
             self._created.add(path)
         rel = self._file(path, "graph", graph=owner, stage=stage, compile_id=cid)
@@ -496,7 +496,7 @@ class DumpSession:
         if hit is None:
             return None
         owner, stage = hit
-        rel = self.graphs.get(owner, {}).get("stages", {}).get(stage) or f"{owner}.{stage}.py"
+        rel = self.graphs.get(owner, {}).get("stages", {}).get(stage) or _stage_file(owner, stage)
         return (weakref.ref(gm), owner, stage, os.path.join(self.dump.path, rel))
 
     @staticmethod
@@ -561,13 +561,13 @@ class DumpSession:
                 content = self._graph_header(owner, stage) + new_src
                 with self.dump.locked():
                     old_path = path
-                    same = self.dump.find_named(f"{owner}.{stage}.py", content)
+                    same = self.dump.find_named(_stage_file(owner, stage), content)
                     if same is not None:
                         path = same
                     elif old_path in self._created:
                         self.dump._atomic_write(old_path, content)  # ours, nothing ran from it yet
                     else:
-                        path, written = self.dump.write_named(f"{owner}.{stage}.py", content)
+                        path, written = self.dump.write_named(_stage_file(owner, stage), content)
                         if written:
                             self._created.add(path)
                     if old_path != path and old_path in self._created:
@@ -612,7 +612,7 @@ class DumpSession:
             # A cache hit loads without lowering: the first module of a graph is its forward.
             bw = "inductor_forward" in self.graphs.get(owner, {}).get("stages", {})
         stage = "inductor_backward" if bw else "inductor_forward"
-        new_path, _ = self.dump.write_named(f"{owner}.{stage}.py", src)
+        new_path, _ = self.dump.write_named(_stage_file(owner, stage), src)
         rel = self._file(new_path, "inductor_output_code", graph=owner, stage=stage, compile_id=cid)
         self.graphs.setdefault(
             owner, {"name": owner, "compile_id": cid, "stages": {}, "aot_id": None}
@@ -960,6 +960,11 @@ _KEEPS_GRAPHS = frozenset({"aot_eager"})
 
 # A function name no source uses: files are built once under it, then named by replacing it.
 _PLACEHOLDER = "__pellucid_name_placeholder__"
+
+
+def _stage_file(owner: str, stage: str) -> str:
+    """The dump file name of a graph's stage (``write_named`` adds ``.<k>`` on a clash)."""
+    return f"{owner}.{stage}.py"
 
 
 def _plain(gm: Any, src: str) -> str:
