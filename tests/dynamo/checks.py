@@ -65,13 +65,14 @@ def require_all_from_files(index: dict[str, Any]) -> None:
 
 def run_seeing_dump_files(dump_dir: str, call: Callable[[], Any], **options: Any) -> tuple[Any, set[str]]:
     """``call()`` inside ``prepare_debug(dump_dir, **options)``: its result and the names of
-    the dumped files whose code ran."""
+    the dumped files whose functions ran (executing a file to define them does not count)."""
     import pellucid
 
     seen: set[str] = set()
 
     def profile(frame: Any, event: str, arg: Any) -> None:
-        if event == "call" and frame.f_code.co_filename.startswith(dump_dir):
+        code = frame.f_code
+        if event == "call" and code.co_filename.startswith(dump_dir) and code.co_name != "<module>":
             seen.add(os.path.basename(frame.f_code.co_filename))
 
     with pellucid.prepare_debug(dump_dir, **options):

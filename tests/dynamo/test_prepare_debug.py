@@ -358,6 +358,72 @@ def test_aot_graphs_are_generated_once_and_run_from_their_files(tmp_path, monkey
     assert "def forward(" in joint and g["stages"]["aot_joint_graph"] not in seen
 
 
+def _count_fx_codegen(monkeypatch):  # noqa: ANN001, ANN202
+    import collections
+
+    import torch.fx
+
+    made = collections.Counter()
+    real = torch.fx.Graph.python_code
+
+    def counting(self, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+        made["all"] += 1
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(torch.fx.Graph, "python_code", counting)
+    return made
+
+
+def test_captured_graph_code_is_generated_as_often_as_without_pellucid(tmp_path, monkeypatch):
+    """The annotated code of Dynamo's graphs is what torch's own recompile makes (not made
+    again beside it): FX generates code as often as without pellucid, and the graphs' files
+    (annotated) are what runs."""
+    made = _count_fx_codegen(monkeypatch)
+    fn, run = workloads.make_readme()
+    expected = run(fn)
+    run(torch.compile(fn, backend="eager"))
+    plain = made["all"]
+    assert plain > 0
+    torch._dynamo.reset()
+    made.clear()
+    d = str(tmp_path)
+    compiled = torch.compile(fn, backend="eager")
+    got, seen = checks.run_seeing_dump_files(d, lambda: run(compiled))
+    workloads.assert_same(got, expected)
+    assert made["all"] == plain, (made["all"], plain)
+    graphs = checks.load_index(d)["sessions"][0]["graphs"]
+    assert len(graphs) == 3
+    for g in graphs:
+        text = open(os.path.join(d, g["stages"]["captured_graph"]), encoding="utf-8").read()
+        assert 'f32[10]' in text and "# File: " in text, text  # annotated
+        assert g["stages"]["captured_graph"] in seen, (g, seen)
+
+
+def test_a_backend_running_a_copy_of_the_graph_runs_the_dumped_file(tmp_path):
+    """A backend that runs a deep copy of Dynamo's graph (recompiled plainly, without the
+    annotations) still runs the captured-graph file: the copy's code is that file's but for
+    the annotations."""
+    import copy
+
+    calls = []
+
+    def copying(gm, example_inputs):  # noqa: ANN001, ANN202
+        runs = copy.deepcopy(gm)
+        calls.append(runs)
+        return runs.forward
+
+    def fn(x):
+        return torch.sin(x) * 2 + 1
+
+    x = torch.randn(5)
+    d = str(tmp_path)
+    got, seen = checks.run_seeing_dump_files(d, lambda: torch.compile(fn, backend=copying)(x))
+    assert calls and torch.allclose(got, fn(x))
+    (g,) = checks.load_index(d)["sessions"][0]["graphs"]
+    assert g["stages"]["captured_graph"] in seen, seen
+    assert "f32[5]" not in calls[0].code  # the copy's own code is plain: matched, not equal
+
+
 def test_aot_graph_files_show_the_graphs_as_logged_when_a_backend_rewrites_them(tmp_path):
     """A backend may rewrite the graphs it is given in place after making what runs from them
     (Inductor's passes do): the AOT forward and backward files still show the graphs

@@ -7,7 +7,8 @@ torch version stops at the door instead of half-way through a compile.
 
 Where torch offers an extension point (``register_bytecode_hook``, ``set_stance``, logging)
 it is used; the remaining patches (``_exec_with_source``, ``PyCodeCache.load_by_key_path``,
-``lazy_format_graph_code``'s code object, ``log_graph_break``) go through :class:`Patcher`,
+``lazy_format_graph_code``'s code object, ``log_graph_break``, ``Graph.python_code``) go
+through :class:`Patcher`,
 which records each one and restores every one of them on exit.
 """
 
@@ -29,6 +30,7 @@ REQUIRED_INTERNALS: tuple[tuple[str, str], ...] = (
     ("torch._dynamo.symbolic_convert", "InstructionTranslatorBase.log_graph_break"),
     ("torch._dynamo.convert_frame", "bytecode_log"),
     ("torch.fx.graph_module", "_exec_with_source"),
+    ("torch.fx.graph", "Graph.python_code"),
     ("torch._inductor.codecache", "PyCodeCache.load_by_key_path"),
     ("torch._guards", "CompileContext.current_compile_id"),
     ("torch.compiler", "set_stance"),
@@ -344,6 +346,21 @@ def graph_module_source(
             pass
     python_code = gm._graph.python_code(root_module="self", verbose=verbose)
     return python_code.src, dict(python_code.globals)
+
+
+def annotate_codegen(patcher: Patcher, wanted: Callable[[Any], bool]) -> None:
+    """Until ``patcher`` restores it, FX generates the annotated (``verbose``: shapes, dtypes,
+    source lines) code for graphs ``wanted(graph)`` says yes to, in every recompile, torch's
+    own included: the readable code is made once, as the code that runs, not again beside it."""
+    graph_cls = _resolve("torch.fx.graph", "Graph")
+    plain = graph_cls.__dict__["python_code"]
+
+    def python_code(self: Any, root_module: str, *args: Any, **kwargs: Any) -> Any:
+        if "verbose" not in kwargs and wanted(self):  # an explicit choice stands
+            kwargs["verbose"] = True
+        return plain(self, root_module, *args, **kwargs)
+
+    patcher.setattr(graph_cls, "python_code", python_code, raw=True)
 
 
 def iter_code_constants(code: types.CodeType) -> Iterator[types.CodeType]:

@@ -138,6 +138,13 @@ class DumpSession:
         self._gm_stage: dict[int, tuple[Any, str, str, str]] = {}
         # AOT graphs logged but not dumped yet: id -> (graph module, owner, stage, compile id)
         self._pending_graphs: dict[int, tuple[Any, str, str, str | None]] = {}
+        # graphs whose every recompile makes the annotated code (adapter.annotate_codegen)
+        self._annotated: weakref.WeakSet[Any] = weakref.WeakSet()
+        # id -> (graph module, owner, stage, compile id): first dumps their recompile makes
+        self._first_dump: dict[int, tuple[Any, str, str, str | None]] = {}
+        # return line -> (body, path, text) of graphs filed annotated (_same_graph_file)
+        self._files_by_return: dict[str, list[tuple[tuple[str, ...], str, str]]] = {}
+        self._own_depth = 0  # nested hooks (a recompile inside a dump) count their time once
         self._created: set[str] = set()
         self._contents: dict[str, str] = {}  # relative path -> text, for files written once
         self._plain_bodies: dict[tuple[str, ...], tuple[str, str]] = {}
@@ -226,6 +233,7 @@ class DumpSession:
         p.setattr(pcc, "load_by_key_path", classmethod(_load_by_key_path), raw=True)
 
         adapter.disable_compile_caches(p)
+        adapter.annotate_codegen(p, self._annotated.__contains__)
 
         itb = adapter.instruction_translator_class()
         self._orig_log_graph_break = itb.__dict__["log_graph_break"]
@@ -422,6 +430,8 @@ class DumpSession:
             # graph, but Inductor rewrites the forward graph in place.  Held until then: a graph
             # of a compile Dynamo restarts is never called, and its file is still wanted.
             self._pending_graphs[id(gm)] = (gm, owner, stage, cid)
+            if stage == "aot_forward_graph":
+                self._annotated.add(gm.graph)  # its recompile makes the code to file, once
             path = os.path.join(self.dump.path, _stage_file(owner, stage))
             self._gm_stage[id(gm)] = (weakref.ref(gm), owner, stage, path)
             if stage == "aot_backward_graph" and not adapter.waits_for_recompile(gm):
@@ -457,16 +467,37 @@ class DumpSession:
     ) -> None:
         """Write ``gm``'s annotated source as the stage's file and (``run_from_file``) make
         its ``forward`` the file's; a graph still waiting for its recompile is only read."""
+        if run_from_file and adapter.waits_for_recompile(gm):
+            # Its pending recompile, done now, makes the annotated code (once: torch's own
+            # recompile, see adapter.annotate_codegen); on_exec_with_source files it and runs
+            # it from the file.
+            self._annotated.add(gm.graph)
+            self._first_dump[id(gm)] = (gm, owner, stage, cid)
+            try:
+                gm.real_recompile()
+            finally:
+                missed = self._first_dump.pop(id(gm), None) is not None
+            if not missed:
+                return
         src, fx_globals = adapter.graph_module_source(gm, recompile=run_from_file)
+        path, content, compiled = self._file_graph(gm, owner, stage, cid, src)
+        if run_from_file:
+            self._run_from_file(gm, path, content, fx_globals, _plain(gm, src), compiled)
+
+    def _file_graph(
+        self, gm: Any, owner: str, stage: str, cid: str | None, src: str
+    ) -> tuple[str, str, types.CodeType]:
+        """(path, text, code compiled from the text as ``_GRAPH_FILE``) of the stage's file for
+        ``gm``'s annotated source ``src``: written, or the file of another stage of the same
+        graph whose code reads the same (a pass that changed nothing gets no new file)."""
         content = self._graph_header(owner, stage) + src
         try:
             compiled = compile(content, _GRAPH_FILE, "exec", dont_inherit=True)
         except SyntaxError:  # a shape/dtype comment FX could not spell: the plain form
-            src, fx_globals = adapter.graph_module_source(gm, recompile=False, verbose=False)
+            src, _ = adapter.graph_module_source(gm, recompile=False, verbose=False)
             content = self._graph_header(owner, stage) + src
             compiled = compile(content, _GRAPH_FILE, "exec", dont_inherit=True)
         graph = self.graphs[owner]
-        # A new pass that leaves the graph byte-identical does not get a new file.
         bodies = self._graph_bodies.setdefault(owner, {})
         for other_stage, rel in graph["stages"].items():
             if other_stage != stage and bodies.get(other_stage) == src:
@@ -474,12 +505,11 @@ class DumpSession:
                 bodies[stage] = src
                 path = os.path.join(self.dump.path, rel)
                 self._remember_gm(gm, owner, stage, path)
-                if run_from_file:
-                    on_disk = self._read(rel)
-                    if on_disk is not None and on_disk != content:
-                        compiled = compile(on_disk, _GRAPH_FILE, "exec", dont_inherit=True)
-                    self._run_from_file(gm, path, on_disk or content, fx_globals, _plain(gm, src), compiled)
-                return
+                on_disk = self._read(rel)
+                if on_disk is not None and on_disk != content:
+                    content = on_disk
+                    compiled = compile(on_disk, _GRAPH_FILE, "exec", dont_inherit=True)
+                return path, content, compiled
         path, written = self.dump.write_named(_stage_file(owner, stage), content)
         if written:
             self._created.add(path)
@@ -487,8 +517,7 @@ class DumpSession:
         graph["stages"][stage] = rel
         bodies[stage] = src
         self._remember_gm(gm, owner, stage, path)
-        if run_from_file:
-            self._run_from_file(gm, path, content, fx_globals, _plain(gm, src), compiled)
+        return path, content, compiled
 
     def _match_copy(self, src: str, gm: Any) -> tuple[Any, str, str, str] | None:
         """A dumped stage whose graph equals ``gm``'s, up to the calling convention (copies)."""
@@ -498,6 +527,19 @@ class DumpSession:
         owner, stage = hit
         rel = self.graphs.get(owner, {}).get("stages", {}).get(stage) or _stage_file(owner, stage)
         return (weakref.ref(gm), owner, stage, os.path.join(self.dump.path, rel))
+
+    def _same_graph_file(self, src: str) -> tuple[str, str] | None:
+        """(path, text) of the file of a graph filed annotated whose code ``src`` is, but for
+        the annotations (a copy's plain recompile): what runs is then that file."""
+        candidates = self._files_by_return.get(_return_line(src))
+        if not candidates:
+            return None
+        body = tuple(_graph_body(src))
+        for other, path, content in candidates:
+            if other == body:
+                self._fx_sources[src] = (path, content)
+                return path, content
+        return None
 
     @staticmethod
     def _graph_header(owner: str, stage: str) -> str:
@@ -543,7 +585,23 @@ class DumpSession:
     def on_exec_with_source(self, src: str, globals_: dict[str, Any], co_fields: Any) -> bool:
         """Compile a known graph's source from its dumped file; False means not handled."""
         hit = self._fx_sources.get(src)
-        gm = adapter.recompiling_graph_module() if hit is None or self._pending_graphs else None
+        gm = (
+            adapter.recompiling_graph_module()
+            if hit is None or self._pending_graphs or self._first_dump
+            else None
+        )
+        first = self._first_dump.get(id(gm)) if gm is not None else None
+        if first is not None and first[0] is gm:
+            # _dump_graph's recompile: the annotated code, filed and run from its file
+            _, owner, stage, cid = first
+            path, content, compiled = self._file_graph(gm, owner, stage, cid, src)
+            self._fx_sources[src] = (path, content)
+            body = tuple(_graph_body(src))
+            self._plain_bodies.setdefault(body, (owner, stage))
+            self._files_by_return.setdefault(_return_line(src), []).append((body, path, content))
+            exec(recompile.relabel(compiled, _GRAPH_FILE, path), globals_)
+            del self._first_dump[id(gm)]  # done (left there, _dump_graph does it its own way)
+            return True
         if gm is not None and self._pending_graphs.get(id(gm), (None,))[0] is gm:
             hit = None  # its own stage file, even if another graph's code reads the same
         if hit is None:
@@ -552,12 +610,19 @@ class DumpSession:
                 known = None
             if known is None and gm is not None and "args_list" in src:
                 known = self._match_copy(src, gm)
+            elif known is None and gm is not None:
+                hit = self._same_graph_file(src)
             if known is not None:
                 # A dumped graph recompiled with new codegen (e.g. aot_eager's boxed calling
                 # convention): the stage's file follows what runs.
                 _, owner, stage, path = known
                 self._pending_graphs.pop(id(gm), None)  # dumped here, as it now is
-                new_src, _ = adapter.graph_module_source(gm, recompile=False)
+                # annotated already if torch's codegen made it so (annotate_codegen)
+                new_src = (
+                    src
+                    if gm.graph in self._annotated
+                    else adapter.graph_module_source(gm, recompile=False)[0]
+                )
                 content = self._graph_header(owner, stage) + new_src
                 with self.dump.locked():
                     old_path = path
@@ -972,8 +1037,19 @@ def _plain(gm: Any, src: str) -> str:
     return gm.code if hasattr(gm, "code") else src
 
 
+def _return_line(src: str) -> str:
+    """The last ``return`` line of graph code (the same in its annotated and plain forms)."""
+    at = src.rfind("return ")
+    return src[at : src.find("\n", at) if src.find("\n", at) >= 0 else len(src)].strip()
+
+
+# an annotated assignment of FX's verbose codegen: `add: "f32[10]" = ...`
+_ANNOTATED_STORE = re.compile(r'^([A-Za-z_][A-Za-z0-9_]*): "[^"]*" = ')
+
+
 def _graph_body(src: str) -> list[str]:
-    """Graph code lines without the signature and the boxed-call prologue."""
+    """Graph code lines without the signature, the boxed-call prologue and the annotations
+    (FX's annotated and plain codegen of one graph give the same body)."""
     out = []
     for ln in src.splitlines():
         t = ln.strip()
@@ -981,7 +1057,7 @@ def _graph_body(src: str) -> list[str]:
             continue
         if "= next(args_iter)" in t:
             continue
-        out.append(t)
+        out.append(_ANNOTATED_STORE.sub(r"\1 = ", t) if '"' in t else t)
     return out
 
 
@@ -1058,11 +1134,14 @@ def original_source(code: types.CodeType) -> str | None:
 
 @contextlib.contextmanager
 def _own_time(s: DumpSession) -> Iterator[None]:
+    s._own_depth += 1
     t0 = time.perf_counter()
     try:
         yield
     finally:
-        s.own_time_s += time.perf_counter() - t0
+        s._own_depth -= 1
+        if not s._own_depth:
+            s.own_time_s += time.perf_counter() - t0
 
 
 def _bytecode_hook(code: types.CodeType, new_code: types.CodeType) -> types.CodeType | None:
