@@ -86,15 +86,12 @@ class DumpDir:
         with self.locked():
             n = 0
             while True:
-                name = template.format(n=n)
-                path = os.path.join(self.path, name)
+                path = os.path.join(self.path, template.format(n=n))
                 content = render(n)
-                if not os.path.exists(path):
-                    self._atomic_write(path, content)
+                if self._create(path, content):
                     return path, n, True
-                with open(path, encoding="utf-8") as f:
-                    if f.read() == content:
-                        return path, n, False
+                if self._holds(path, content):
+                    return path, n, False
                 n += 1
 
     def find_named(self, name: str, content: str) -> str | None:
@@ -113,21 +110,44 @@ class DumpDir:
     def write_named(self, name: str, content: str) -> tuple[str, bool]:
         """Write ``content`` to ``name``; if another content is there, to ``name`` + ``.<k>``."""
         stem, ext = os.path.splitext(name)
-
-        def template_for(n: int) -> str:
-            return name if n == 0 else f"{stem}.{n}{ext}"
-
         with self.locked():
             n = 0
             while True:
-                path = os.path.join(self.path, template_for(n))
-                if not os.path.exists(path):
-                    self._atomic_write(path, content)
+                path = os.path.join(self.path, name if n == 0 else f"{stem}.{n}{ext}")
+                if self._create(path, content):
                     return path, True
-                with open(path, encoding="utf-8") as f:
-                    if f.read() == content:
-                        return path, False
+                if self._holds(path, content):
+                    return path, False
                 n += 1
+
+    @staticmethod
+    def _holds(path: str, content: str) -> bool:
+        try:
+            with open(path, encoding="utf-8") as f:
+                return f.read() == content
+        except (OSError, UnicodeDecodeError):
+            return False
+
+    @staticmethod
+    def _create(path: str, content: str) -> bool:
+        """Create ``path`` holding ``content``; False if it exists.  Called under the lock, so
+        no other pellucid process reads it half-written; a file left short by a crash differs
+        from any content and is passed over, never reused."""
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        except FileExistsError:
+            return False
+        try:
+            view = memoryview(content.encode("utf-8"))
+            while view:
+                view = view[os.write(fd, view) :]
+        except BaseException:
+            os.close(fd)
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+            raise
+        os.close(fd)
+        return True
 
     def update_json(self, name: str, update: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
         """Read-modify-write a JSON file under the lock (missing or corrupt reads as ``{}``)."""
@@ -145,6 +165,9 @@ class DumpDir:
             self._atomic_write(path, json.dumps(data, default=str))
 
     def relpath(self, path: str) -> str:
+        prefix = self.path + os.sep
+        if path.startswith(prefix):  # the usual case, without os.path.relpath's normalizing
+            return path[len(prefix) :]
         return os.path.relpath(path, self.path)
 
     @staticmethod

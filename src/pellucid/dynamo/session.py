@@ -722,6 +722,12 @@ class DumpSession:
     # ------------------------------------------------------------------ finalize
 
     def finish(self) -> None:
+        """Write what is read only after the run (guards, full_code files, the index): under
+        one hold of the directory's lock, not one per file."""
+        with self.dump.locked():
+            self._finish()
+
+    def _finish(self) -> None:
         t_finish = time.perf_counter()
         self._flush_pending_graphs(final=True)
         metrics = {str(m.compile_id): m for m in adapter.compilation_metrics() if m.compile_id}
