@@ -57,6 +57,19 @@ def test_write_unique_is_stable_and_dedups(tmp_path):
     assert safe_name("<lambda>") == "_lambda_"
 
 
+def test_a_file_cut_short_or_not_utf8_is_passed_over_not_reused(tmp_path):
+    """A file a crash left half-written (or any other content under the name) is never
+    overwritten or taken for the content: the next name is used."""
+    d = DumpDir(str(tmp_path))
+    (tmp_path / "f_0.py").write_text("def forward(self, x):\n    ret")  # cut short
+    (tmp_path / "g.py").write_bytes(b"\xff\xfe not utf-8")
+    path, n, written = d.write_unique("f_{n}.py", lambda n: "def forward(self, x):\n    return x\n")
+    assert (os.path.basename(path), n, written) == ("f_1.py", 1, True)
+    assert (tmp_path / "f_0.py").read_text() == "def forward(self, x):\n    ret"
+    q, w = d.write_named("g.py", "text")
+    assert os.path.basename(q) == "g.1.py" and w and (tmp_path / "g.py").read_bytes().startswith(b"\xff")
+
+
 def _writer(path: str, k: int) -> None:
     d = DumpDir(path)
     for i in range(30):
