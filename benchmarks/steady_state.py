@@ -2,7 +2,7 @@
 
 Usage::
 
-    python benchmarks/steady_state.py [--rounds 4] [--workloads readme,graph_breaks,...]
+    python benchmarks/steady_state.py [--rounds 8] [--workloads readme,graph_breaks,...]
                                       [--backends eager,aot_eager]
 
 Why one process: per-call time differs by ±4 % between fresh processes running the same code
@@ -10,7 +10,9 @@ Why one process: per-call time differs by ±4 % between fresh processes running 
 Here every round compiles the workload afresh (``torch._dynamo.reset()``) once plainly and once
 inside ``prepare_debug`` (so the transformed code and graph ``forward``\\ s run from the dumped
 files), alternating, and takes the best CPU time per call of 15 batches of 20 calls for each.
-The table gives the best of the rounds for each mode and their ratio.
+The table gives the best of the rounds for each mode, their ratio, and the median of the
+rounds' own ratios (each round's two measurements are made back to back, so the median says
+how consistent the ratio is; one round's ratio alone moves by a few percent).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import argparse
 import contextlib
 import io
 import os
+import statistics
 import sys
 import tempfile
 import time
@@ -40,16 +43,16 @@ def per_call(run, compiled) -> float:  # noqa: ANN001
     return best
 
 
-def measure(name: str, backend: str, rounds: int) -> dict[str, float]:
+def measure(name: str, backend: str, rounds: int) -> dict[str, list[float]]:
     import torch
     import workloads
 
     import pellucid
 
     w = workloads.WORKLOADS[name]
-    best = {"plain": float("inf"), "pellucid": float("inf")}
+    per_round: dict[str, list[float]] = {"plain": [], "pellucid": []}
     for _ in range(rounds):
-        for mode in best:
+        for mode in per_round:
             torch._dynamo.reset()
             fn, run = w.make()
             compiled = torch.compile(fn, backend=backend, **w.compile_kwargs)
@@ -58,13 +61,13 @@ def measure(name: str, backend: str, rounds: int) -> dict[str, float]:
                 with contextlib.redirect_stdout(io.StringIO()), ctx:
                     run(compiled)
                     run(compiled)
-                best[mode] = min(best[mode], per_call(run, compiled))
-    return best
+                per_round[mode].append(per_call(run, compiled))
+    return per_round
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--rounds", type=int, default=4)
+    ap.add_argument("--rounds", type=int, default=8)
     ap.add_argument("--workloads", default="readme,mlp_backward,graph_breaks,dynamic_auto,bert")
     ap.add_argument("--backends", default="eager,aot_eager")
     args = ap.parse_args()
@@ -76,18 +79,25 @@ def main() -> None:
     torch.set_num_threads(1)
     print(f"python {sys.version.split()[0]}, torch {torch.__version__}; {args.rounds} rounds, "
           f"alternating plain / prepare_debug in one process; load average {os.getloadavg()[0]:.1f}\n")
-    header = f"{'workload':14s} {'backend':10s} {'plain us/call':>14s} {'pellucid us/call':>17s} {'ratio':>7s}"
+    header = (
+        f"{'workload':14s} {'backend':10s} {'plain us/call':>14s} {'pellucid us/call':>17s} "
+        f"{'ratio':>7s} {'median round ratio':>19s}"
+    )
     print(header)
     print("-" * len(header))
     for backend in args.backends.split(","):
         for name in args.workloads.split(","):
             try:
-                best = measure(name, backend, args.rounds)
+                times = measure(name, backend, args.rounds)
             except Exception as e:  # noqa: BLE001 - one broken cell must not hide the others
                 print(f"{name:14s} {backend:10s} error: {type(e).__name__}: {e}"[:200])
                 continue
-            plain, ours = best["plain"] * 1e6, best["pellucid"] * 1e6
-            print(f"{name:14s} {backend:10s} {plain:14.1f} {ours:17.1f} {ours / plain:7.3f}", flush=True)
+            plain, ours = min(times["plain"]) * 1e6, min(times["pellucid"]) * 1e6
+            rounds = statistics.median(p / q for p, q in zip(times["pellucid"], times["plain"]))
+            print(
+                f"{name:14s} {backend:10s} {plain:14.1f} {ours:17.1f} {ours / plain:7.3f} {rounds:19.3f}",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":
