@@ -245,6 +245,22 @@ def test_original_source_from_files_registered_lines_and_exec_strings(monkeypatc
         return a + 1
 
     assert original_source(defined_here.__code__).startswith("def defined_here(a):")
+
+    def deco(f):
+        return f
+
+    @deco
+    def decorated(a):
+        return a + 2
+
+    assert original_source(decorated.__code__) == "@deco\ndef decorated(a):\n    return a + 2\n"
+    counter = 0
+
+    def bumps():
+        nonlocal counter  # alone, its definition does not compile
+        counter += 1
+
+    assert original_source(bumps.__code__) is None
     # a notebook cell: no file, its lines registered in linecache
     cell = "def in_a_cell(x):\n    return x * 2\n"
     ns: dict = {}

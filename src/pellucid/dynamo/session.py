@@ -17,7 +17,6 @@ On exit it writes guards, ``full_code_for_<fn>.py`` files and the JSON index
 
 from __future__ import annotations
 
-import ast
 import contextlib
 import dis
 import inspect
@@ -1103,8 +1102,8 @@ def original_source(code: types.CodeType) -> str | None:
     """The source of ``code``'s function, dedented, or None.
 
     The lines from ``co_firstlineno`` to the last line the code's positions reach, when they
-    parse as a definition (cheap: ``inspect.getsource`` tokenizes the block); else
-    ``inspect.getsource``, which also finds a last line the positions do not reach.
+    compile as the function's definition (cheap: ``inspect.getsource`` tokenizes the block);
+    else ``inspect.getsource``, which also finds a last line the positions do not reach.
     """
     lines = linecache.getlines(code.co_filename)
     positions = getattr(code, "co_positions", None)
@@ -1112,15 +1111,16 @@ def original_source(code: types.CodeType) -> str | None:
         last = max((p[1] for p in positions() if p[1] is not None), default=0)
         if last >= code.co_firstlineno:
             text = textwrap.dedent("".join(lines[code.co_firstlineno - 1 : last]))
-            try:
-                tree = ast.parse(text)
-                compile(tree, "<original>", "exec", dont_inherit=True)  # e.g. nonlocal at top
-            except SyntaxError:
-                tree = None
-            if tree is not None and len(tree.body) == 1 and isinstance(
-                tree.body[0], (ast.FunctionDef, ast.AsyncFunctionDef)
-            ):
-                return text
+            if text.startswith(("def ", "async def ", "@")):
+                try:  # compiled, not only parsed: e.g. a nonlocal at the top fails here
+                    module = compile(text, "<original>", "exec", dont_inherit=True)
+                except SyntaxError:
+                    module = None
+                if module is not None and any(
+                    isinstance(c, types.CodeType) and c.co_name == code.co_name
+                    for c in module.co_consts
+                ):
+                    return text
     name = code.co_filename
     if not lines and name.startswith("<") and name.endswith(">"):
         # exec'd or `python -c` code with no lines registered: inspect would fail too, after
