@@ -1045,7 +1045,8 @@ def _plain(gm: Any, src: str) -> str:
 def _return_line(src: str) -> str:
     """The last ``return`` line of graph code (the same in its annotated and plain forms)."""
     at = src.rfind("return ")
-    return src[at : src.find("\n", at) if src.find("\n", at) >= 0 else len(src)].strip()
+    end = src.find("\n", at)
+    return src[at : end if end >= 0 else len(src)].strip()
 
 
 # an annotated assignment of FX's verbose codegen: `add: "f32[10]" = ...`
