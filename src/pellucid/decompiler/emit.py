@@ -19,7 +19,7 @@ from pellucid.decompiler.classes import (
 )
 from pellucid.decompiler.evaluate import const, is_plain_expr, name
 from pellucid.decompiler.generators import finish_generator_body, is_async_code
-from pellucid.decompiler.instructions import Instr
+from pellucid.decompiler.instructions import Instr, normalize
 from pellucid.decompiler.structure import Walker, _negate, restore_final_else
 
 CO_VARARGS = 0x04
@@ -44,6 +44,15 @@ class SentValue(V.Marker):
     """What a genexpr's YIELD_VALUE pushes back; always discarded."""
 
 
+# 3.12+ intrinsics that make a type parameter from its name, and the ast node each writes as
+_TYPE_PARAM_KINDS = {
+    "INTRINSIC_TYPEVAR": getattr(ast, "TypeVar", None),
+    "INTRINSIC_PARAMSPEC": getattr(ast, "ParamSpec", None),
+    "INTRINSIC_TYPEVARTUPLE": getattr(ast, "TypeVarTuple", None),
+}
+_TYPE_PARAM_NODES = tuple(k for k in _TYPE_PARAM_KINDS.values() if k is not None)
+
+
 class CodeWalker(Walker):
     """A walker that knows how to turn nested code objects into source."""
 
@@ -64,6 +73,85 @@ class CodeWalker(Walker):
         return super()._only_comprehension_handlers()
 
     # ---- nested code
+    def builds_type_alias(self, ins: Instr) -> bool:
+        nxt = self.ins[ins.index + 1] if ins.index + 1 < self.n else None
+        return nxt is not None and nxt.op == "CALL_INTRINSIC_1" and nxt.argval == "INTRINSIC_TYPEALIAS"
+
+    def type_alias(self, parts: Any, ins: Instr) -> V.TypeAliasValue:
+        """``type Name = value`` (3.12+): the intrinsic's operand is (name, None, value function)."""
+        items = parts.items if isinstance(parts, V.TypeAliasParts) else None
+        if (
+            items is None
+            or not (isinstance(items[0], ast.Constant) and isinstance(items[0].value, str))
+            or not (isinstance(items[1], ast.Constant) and items[1].value is None)
+            or not isinstance(items[2], V.FunctionValue)
+        ):
+            raise self.fail("unrecognized type alias", ins)
+        return V.TypeAliasValue(items[0].value, [], self.returned_expr(items[2].code, ins))
+
+    def returned_expr(self, code: CodeType, ins: Instr | None) -> ast.expr:
+        """The expression a lazily evaluated body returns (a type alias's value, a bound)."""
+        value = _returns_as_expression(CodeWalker(code).body())
+        if value is None:
+            raise self.fail(f"{code.co_name}: not a single returned expression", ins)
+        return value
+
+    def generic_definition(self, fv: V.FunctionValue, ins: Instr) -> Any:
+        """What a ``<generic parameters of X>`` function returns, for the one kind of it
+        written back so far: a generic ``type`` alias.  Its code is straight-line: make each
+        type parameter (stored in a cell of its name), then the alias from the name, the
+        parameters and the value function."""
+        stack: list = []
+        params: list = []
+        cells = fv.code.co_cellvars + fv.code.co_freevars
+        for i in normalize(fv.code):
+            op, arg = i.op, i.argval
+            if op == "LOAD_CONST":
+                stack.append(arg)
+            elif op == "CALL_INTRINSIC_1" and arg in _TYPE_PARAM_KINDS and stack and isinstance(stack[-1], str):
+                node = _TYPE_PARAM_KINDS[arg](name=stack.pop())
+                if isinstance(node, getattr(ast, "TypeVar", ())):
+                    node.bound = None
+                stack.append(node)
+            elif op == "CALL_INTRINSIC_2" and arg in ("INTRINSIC_TYPEVAR_WITH_BOUND", "INTRINSIC_TYPEVAR_WITH_CONSTRAINTS") and len(stack) >= 2:
+                bound_fn, pname = stack.pop(), stack.pop()
+                if not (isinstance(bound_fn, tuple) and isinstance(pname, str)):
+                    break
+                stack.append(ast.TypeVar(name=pname, bound=self.returned_expr(bound_fn[1], ins)))
+            elif op == "COPY" and i.arg == 1 and stack:
+                stack.append(stack[-1])
+            elif op in ("STORE_DEREF", "STORE_FAST") and stack and isinstance(stack[-1], _TYPE_PARAM_NODES) and stack[-1].name == arg:
+                params.append(stack.pop())
+            elif op == "LOAD_CLOSURE" or (op == "LOAD_FAST" and arg in cells):  # 3.13: LOAD_FAST
+                stack.append(("cell", arg))
+            elif op == "BUILD_TUPLE" and len(stack) >= i.arg:
+                items = tuple(stack[len(stack) - i.arg :]) if i.arg else ()
+                del stack[len(stack) - i.arg :]
+                stack.append(items)
+            elif op == "MAKE_FUNCTION" and stack and isinstance(stack[-1], CodeType):
+                code = stack.pop()
+                for _ in range(bin(i.arg or 0).count("1")):  # 3.12: closure etc. below the code
+                    stack.pop()
+                stack.append(("function", code))
+            elif op == "SET_FUNCTION_ATTRIBUTE" and len(stack) >= 2:  # 3.13
+                fn = stack.pop()
+                stack.pop()
+                stack.append(fn)
+            elif op == "CALL_INTRINSIC_1" and arg == "INTRINSIC_TYPEALIAS" and stack:
+                parts = stack.pop()
+                if not (
+                    isinstance(parts, tuple) and len(parts) == 3 and isinstance(parts[0], str)
+                    and isinstance(parts[1], tuple) and list(parts[1]) == params
+                    and isinstance(parts[2], tuple) and parts[2][0] == "function"
+                ):
+                    break
+                stack.append(V.TypeAliasValue(parts[0], params, self.returned_expr(parts[2][1], ins)))
+            elif op == "RETURN_VALUE" and len(stack) == 1 and isinstance(stack[0], V.TypeAliasValue):
+                return stack[0]
+            else:
+                break
+        raise self.fail(f"function {fv.code.co_name} used as a value", ins)
+
     def next_is_comprehension(self, ins: Instr) -> bool:
         i = ins.index
         if i + 2 >= self.n:

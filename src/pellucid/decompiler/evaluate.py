@@ -374,6 +374,8 @@ class Evaluator:
             if not isinstance(v, ast.List):
                 raise self.fail("LIST_TO_TUPLE of a non-list", ins)
             stack.append(ast.Tuple(elts=v.elts, ctx=ast.Load()))
+        elif kind == "INTRINSIC_TYPEALIAS":
+            stack.append(self.type_alias(stack.pop(), ins))
         elif "IMPORT_STAR" in kind:
             mod = stack.pop()
             if not isinstance(mod, V.ImportedModule):
@@ -480,6 +482,10 @@ class Evaluator:
 
     # ----------------------------------------------------------- builders
     def op_BUILD_TUPLE(self, ins: Instr, stack: list) -> None:
+        if ins.arg == 3 and self.builds_type_alias(ins):
+            stack.append(V.TypeAliasParts(stack[-3:]))
+            del stack[-4:-1]
+            return
         items = stack[len(stack) - ins.arg :] if ins.arg else []
         if items and all(isinstance(v, ast.Name) for v in items) and self._closure_tuple(ins):
             del stack[len(stack) - ins.arg :]
@@ -490,6 +496,16 @@ class Evaluator:
 
     def _closure_tuple(self, ins: Instr) -> bool:
         return False
+
+    def builds_type_alias(self, ins: Instr) -> bool:
+        """Whether this BUILD_TUPLE makes the operand of a ``type`` statement's intrinsic."""
+        return False
+
+    def type_alias(self, parts: Any, ins: Instr) -> Any:
+        raise self.fail("type alias", ins)
+
+    def generic_definition(self, fv: V.FunctionValue, ins: Instr) -> Any:
+        raise self.fail(f"function {fv.code.co_name} used as a value", ins)
 
     def op_BUILD_LIST(self, ins: Instr, stack: list) -> None:
         if ins.arg == 0 and self.next_is_comprehension(ins):
@@ -659,6 +675,10 @@ class Evaluator:
                 and func.code.co_name in ("<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>")
             ):
                 stack.append(self.comprehension_expr(func, call_args[0].iterable, ins))
+                return
+            if not args and func.code.co_name.startswith("<generic parameters of "):
+                # 3.12+: `type X[T] = ...` (and generic classes, functions) run such a function
+                stack.append(self.generic_definition(func, ins))
                 return
             fexpr = self.function_expr(func, ins)
         if call_args and isinstance(call_args[0], V.FunctionValue) and len(args) == 1:

@@ -1793,6 +1793,16 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             raise self.fail("loop item stored outside its loop", ins)
         if isinstance(value, V.SavedLocal):
             return  # 3.12+ comprehension restoring a shadowed local
+        if isinstance(value, V.TypeAliasValue):
+            if not (isinstance(target, ast.Name) and target.id == value.name):
+                raise self.fail(f"type alias {value.name} stored as another name", ins)
+            node = ast.TypeAlias(  # type: ignore[attr-defined] - 3.12+, where it is made
+                name=ast.Name(id=value.name, ctx=ast.Store()),
+                type_params=value.type_params,
+                value=value.value,
+            )
+            self.emit(node)
+            return
         if isinstance(value, V.ImportedModule):
             self._store_import(value, target, ins)
             return

@@ -71,6 +71,22 @@ class FunctionValue(Marker):
 
 
 @dataclass(eq=False)
+class TypeAliasParts(Marker):
+    """The (name, type parameters, value function) tuple a ``type`` statement builds (3.12+)."""
+
+    items: list
+
+
+@dataclass(eq=False)
+class TypeAliasValue(Marker):
+    """A ``type`` statement's alias (3.12+), stored under its own name."""
+
+    name: str
+    type_params: list
+    value: ast.expr
+
+
+@dataclass(eq=False)
 class UnpackGroup:
     """Targets being collected after UNPACK_SEQUENCE / UNPACK_EX."""
 

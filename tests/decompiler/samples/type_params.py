@@ -38,3 +38,12 @@ def tp_type_alias_inside(x):
     type Pair[K] = tuple[K, K]
     type Simple = list[int]
     return Pair.__name__, Simple.__value__, Pair[int].__args__
+
+
+@cases(
+    (1,),
+)
+def tp_type_alias_bounds_inside(x):
+    type B[T: int, S: (str, bytes), *Ts, **P] = dict[T, S]
+    type Nested[U] = B[U, str] | None
+    return [p.__name__ for p in B.__type_params__], B.__type_params__[1].__constraints__, Nested.__value__

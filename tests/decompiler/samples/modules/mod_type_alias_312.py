@@ -1,0 +1,21 @@
+# min-version: 3.12
+"""Module-level `type` statements: plain, generic, bounded, constrained and variadic."""
+
+type Number = int | float
+type Pair[T] = tuple[T, T]
+type Bounded[T: (int, str), S: int, *Ts, **P] = dict[T, S]
+
+
+def make():
+    type Inner[K] = list[K]
+    return Inner
+
+
+def _check():
+    assert Number.__value__ == int | float
+    assert Pair.__type_params__[0].__name__ == "T"
+    t, s, ts, p = Bounded.__type_params__
+    assert t.__constraints__ == (int, str) and s.__bound__ is int
+    assert type(ts).__name__ == "TypeVarTuple" and type(p).__name__ == "ParamSpec"
+    inner = make()
+    return (Number.__name__, Pair[int].__args__, inner.__name__, inner.__value__)
