@@ -44,6 +44,7 @@ class ClassValue(V.FunctionValue):
     name: str = ""
     bases: list = field(default_factory=list)
     keywords: list = field(default_factory=list)
+    type_params: list = field(default_factory=list)  # `class C[T]` (3.12+)
 
 
 class ClassBodyRef(ast.expr):
@@ -350,6 +351,13 @@ def class_body(code: CodeType) -> list[ast.stmt]:
         raise w.fail("class body without __qualname__")
     if PY >= (3, 13) and k < len(body) and _is_store(body[k], "__firstlineno__"):
         k += 1
+    if (  # a generic class (3.12+) records its parameters
+        k < len(body)
+        and _is_store(body[k], "__type_params__")
+        and isinstance(body[k].value, ast.Name)
+        and body[k].value.id == ".type_params"
+    ):
+        k += 1
     body = body[k:]
     doc = None
     if (
@@ -399,7 +407,7 @@ def class_def(cv: ClassValue) -> ast.ClassDef:
         decorator_list=list(cv.decorators),
     )
     if PY >= (3, 12):
-        node.type_params = []
+        node.type_params = list(cv.type_params)
     return node
 
 

@@ -51,6 +51,7 @@ _TYPE_PARAM_KINDS = {
     "INTRINSIC_TYPEVARTUPLE": getattr(ast, "TypeVarTuple", None),
 }
 _TYPE_PARAM_NODES = tuple(k for k in _TYPE_PARAM_KINDS.values() if k is not None)
+_TYPE_PARAMS, _GENERIC_BASE = ("type_params",), ("generic_base",)  # in generic_definition
 
 
 class CodeWalker(Walker):
@@ -96,15 +97,17 @@ class CodeWalker(Walker):
             raise self.fail(f"{code.co_name}: not a single returned expression", ins)
         return value
 
-    def generic_definition(self, fv: V.FunctionValue, ins: Instr) -> Any:
-        """What a ``<generic parameters of X>`` function returns, for the one kind of it
-        written back so far: a generic ``type`` alias.  Its code is straight-line: make each
-        type parameter (stored in a cell of its name), then the alias from the name, the
-        parameters and the value function."""
+    def generic_definition(self, fv: V.FunctionValue, args: list, ins: Instr) -> Any:
+        """What a ``<generic parameters of X>`` function returns (3.12+), for the kinds written
+        back so far: a generic ``type`` alias, and a generic class without bases or keywords of
+        its own.  Its code is straight-line: make each type parameter (stored in a cell of its
+        name), then the alias (from the name, the parameters and the value function) or the
+        class (``__build_class__(body, name, Generic[*params])``)."""
         stack: list = []
         params: list = []
         cells = fv.code.co_cellvars + fv.code.co_freevars
-        for i in normalize(fv.code):
+        # a generic function's defaults come in as arguments: not written back yet
+        for i in normalize(fv.code) if not args else ():
             op, arg = i.op, i.argval
             if op == "LOAD_CONST":
                 stack.append(arg)
@@ -146,11 +149,36 @@ class CodeWalker(Walker):
                 ):
                     break
                 stack.append(V.TypeAliasValue(parts[0], params, self.returned_expr(parts[2][1], ins)))
-            elif op == "RETURN_VALUE" and len(stack) == 1 and isinstance(stack[0], V.TypeAliasValue):
+            elif op == "STORE_DEREF" and arg == ".type_params" and stack and stack[-1] == tuple(params):
+                stack.pop()  # a generic class's parameters, which its body reads
+            elif op == "LOAD_DEREF" and arg == ".type_params":
+                stack.append(_TYPE_PARAMS)
+            elif op == "CALL_INTRINSIC_1" and arg == "INTRINSIC_SUBSCRIPT_GENERIC" and stack[-1:] == [_TYPE_PARAMS]:
+                stack[-1] = _GENERIC_BASE  # Generic[*params], the implicit last base
+            elif op == "STORE_FAST" and arg == ".generic_base" and stack[-1:] == [_GENERIC_BASE]:
+                stack.pop()
+            elif op == "LOAD_FAST" and arg == ".generic_base":
+                stack.append(_GENERIC_BASE)
+            elif op in ("LOAD_BUILD_CLASS", "PUSH_NULL"):
+                stack.append(op)
+            elif op == "CALL" and i.arg == 3 and len(stack) == 5 and set(stack[:2]) == {"LOAD_BUILD_CLASS", "PUSH_NULL"}:
+                # a generic class with no bases or keywords of its own: __build_class__(body,
+                # name, Generic[*params])
+                body, cname, base = stack[2:]
+                if not (isinstance(body, tuple) and body[0] == "function" and isinstance(cname, str) and base is _GENERIC_BASE):
+                    break
+                del stack[:]
+                stack.append(ClassValue(code=body[1], name=cname, type_params=params))
+            elif op == "RETURN_VALUE" and len(stack) == 1 and isinstance(stack[0], (V.TypeAliasValue, ClassValue)):
                 return stack[0]
             else:
                 break
-        raise self.fail(f"function {fv.code.co_name} used as a value", ins)
+        raise self.fail(
+            f"{fv.code.co_name}: of the generic definitions a body makes, only type aliases and "
+            "classes without bases or keywords are written back yet (a decompiled function's "
+            "own type parameters are)",
+            ins,
+        )
 
     def next_is_comprehension(self, ins: Instr) -> bool:
         i = ins.index

@@ -504,7 +504,7 @@ class Evaluator:
     def type_alias(self, parts: Any, ins: Instr) -> Any:
         raise self.fail("type alias", ins)
 
-    def generic_definition(self, fv: V.FunctionValue, ins: Instr) -> Any:
+    def generic_definition(self, fv: V.FunctionValue, args: list, ins: Instr) -> Any:
         raise self.fail(f"function {fv.code.co_name} used as a value", ins)
 
     def op_BUILD_LIST(self, ins: Instr, stack: list) -> None:
@@ -676,9 +676,9 @@ class Evaluator:
             ):
                 stack.append(self.comprehension_expr(func, call_args[0].iterable, ins))
                 return
-            if not args and func.code.co_name.startswith("<generic parameters of "):
-                # 3.12+: `type X[T] = ...` (and generic classes, functions) run such a function
-                stack.append(self.generic_definition(func, ins))
+            if func.code.co_name.startswith("<generic parameters of "):
+                # 3.12+: `type X[T] = ...`, generic classes and functions run such a function
+                stack.append(self.generic_definition(func, args, ins))
                 return
             fexpr = self.function_expr(func, ins)
         if call_args and isinstance(call_args[0], V.FunctionValue) and len(args) == 1:

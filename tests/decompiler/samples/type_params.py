@@ -47,3 +47,41 @@ def tp_type_alias_bounds_inside(x):
     type B[T: int, S: (str, bytes), *Ts, **P] = dict[T, S]
     type Nested[U] = B[U, str] | None
     return [p.__name__ for p in B.__type_params__], B.__type_params__[1].__constraints__, Nested.__value__
+
+
+def _tag(cls):
+    cls.tag = "tagged"
+    return cls
+
+
+@cases(
+    (1,),
+)
+def tp_decorated_generic_class_inside(x):
+    @_tag
+    class Cell[T: (int, str)]:
+        def __init__(self, v: T) -> None:
+            self.v = v
+
+    return Cell(x).v, Cell.tag, Cell.__type_params__[0].__constraints__
+
+
+@cases(
+    (1,),
+)
+def tp_generic_class_with_base_inside(x):
+    class Items[T](list):
+        def first(self) -> T:
+            return self[0]
+
+    return Items([x]).first()
+
+
+@cases(
+    (1,),
+)
+def tp_generic_function_inside(x):
+    def ident[T](a: T, b: int = 2) -> T:
+        return a
+
+    return ident(x), [p.__name__ for p in ident.__type_params__]
