@@ -31,9 +31,9 @@ _NOT_YET_BY_VERSION = {
     (3, 10): {"exceptions", "async", "match"},
     # with: a try inside a with (3.11)
     (3, 11): {"exceptions", "with"},
-    (3, 12): {"exceptions", "match", "type_params"},
+    (3, 12): {"exceptions", "match"},
     # with: a with in a try's else arm whose exit the compiler copied (3.13)
-    (3, 13): {"exceptions", "match", "type_params", "with"},
+    (3, 13): {"exceptions", "match", "with"},
 }
 NOT_YET = _NOT_YET_BY_VERSION.get(
     sys.version_info[:2],

@@ -44,7 +44,6 @@ class ClassValue(V.FunctionValue):
     name: str = ""
     bases: list = field(default_factory=list)
     keywords: list = field(default_factory=list)
-    type_params: list = field(default_factory=list)  # `class C[T]` (3.12+)
 
 
 class ClassBodyRef(ast.expr):

@@ -17,7 +17,7 @@ from pellucid.decompiler.classes import (
     module_body,
     store_class,
 )
-from pellucid.decompiler.evaluate import const, is_plain_expr, name
+from pellucid.decompiler.evaluate import BINOPS, const, is_plain_expr, name
 from pellucid.decompiler.generators import finish_generator_body, is_async_code
 from pellucid.decompiler.instructions import Instr, normalize
 from pellucid.decompiler.structure import Walker, _negate, restore_final_else
@@ -52,6 +52,15 @@ _TYPE_PARAM_KINDS = {
 }
 _TYPE_PARAM_NODES = tuple(k for k in _TYPE_PARAM_KINDS.values() if k is not None)
 _TYPE_PARAMS, _GENERIC_BASE = ("type_params",), ("generic_base",)  # in generic_definition
+_BOUNDED = frozenset({"INTRINSIC_TYPEVAR_WITH_BOUND", "INTRINSIC_TYPEVAR_WITH_CONSTRAINTS"})
+
+
+def _is_str(v: Any) -> bool:
+    return isinstance(v, ast.Constant) and isinstance(v.value, str)
+
+
+def _is_function(v: Any) -> bool:
+    return isinstance(v, tuple) and len(v) == 3 and v[0] == "function"
 
 
 class CodeWalker(Walker):
@@ -98,87 +107,156 @@ class CodeWalker(Walker):
         return value
 
     def generic_definition(self, fv: V.FunctionValue, args: list, ins: Instr) -> Any:
-        """What a ``<generic parameters of X>`` function returns (3.12+), for the kinds written
-        back so far: a generic ``type`` alias, and a generic class without bases or keywords of
-        its own.  Its code is straight-line: make each type parameter (stored in a cell of its
-        name), then the alias (from the name, the parameters and the value function) or the
-        class (``__build_class__(body, name, Generic[*params])``)."""
+        """What a ``<generic parameters of X>`` function returns (3.12+): a generic ``type``
+        alias, a generic class (with bases and keywords), or a generic function; annotations,
+        bounds and bases made of names, constants, attributes, subscripts, lists, operators
+        and ``*Ts``.
+        Its code is straight-line: make each type parameter (stored under its name), then the
+        alias (from the name, the parameters and the value function), the class
+        (``__build_class__(body, name, *bases, Generic[*params])``) or the function (its defaults
+        come in as this function's arguments; its annotations are evaluated here)."""
+        code = fv.code
+        env = dict(zip(code.co_varnames[: code.co_argcount], args))  # .defaults, .kwdefaults
+        cells = code.co_cellvars + code.co_freevars
         stack: list = []
         params: list = []
-        cells = fv.code.co_cellvars + fv.code.co_freevars
-        # a generic function's defaults come in as arguments: not written back yet
-        for i in normalize(fv.code) if not args else ():
+        kwnames: tuple = ()
+        for i in normalize(code):
             op, arg = i.op, i.argval
+            top = stack[-1] if stack else None
+            if op == "CALL_KW" and isinstance(top, ast.Tuple) and all(_is_str(k) for k in top.elts):
+                kwnames = tuple(k.value for k in stack.pop().elts)  # 3.13: the names on the stack
+                op = "CALL"
             if op == "LOAD_CONST":
-                stack.append(arg)
-            elif op == "CALL_INTRINSIC_1" and arg in _TYPE_PARAM_KINDS and stack and isinstance(stack[-1], str):
-                node = _TYPE_PARAM_KINDS[arg](name=stack.pop())
+                stack.append(("code", arg) if isinstance(arg, CodeType) else const(arg))
+            elif op == "CALL_INTRINSIC_1" and arg in _TYPE_PARAM_KINDS and _is_str(top):
+                node = _TYPE_PARAM_KINDS[arg](name=stack.pop().value)
                 if isinstance(node, getattr(ast, "TypeVar", ())):
                     node.bound = None
                 stack.append(node)
-            elif op == "CALL_INTRINSIC_2" and arg in ("INTRINSIC_TYPEVAR_WITH_BOUND", "INTRINSIC_TYPEVAR_WITH_CONSTRAINTS") and len(stack) >= 2:
+            elif op == "CALL_INTRINSIC_2" and arg in _BOUNDED and len(stack) >= 2:
                 bound_fn, pname = stack.pop(), stack.pop()
-                if not (isinstance(bound_fn, tuple) and isinstance(pname, str)):
+                if not (_is_function(bound_fn) and _is_str(pname)):
                     break
-                stack.append(ast.TypeVar(name=pname, bound=self.returned_expr(bound_fn[1], ins)))
+                stack.append(ast.TypeVar(name=pname.value, bound=self.returned_expr(bound_fn[1], ins)))
             elif op == "COPY" and i.arg == 1 and stack:
-                stack.append(stack[-1])
-            elif op in ("STORE_DEREF", "STORE_FAST") and stack and isinstance(stack[-1], _TYPE_PARAM_NODES) and stack[-1].name == arg:
+                stack.append(top)
+            elif op in ("STORE_DEREF", "STORE_FAST") and isinstance(top, _TYPE_PARAM_NODES) and top.name == arg:
                 params.append(stack.pop())
-            elif op == "LOAD_CLOSURE" or (op == "LOAD_FAST" and arg in cells):  # 3.13: LOAD_FAST
-                stack.append(("cell", arg))
-            elif op == "BUILD_TUPLE" and len(stack) >= i.arg:
-                items = tuple(stack[len(stack) - i.arg :]) if i.arg else ()
-                del stack[len(stack) - i.arg :]
-                stack.append(items)
-            elif op == "MAKE_FUNCTION" and stack and isinstance(stack[-1], CodeType):
-                code = stack.pop()
-                for _ in range(bin(i.arg or 0).count("1")):  # 3.12: closure etc. below the code
-                    stack.pop()
-                stack.append(("function", code))
-            elif op == "SET_FUNCTION_ATTRIBUTE" and len(stack) >= 2:  # 3.13
-                fn = stack.pop()
+            elif op == "STORE_DEREF" and arg == ".type_params" and top == tuple(params):
+                stack.pop()  # a generic class's parameters, which its body reads
+            elif op == "LOAD_DEREF" and arg == ".type_params":
+                stack.append(_TYPE_PARAMS)
+            elif op == "CALL_INTRINSIC_1" and arg == "INTRINSIC_SUBSCRIPT_GENERIC" and top is _TYPE_PARAMS:
+                stack[-1] = _GENERIC_BASE  # Generic[*params], the implicit last base
+            elif op == "STORE_FAST" and arg == ".generic_base" and top is _GENERIC_BASE:
                 stack.pop()
+            elif op == "LOAD_FAST" and arg == ".generic_base":
+                stack.append(_GENERIC_BASE)
+            elif op == "LOAD_CLOSURE" or (op == "LOAD_FAST" and arg in cells and arg not in env):
+                stack.append(("cell", arg))  # 3.13 spells LOAD_CLOSURE as LOAD_FAST
+            elif op == "LOAD_FAST" and arg in env:
+                stack.append(env[arg])
+            elif op in ("LOAD_FAST", "LOAD_DEREF", "LOAD_GLOBAL", "LOAD_NAME"):
+                stack.append(name(arg))  # in an annotation
+            elif op in ("LOAD_FROM_DICT_OR_GLOBALS", "LOAD_FROM_DICT_OR_DEREF") and isinstance(top, ast.Name) and top.id == "__classdict__":
+                stack[-1] = name(arg)  # a name in a class body's annotation scope
+            elif op == "UNPACK_SEQUENCE" and i.arg == 1 and isinstance(top, ast.expr):
+                stack[-1] = ast.Starred(value=top, ctx=ast.Load())  # `*args: *Ts`
+            elif op == "LOAD_ATTR" and isinstance(top, ast.expr):
+                stack[-1] = ast.Attribute(value=top, attr=arg, ctx=ast.Load())
+            elif op == "BINARY_SUBSCR" and len(stack) >= 2 and all(isinstance(v, ast.expr) for v in stack[-2:]):
+                index = stack.pop()
+                stack[-1] = ast.Subscript(value=stack[-1], slice=index, ctx=ast.Load())
+            elif op == "BINARY_OP" and arg in BINOPS and len(stack) >= 2 and all(isinstance(v, ast.expr) for v in stack[-2:]):
+                right = stack.pop()
+                stack[-1] = ast.BinOp(left=stack[-1], op=BINOPS[arg](), right=right)
+            elif op == "BUILD_TUPLE" and len(stack) >= i.arg:
+                items = stack[len(stack) - i.arg :] if i.arg else []
+                del stack[len(stack) - i.arg :]
+                exprs = i.arg and all(isinstance(v, ast.expr) for v in items)
+                stack.append(ast.Tuple(elts=items, ctx=ast.Load()) if exprs else tuple(items))
+            elif op == "BUILD_LIST" and len(stack) >= i.arg and all(isinstance(v, ast.expr) for v in stack[len(stack) - i.arg :]):
+                items = stack[len(stack) - i.arg :] if i.arg else []
+                del stack[len(stack) - i.arg :]
+                stack.append(ast.List(elts=items, ctx=ast.Load()))  # Callable[[T], R]
+            elif op == "SWAP" and len(stack) >= i.arg:
+                stack[-1], stack[-i.arg] = stack[-i.arg], stack[-1]
+            elif op == "MAKE_FUNCTION" and top is not None and top[0] == "code":
+                fn = ("function", stack.pop()[1], {})
+                for bit in (8, 4, 2, 1):  # 3.12: what the flags say, below the code
+                    if (i.arg or 0) & bit:
+                        fn[2][bit] = stack.pop()
+                stack.append(fn)
+            elif op == "SET_FUNCTION_ATTRIBUTE" and len(stack) >= 2 and _is_function(top):  # 3.13
+                fn = stack.pop()
+                fn[2][i.arg] = stack.pop()
                 stack.append(fn)
             elif op == "CALL_INTRINSIC_1" and arg == "INTRINSIC_TYPEALIAS" and stack:
                 parts = stack.pop()
                 if not (
-                    isinstance(parts, tuple) and len(parts) == 3 and isinstance(parts[0], str)
-                    and isinstance(parts[1], tuple) and list(parts[1]) == params
-                    and isinstance(parts[2], tuple) and parts[2][0] == "function"
+                    isinstance(parts, tuple) and len(parts) == 3 and _is_str(parts[0])
+                    and list(parts[1]) == params and _is_function(parts[2])
                 ):
                     break
-                stack.append(V.TypeAliasValue(parts[0], params, self.returned_expr(parts[2][1], ins)))
-            elif op == "STORE_DEREF" and arg == ".type_params" and stack and stack[-1] == tuple(params):
-                stack.pop()  # a generic class's parameters, which its body reads
-            elif op == "LOAD_DEREF" and arg == ".type_params":
-                stack.append(_TYPE_PARAMS)
-            elif op == "CALL_INTRINSIC_1" and arg == "INTRINSIC_SUBSCRIPT_GENERIC" and stack[-1:] == [_TYPE_PARAMS]:
-                stack[-1] = _GENERIC_BASE  # Generic[*params], the implicit last base
-            elif op == "STORE_FAST" and arg == ".generic_base" and stack[-1:] == [_GENERIC_BASE]:
-                stack.pop()
-            elif op == "LOAD_FAST" and arg == ".generic_base":
-                stack.append(_GENERIC_BASE)
+                stack.append(V.TypeAliasValue(parts[0].value, params, self.returned_expr(parts[2][1], ins)))
+            elif op == "CALL_INTRINSIC_2" and arg == "INTRINSIC_SET_FUNCTION_TYPE_PARAMS" and len(stack) >= 2:
+                made, fn = stack.pop(), stack.pop()
+                if not (_is_function(fn) and list(made) == params):
+                    break
+                stack.append(self._generic_function(fn, params, ins))
             elif op in ("LOAD_BUILD_CLASS", "PUSH_NULL"):
                 stack.append(op)
-            elif op == "CALL" and i.arg == 3 and len(stack) == 5 and set(stack[:2]) == {"LOAD_BUILD_CLASS", "PUSH_NULL"}:
-                # a generic class with no bases or keywords of its own: __build_class__(body,
-                # name, Generic[*params])
-                body, cname, base = stack[2:]
-                if not (isinstance(body, tuple) and body[0] == "function" and isinstance(cname, str) and base is _GENERIC_BASE):
+            elif op == "KW_NAMES" and isinstance(arg, tuple):  # 3.12
+                kwnames = arg
+            elif op == "CALL" and len(stack) == i.arg + 2 and set(stack[:2]) == {"LOAD_BUILD_CLASS", "PUSH_NULL"}:
+                # a generic class: __build_class__(body, name, *bases, Generic[*params], **kw)
+                args = stack[2:]
+                positional, values = args[: len(args) - len(kwnames)], args[len(args) - len(kwnames) :]
+                if len(positional) < 3:
+                    break
+                body, cname, *bases, base = positional
+                if not (
+                    _is_function(body) and _is_str(cname) and base is _GENERIC_BASE
+                    and all(isinstance(b, ast.expr) for b in bases + values)
+                ):
                     break
                 del stack[:]
-                stack.append(ClassValue(code=body[1], name=cname, type_params=params))
-            elif op == "RETURN_VALUE" and len(stack) == 1 and isinstance(stack[0], (V.TypeAliasValue, ClassValue)):
+                keywords = [ast.keyword(arg=k, value=v) for k, v in zip(kwnames, values)]
+                stack.append(
+                    ClassValue(code=body[1], name=cname.value, bases=bases, keywords=keywords, type_params=params)
+                )
+                kwnames = ()
+            elif op == "RETURN_VALUE" and len(stack) == 1 and isinstance(stack[0], (V.TypeAliasValue, V.FunctionValue)):
                 return stack[0]
             else:
                 break
         raise self.fail(
-            f"{fv.code.co_name}: of the generic definitions a body makes, only type aliases and "
-            "classes without bases or keywords are written back yet (a decompiled function's "
-            "own type parameters are)",
+            f"{code.co_name}: a generic definition whose annotations, bounds or bases are more than "
+            "names, constants, attributes, subscripts, lists and operators is not written back yet",
             ins,
         )
+
+    def _generic_function(self, fn: tuple, params: list, ins: Instr) -> V.FunctionValue:
+        """A generic function's value from its MAKE_FUNCTION attributes (defaults 1,
+        keyword defaults 2, annotations 4 as a (name, value, ...) tuple)."""
+        attrs = fn[2]
+        defaults, kwdefaults, notes = attrs.get(1), attrs.get(2), attrs.get(4)
+        out = V.FunctionValue(code=fn[1], type_params=params)
+        if defaults is not None:
+            if not isinstance(defaults, ast.Tuple):
+                raise self.fail("generic function defaults that are not a tuple", ins)
+            out.defaults = list(defaults.elts)
+        if kwdefaults is not None:
+            if not (isinstance(kwdefaults, ast.Dict) and all(_is_str(k) for k in kwdefaults.keys)):
+                raise self.fail("generic function keyword defaults that are not a dict", ins)
+            out.kwdefaults = [(k.value, v) for k, v in zip(kwdefaults.keys, kwdefaults.values)]
+        if notes is not None:
+            elts = notes.elts if isinstance(notes, ast.Tuple) else None
+            if elts is None or len(elts) % 2 or not all(_is_str(k) for k in elts[0::2]):
+                raise self.fail("generic function annotations that are not name/value pairs", ins)
+            out.annotations = {k.value: v for k, v in zip(elts[0::2], elts[1::2])}
+        return out
 
     def next_is_comprehension(self, ins: Instr) -> bool:
         i = ins.index
@@ -261,7 +339,10 @@ class CodeWalker(Walker):
             return store_class(self, fv, target, ins)
         if not isinstance(target, ast.Name) or not def_name_matches(self, fv.code.co_name, target.id):
             return False
-        self.emit(function_def(fv.code, fv.defaults, fv.kwdefaults, fv.annotations, fv.decorators))
+        node = function_def(fv.code, fv.defaults, fv.kwdefaults, fv.annotations, fv.decorators)
+        if fv.type_params:
+            node.type_params = list(fv.type_params)
+        self.emit(node)
         return True
 
     def comprehension_expr(self, fv: V.FunctionValue, iterable: ast.expr, ins: Instr) -> ast.expr:

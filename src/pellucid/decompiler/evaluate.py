@@ -204,7 +204,11 @@ class Evaluator:
         stack.append(name(ins.argval))
 
     def op_LOAD_LOCALS(self, ins: Instr, stack: list) -> None:
-        stack.append(V.Marker())
+        stack.append(V.ClassNamespace())
+
+    def op_LOAD_FROM_DICT_OR_GLOBALS(self, ins: Instr, stack: list) -> None:
+        stack.pop()  # the class namespace (__classdict__) an annotation scope reads first
+        stack.append(name(ins.argval))
 
     def op_LOAD_ATTR(self, ins: Instr, stack: list) -> None:
         obj = self.pop_expr(stack, ins)

@@ -1793,6 +1793,15 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             raise self.fail("loop item stored outside its loop", ins)
         if isinstance(value, V.SavedLocal):
             return  # 3.12+ comprehension restoring a shadowed local
+        if isinstance(target, ast.Name) and (
+            (target.id == "__classdict__" and isinstance(value, V.ClassNamespace))
+            or (
+                target.id == "__classdictcell__"
+                and isinstance(value, ast.Name)
+                and value.id == "__classdict__"
+            )
+        ):
+            return  # 3.12+: a class body keeps its namespace for its annotation scopes
         if isinstance(value, V.TypeAliasValue):
             if not (isinstance(target, ast.Name) and target.id == value.name):
                 raise self.fail(f"type alias {value.name} stored as another name", ins)

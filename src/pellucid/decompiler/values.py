@@ -20,6 +20,11 @@ class Marker:
     """Base of non-expression stack values."""
 
 
+class ClassNamespace(Marker):
+    """LOAD_LOCALS in a class body: the namespace mapping (3.12+: read by name lookups, and
+    kept in the ``__classdict__`` cell for the body's annotation scopes)."""
+
+
 class Null(Marker):
     """The NULL that CPython 3.11+ pushes beside callables (and LOAD_METHOD)."""
 
@@ -68,6 +73,7 @@ class FunctionValue(Marker):
     annotations: dict[str, ast.expr] = field(default_factory=dict)
     closure: list[str] = field(default_factory=list)
     decorators: list[ast.expr] = field(default_factory=list)
+    type_params: list = field(default_factory=list)  # `def f[T]` made in a body (3.12+)
 
 
 @dataclass(eq=False)

@@ -1,5 +1,7 @@
 """PEP 695 type parameters and `type` aliases (3.12+): imported only on 3.12+."""
 
+import typing  # noqa: F401 - read by a string annotation
+
 from . import cases
 
 CONSTRUCT = "type_params"
@@ -85,3 +87,25 @@ def tp_generic_function_inside(x):
         return a
 
     return ident(x), [p.__name__ for p in ident.__type_params__]
+
+
+class _Meta(type):
+    pass
+
+
+@cases(
+    (3,),
+)
+def tp_generic_class_keywords_and_methods_inside(x):
+    class Registry[K, V](dict, metaclass=_Meta):
+        type Entry = tuple[K, V]
+
+        def put[W](self, key: K, value: V, extra: list[W] | None = None) -> "Registry[K, V]":
+            self[key] = value
+            return self
+
+        def call[R](self, fn: "typing.Callable[[V], R]", key: K) -> R:
+            return fn(self[key])
+
+    reg = Registry().put("a", x)
+    return dict(reg), type(reg).__name__, reg.call(lambda v: v * 2, "a"), Registry.Entry.__value__

@@ -18,6 +18,15 @@ class Stack[T, *Rest]:
         return self
 
 
+def first[T, *Ts](items: list[T], *rest: *Ts) -> T | None:
+    return items[0] if items else None
+
+
+class Pool[T]:
+    def get[D](self, default: D = None) -> T | D:
+        return default
+
+
 def make():
     type Inner[K] = list[K]
     return Inner
@@ -32,4 +41,6 @@ def _check():
     inner = make()
     stack = Stack().push(1).push(2)
     names = [p.__name__ for p in Stack.__type_params__]
-    return (Number.__name__, Pair[int].__args__, inner.__name__, inner.__value__, stack.items, names)
+    fp = [p.__name__ for p in first.__type_params__]
+    got = Pool[int]().get(5)
+    return (Number.__name__, Pair[int].__args__, inner.__name__, inner.__value__, stack.items, names, fp, got)
