@@ -26,14 +26,13 @@ from samples._harness import *  # noqa: E402,F401,F403 - kept importable from he
 # samples is an xfail on that version and a failure on every other.  Shrink me.
 _NOT_YET_BY_VERSION = {
     (3, 9): {"exceptions"},
-    # async: an await inside try, an async for inside try (3.10's finally copies);
-    # match: a break whose return the compiler inlined (structure, as for plain loops)
-    (3, 10): {"exceptions", "async", "match"},
+    # async: an await inside try, an async for inside try (3.10's finally copies)
+    (3, 10): {"exceptions", "async"},
     # with: a try inside a with (3.11)
     (3, 11): {"exceptions", "with"},
-    (3, 12): {"exceptions", "match"},
+    (3, 12): {"exceptions"},
     # with: a with in a try's else arm whose exit the compiler copied (3.13)
-    (3, 13): {"exceptions", "match", "with"},
+    (3, 13): {"exceptions", "with"},
 }
 NOT_YET = _NOT_YET_BY_VERSION.get(
     sys.version_info[:2],

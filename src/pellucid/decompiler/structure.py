@@ -542,6 +542,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         """[p] when a `break` in the for body at h was compiled as a copy of the
         small block at p, past the loop's else (3.10+): POP_TOP (the iterator)
         then the same code, which a `return` in the body cannot be."""
+        candidates = []
         for k in range(h + 1, exit_):
             if self.ins[k].op != "POP_TOP" or not self.reachable[k]:
                 continue
@@ -556,6 +557,10 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 continue  # `return <value>` keeps its value above the iterator
             if self._same_code(k + 1, exit_, size):
                 return []  # a copy of the code right after the loop: a plain break
+            candidates.append((k, size))
+        # no copy of the loop's own follow: one of code further on (another POP_TOP, such as
+        # a match subject's, may come first)
+        for k, size in candidates:
             for p in range(exit_ + 1, min(stop, self.n)):
                 starts = self._is_target(p) or self.ins[p - 1].op.startswith(("STORE_", "POP_TOP"))
                 if starts and self._same_code(k + 1, p, size):
