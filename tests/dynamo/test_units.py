@@ -40,6 +40,45 @@ def test_guard_parts_translate_and_compile():
     assert "# This cache entry's guard failed" in src
 
 
+def _reference(part: str) -> guards.GuardTerm:
+    """The term of ``part`` from its own parse, nothing shared with other parts."""
+    guards._VERDICTS.clear()
+    guards.translate_part.cache_clear()
+    return guards.translate_part(part)
+
+
+def test_parts_of_one_shape_share_a_parse_and_get_the_terms_of_their_own(monkeypatch):
+    """Parts that differ only in plain string contents and decimal integers are parsed once;
+    each still gets exactly the term its own parse gives."""
+    parts = TORCH_213_PARTS + [
+        "hasattr(L['b'], '_dynamo_dynamic_indices') == False",
+        "___check_obj_id(G['np'], 140095806394496), type=<class 'module'>",
+        "___check_obj_id(G['x'], 12)  # a comment",
+        "L['s'] == 'x # y'",  # a '#' in a string: not shaped like 'x'
+        "L['s'] == \"it's\" and L['t'] == 's'",
+        "L['n'] if 3 else 4",
+        "L['n'] if 5 else 6",
+        "f(0x1f, 1e5, 1_000, 007, 1.5, 2j)",
+        "f(0x2f, 2e5, 2_000, 007, 2.5, 3j)",
+        "L['a'] + rb'xy' 'z'",
+        "x = 1",
+        "'''triple''' == L['q']",
+        "L['e'] == 'a\\'b'",
+        "a b c",
+    ]
+    expected = [_reference(p) for p in parts]  # each parsed on its own, caches emptied
+    guards._VERDICTS.clear()
+    guards.translate_part.cache_clear()
+    calls = []
+    real = guards._term
+    monkeypatch.setattr(guards, "_term", lambda t: calls.append(t) or real(t))
+    got = [guards.translate_part(p) for p in parts]
+    assert got == expected
+    assert len(calls) < len(parts)  # the shared shapes were not parsed again
+    src = guards.guard_function_source("__guard_0_for_f", parts)
+    compile(src, "g.py", "exec")
+
+
 def test_guard_function_with_nothing_python_still_compiles():
     src = guards.guard_function_source("__guard_1_for_g", ["a b c", "", "x ==== y"])
     compile(src, "g.py", "exec")

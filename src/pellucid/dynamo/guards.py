@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import functools
 import io
+import re
 import tokenize
 from dataclasses import dataclass
 
@@ -70,20 +71,64 @@ def _term(text: str) -> tuple[str, str] | None:
     return f"({text})", comment
 
 
+# A part's shape: its text with the contents of plain string literals and the decimal integers
+# made uniform.  Parts that differ only there (the same check on another local, another object
+# id) parse alike, so one parse serves them all: a fresh process meets dozens of parts of a
+# few shapes (every tensor's hasattr checks, every module's id check).  Those tokens keep their
+# kinds and order, and no splitter can be made or lost in them, so the verdict carries over.
+_PLAIN_STRING = re.compile(r"""(['"])[A-Za-z0-9_.]*\1""")
+_DECIMAL = re.compile(r"(?<![\w.])[1-9][0-9]*(?![\w.])")
+_VERDICTS: dict[str, tuple] = {}
+_VERDICTS_MAX = 4096
+
+
+def _shape(text: str) -> str | None:
+    if "\\" in text or "'''" in text or '"""' in text:
+        return None  # escapes and triple quotes: no shape, parsed as they are
+    return _DECIMAL.sub("1", _PLAIN_STRING.sub(r"\1_\1", text))
+
+
+def _verdict(text: str) -> tuple:
+    """How ``text`` becomes a term: ("whole", parenthesize), ("split", splitter, parenthesize),
+    ("none",), or ("as_is", code, comment) when it carries its own comment (not shared)."""
+    whole = _term(text)
+    if whole is not None:
+        code, comment = whole
+        if comment:
+            return ("as_is", code, comment)
+        return ("whole", code != text)
+    for sep in _SPLITTERS:
+        if sep in text:
+            head = text.partition(sep)[0].strip()
+            term = _term(head)
+            if term is not None and not term[1]:
+                return ("split", sep, term[0] != head)
+    return ("none",)
+
+
 @functools.lru_cache(maxsize=4096)
 def translate_part(part: str) -> GuardTerm:
     """One guard code part -> a Python term plus a comment for the untranslatable rest.
     Cached: every recompilation repeats most parts, and the index asks again."""
     text = part.strip()
-    whole = _term(text)
-    if whole is not None:
-        return GuardTerm(whole[0], whole[1], part)
-    for sep in _SPLITTERS:
-        if sep in text:
-            head, _, _ = text.partition(sep)
-            term = _term(head.strip())
-            if term is not None and not term[1]:
-                return GuardTerm(term[0], text[len(head) :].strip().lstrip(",").strip(), part)
+    key = _shape(text)
+    verdict = _VERDICTS.get(key) if key is not None else None
+    if verdict is None:
+        verdict = _verdict(text)
+        if key is not None and verdict[0] != "as_is":
+            if len(_VERDICTS) >= _VERDICTS_MAX:
+                _VERDICTS.clear()
+            _VERDICTS[key] = verdict
+    kind = verdict[0]
+    if kind == "as_is":
+        return GuardTerm(verdict[1], verdict[2], part)
+    if kind == "whole":
+        return GuardTerm(f"({text})" if verdict[1] else text, "", part)
+    if kind == "split":
+        head = text.partition(verdict[1])[0]
+        code = head.strip()
+        comment = text[len(head) :].strip().lstrip(",").strip()
+        return GuardTerm(f"({code})" if verdict[2] else code, comment, part)
     return GuardTerm("True", text, part)
 
 
