@@ -94,12 +94,16 @@ class DumpDir:
                     return path, n, False
                 n += 1
 
+    def _named(self, name: str, n: int) -> str:
+        """The path of the ``n``-th file called ``name``: ``name``, then ``name`` + ``.<k>``."""
+        stem, ext = os.path.splitext(name)
+        return os.path.join(self.path, name if n == 0 else f"{stem}.{n}{ext}")
+
     def find_named(self, name: str, content: str) -> str | None:
         """The path of ``name`` or ``name`` + ``.<k>`` that already holds ``content``, if any."""
-        stem, ext = os.path.splitext(name)
         n = 0
         while True:
-            path = os.path.join(self.path, name if n == 0 else f"{stem}.{n}{ext}")
+            path = self._named(name, n)
             if not os.path.exists(path):
                 return None
             with open(path, encoding="utf-8") as f:
@@ -109,11 +113,10 @@ class DumpDir:
 
     def write_named(self, name: str, content: str) -> tuple[str, bool]:
         """Write ``content`` to ``name``; if another content is there, to ``name`` + ``.<k>``."""
-        stem, ext = os.path.splitext(name)
         with self.locked():
             n = 0
             while True:
-                path = os.path.join(self.path, name if n == 0 else f"{stem}.{n}{ext}")
+                path = self._named(name, n)
                 if self._create(path, content):
                     return path, True
                 if self._holds(path, content):

@@ -141,8 +141,8 @@ class DumpSession:
         self._annotated: weakref.WeakSet[Any] = weakref.WeakSet()
         # id -> (graph module, owner, stage, compile id): first dumps their recompile makes
         self._first_dump: dict[int, tuple[Any, str, str, str | None]] = {}
-        # return line -> (body, path, text) of graphs filed annotated (_same_graph_file)
-        self._files_by_return: dict[str, list[tuple[tuple[str, ...], str, str]]] = {}
+        # last return lines of graphs filed annotated: a cheap first test (_same_graph_file)
+        self._return_lines: set[str] = set()
         self._own_depth = 0  # nested hooks (a recompile inside a dump) count their time once
         self._created: set[str] = set()
         self._contents: dict[str, str] = {}  # relative path -> text, for files written once
@@ -530,15 +530,15 @@ class DumpSession:
     def _same_graph_file(self, src: str) -> tuple[str, str] | None:
         """(path, text) of the file of a graph filed annotated whose code ``src`` is, but for
         the annotations (a copy's plain recompile): what runs is then that file."""
-        candidates = self._files_by_return.get(_return_line(src))
-        if not candidates:
+        if _return_line(src) not in self._return_lines:
             return None
-        body = tuple(_graph_body(src))
-        for other, path, content in candidates:
-            if other == body:
-                self._fx_sources[src] = (path, content)
-                return path, content
-        return None
+        hit = self._plain_bodies.get(tuple(_graph_body(src)))
+        rel = self.graphs.get(hit[0], {}).get("stages", {}).get(hit[1]) if hit else None
+        content = self._read(rel) if rel else None
+        if content is None:
+            return None
+        self._fx_sources[src] = (os.path.join(self.dump.path, rel), content)
+        return self._fx_sources[src]
 
     @staticmethod
     def _graph_header(owner: str, stage: str) -> str:
@@ -595,9 +595,8 @@ class DumpSession:
             _, owner, stage, cid = first
             path, content, compiled = self._file_graph(gm, owner, stage, cid, src)
             self._fx_sources[src] = (path, content)
-            body = tuple(_graph_body(src))
-            self._plain_bodies.setdefault(body, (owner, stage))
-            self._files_by_return.setdefault(_return_line(src), []).append((body, path, content))
+            self._plain_bodies.setdefault(tuple(_graph_body(src)), (owner, stage))
+            self._return_lines.add(_return_line(src))
             exec(recompile.relabel(compiled, _GRAPH_FILE, path), globals_)
             del self._first_dump[id(gm)]  # done (left there, _dump_graph does it its own way)
             return True
