@@ -28,8 +28,7 @@ _NOT_YET_BY_VERSION = {
     (3, 9): {"exceptions"},
     # async: an await inside try, an async for inside try (3.10's finally copies)
     (3, 10): {"exceptions", "async"},
-    # with: a try inside a with (3.11)
-    (3, 11): {"exceptions", "with"},
+    (3, 11): {"exceptions"},
     (3, 12): {"exceptions"},
     # with: a with in a try's else arm whose exit the compiler copied (3.13)
     (3, 13): {"exceptions", "with"},

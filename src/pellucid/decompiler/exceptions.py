@@ -1164,8 +1164,11 @@ class ExceptionStructure(ExceptGroupOps):
         k = e
         end = e
         while k < self.n:
-            if self.home[k] != home and self._in(k, H):
-                k += 1  # 3.11: handler code of a nested try/with, inline
+            hk = self.home[k]
+            if hk != home and (self._in(k, H) or (hk is not None and hk >= 0 and self._in(hk, H))):
+                # 3.11: handler code of a nested try/with, inline, with the exit paths of its
+                # clauses (a return through this finally's copy)
+                k += 1
                 continue
             if self.home[k] != home:
                 break

@@ -550,11 +550,13 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             if (
                 size is None
                 or size < 2
-                or self.ins[k + 1].op == "POP_TOP"
+                or self.ins[k + 1].op in ("POP_TOP", "SWAP", "ROT_TWO")
                 or (size == 2 and self.ins[k + 1].op == "LOAD_CONST")
                 or self.ins[k - 1].op in ("SWAP", "ROT_THREE")
             ):
-                continue  # `return <value>` keeps its value above the iterator
+                # `return <value>` keeps its value above the iterator (and pops the iterator
+                # from under it after a finally body's copy ends in POP_TOP)
+                continue
             if self._same_code(k + 1, exit_, size):
                 return []  # a copy of the code right after the loop: a plain break
             candidates.append((k, size))
