@@ -194,12 +194,17 @@ def test_verified_or_refused(name):
 
 
 # Samples whose exit paths run through a finally body the compiler copied (a return inside a
-# loop, a return from an except clause, a with around a try): once refused on some versions,
-# now decompiled and verified on every one.
+# loop, a return from an except clause, a with around a try, a try inside a finally): once
+# refused on some versions, now decompiled and verified on every one.
 VERIFIED_EVERYWHERE = [
     "exceptions_loops.exl_finally_with_return_in_loop",
     "exceptions.exc_finally_after_return",
     "with_statements.with_try_inside",
+    # a try inside a finally body, the try/finally ending the function: 3.10 copies the
+    # `return` into every end of the finally's normal-path copy
+    "exceptions.exc_try_in_finally",
+    "exceptions.exc_try_except_in_finally",
+    "exceptions.exc_try_except_in_finally_at_end",
 ]
 
 

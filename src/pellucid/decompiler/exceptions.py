@@ -2170,6 +2170,8 @@ class ExceptionStructure(ExceptGroupOps):
                     pass  # the same, to a return 3.10 copied in place of the jump
                 elif self._return_from_loops(j):
                     pass  # a return from inside for loops pops their iterators
+                elif j == stop and op == "RERAISE":
+                    follows.add(j)  # falls into the end of the finally body it is in (3.10)
                 elif not self._owned(j, H) and ins[j].op != "RETURN_VALUE" and self._straight_tail(j) is None:
                     follows.add(j)  # falls into the code after the handler (3.10: a loop's test)
                 elif op != "RETURN_VALUE":
@@ -2182,7 +2184,7 @@ class ExceptionStructure(ExceptGroupOps):
         if len(follows) > 1:
             raise self.fail("except clauses continue at different places", ins[H])
         follow = next(iter(follows)) if follows else None
-        if follow is not None and follow < hend:
+        if follow is not None and follow < hend and follow != stop:
             raise self.fail("except clause continues inside the handler", ins[H])
         # the body's normal exit: POP_BLOCK; JUMP else/follow  -- or a copy of the follow
         pops = [k for k, t in self._b_pops.items() if t == s and k < H and self.home[k] == home]
@@ -2327,6 +2329,8 @@ class ExceptionStructure(ExceptGroupOps):
         handlers = []
         for typ, nm, b0, b1 in clauses:
             cst = base + [ExcInfo(), ExcInfo(), ExcInfo()]
+            if follow is not None and follow == stop and b0 < follow < b1:
+                b1 = follow  # the clause falls into the end of the finally body it is in
             hb, st = self.walk(b0, b1, cst, fo | inherited)
             if len(st) not in (len(base), len(cst)):
                 raise self.fail("except clause changes the stack", ins[b0])
@@ -2602,6 +2606,8 @@ class ExceptionStructure(ExceptGroupOps):
                 self._copies[p + 1] = Copy(lengths[p], "finally", norm_end)
         if COPIES_EXITS and body_end == P and P is not None:
             self._merge_exit_copies39(P, norm_end, [p for p in normal if lengths[p] == lengths[P]])
+        # the statement's follow, when 3.10 copied it into every end of the normal exit's copy
+        follow_copy = getattr(self, "_copied_follows39", {}).get(P + 1) if P is not None else None
         hstack = list(stack) + [ExcInfo(), ExcInfo(), ExcInfo(), CaughtException(), CaughtException(), CaughtException()]
         final, st = self.walk(H, R, hstack, frozenset({R}))
         if len(st) != len(hstack):
@@ -2618,6 +2624,13 @@ class ExceptionStructure(ExceptGroupOps):
         else:
             node = ast.Try(body=body or [ast.Pass()], handlers=[], orelse=[], finalbody=final or [ast.Pass()])
         self.emit(node)
+        if follow_copy is not None and body_end == H:
+            starts, size = follow_copy
+            tail, st = self.walk(starts[0], starts[0] + size, list(stack), frozenset())
+            self.block.extend(tail)
+            for x in starts:
+                for q in range(x, x + size):
+                    self.reachable[q] = False
         return self._cont(cont, stop, exits, ins[s])
 
     def _finally_ends(self, H: int, want: tuple) -> list[int]:
@@ -2714,6 +2727,19 @@ class ExceptionStructure(ExceptGroupOps):
         for x in exits:
             if tail is not None and a <= x < E and self._same(x, E, tail):
                 covered |= set(range(x, x + tail))  # 3.10 copied the follow inside the copy
+        inner = sorted(x for x in exits if a <= x < E)
+        if COPIES_EXITS and inner and tail is None and len(inner) == len(exits):
+            # 3.10: no path leaves the copy; each of its ends is the same small `return`
+            # block, the statement's follow, copied there (the try/finally ends the function)
+            t0 = self._tail_length(inner[0])
+            if t0 is not None and all(
+                self._tail_length(x) == t0 and self._same(x, inner[0], t0) for x in inner
+            ):
+                for x in inner:
+                    covered |= set(range(x, x + t0))
+                E = max(covered) + 1
+                self.__dict__.setdefault("_copied_follows39", {})[a] = (inner, t0)
+                exits = set()  # (all accounted for: none leaves the copy)
         covered |= {x for x in range(a, E) if self._b_stack[x] is None}  # 3.9 keeps dead code
         if covered != set(range(a, E)):
             return None
