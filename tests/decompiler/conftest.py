@@ -28,7 +28,7 @@ _NOT_YET_BY_VERSION = {
     (3, 9): {"exceptions"},
     # async: an await inside try, an async for inside try (3.10's finally copies)
     (3, 10): {"exceptions", "async"},
-    (3, 11): {"exceptions"},
+    (3, 11): set(),
     (3, 12): {"exceptions"},
     # with: a with in a try's else arm whose exit the compiler copied (3.13)
     (3, 13): {"exceptions", "with"},
@@ -66,6 +66,8 @@ KNOWN_BUGS: dict = {
     "tricky.tr_assert_in_loop": "3.9 mismatch: assert at the end of a loop body",
     "exceptions.exc_while_true_try_else_break": "3.10 mismatch: the else's break reaches a return 3.10 copied into it",
     "exceptions_loops.exl_retry_loop_in_if_arm": "3.9 mismatch, 3.10 refused: `while True` inside an if arm whose try clause continues and whose break jumps past the else",
+    "exceptions.exc_try_only_pass": "3.11-3.13 mismatch: a try whose body only passes (its handler is dead code the compiler keeps)",
+    "exceptions_loops.exl_retry_loop": "3.9, 3.11, 3.12 mismatch: a clause's `continue` ending the loop body comes back as `pass` (same behaviour)",
     "exceptions.exstar_tuple_and_rest": "3.12, 3.13 mismatch: an outer except clause keeps its copied return when its try body is a try (plain except too)",
 }
 _harness.configure(NOT_YET)

@@ -1314,7 +1314,13 @@ class ExceptionStructure(ExceptGroupOps):
         follow_cands = []
         for _typ, nm, b0, b1 in clauses:
             for k in range(b0, b1):
-                if ins[k].op == "POP_EXCEPT" and self.home[k] == H:
+                hk = self.home[k]
+                if ins[k].op == "POP_EXCEPT" and (
+                    hk == H
+                    # the end of a clause whose last statement is a try: reached from that
+                    # try's handlers (their home), it pops this handler's exception
+                    or (hk is not None and b0 <= hk < b1 and self._cover[k] == self._cover[C])
+                ):
                     j = k + 1
                     if nm is not None and self._name_cleanup_at(j, nm):
                         j += 3
@@ -1322,17 +1328,24 @@ class ExceptionStructure(ExceptGroupOps):
                         follow_cands.append(ins[j].target)
         # the normal exit: the jump over the handlers ending the body or the else
         normal_exit = None
+        no_else = False
         for j in (e, H - 1):
             if (
                 s <= j < self.n
                 and j >= e
                 and ins[j].op == "JUMP"
-                and self.home[j] == home
                 and ins[j].target > j
                 and (j == e or j == H - 1)
             ):
-                follow_cands.append(ins[j].target)
-                normal_exit = ins[j].target
+                if self.home[j] == home:
+                    follow_cands.append(ins[j].target)
+                    normal_exit = ins[j].target
+                elif j == H - 1 and self.home[j] is not None and s <= self.home[j] < H:
+                    # reached only from the clauses of a try that ends the body (3.11+ lays
+                    # them out inline): the body's normal exit, with no else before it
+                    follow_cands.append(ins[j].target)
+                    normal_exit = ins[j].target
+                    no_else = True
         inside = [t for t in follow_cands if e0 <= t < e]
         if inside:
             # a clause continues at the return that ends the body: it follows the try
@@ -1364,6 +1377,8 @@ class ExceptionStructure(ExceptGroupOps):
                 else_end = H if e < H < stop else stop
             elif PY >= (3, 12):
                 else_end = self._else_end_at_back_edge(e, stop, home) or e
+        if no_else:
+            else_end = e
         inherited = self._inherit(follow, stop, exits)
         fo = self._follow_exit(follow, s, exits)
         body, st = self.walk(s, e, list(stack), fo | {e} | inherited | self._exit_jump_after(e, H, home))
@@ -1399,7 +1414,10 @@ class ExceptionStructure(ExceptGroupOps):
         if follow is not None and e <= follow:
             if follow <= stop:
                 return max(follow, else_end)
-            if follow in exits:
+            if follow in exits or (
+                ins[follow].op == "JUMP" and ins[follow].target in exits and follow not in self.latch
+            ):
+                # (through the jump the enclosing try's body ends with: the same place)
                 return stop
             raise self.fail("try continues past its enclosing block", ins[s])
         return else_end
