@@ -1250,6 +1250,45 @@ class ExceptionStructure(ExceptGroupOps):
             self.reachable[q] = False
         return k + t
 
+    def finally_copied_break(self, lo: int, hi: int, exit_: int, stop: int) -> int | None:
+        """3.12+: where a ``break`` in the loop body [lo, hi) goes when it leaves through a
+        finally body and the loop has an else: the compiler writes the finally body's copy, then
+        a copy of the small block after the else (a ``return``), and no jump says where the
+        break goes.  That block's first instruction, found before the body is walked so that
+        the loop gets its else; None when there is no such break."""
+        if PY < (3, 12):
+            return None
+        if not hasattr(self, "_copies"):
+            self._exc_setup()
+        ins = self.ins
+        # the body's code, and the handler code of the try statements in it (3.12+ lays
+        # handlers out after the function's other code)
+        owners = {H2 for H2, h2 in self._handlers.items() if any(lo <= a < hi for a, _ in h2.ranges)}
+        body = [k for k in range(lo, self.n) if k < hi or self.home[k] in owners]
+        for H, h in self._handlers.items():
+            if h.kind != "try" or not self._is_finally(H) or not any(self._in(k, H) for k in range(lo, hi)):
+                continue
+            R = next(
+                (k for k in range(H + 1, self.n) if ins[k].op == "RERAISE" and ins[k].arg == 0),
+                None,
+            )
+            if R is None or any(ins[k].target is not None for k in range(H + 1, R)):
+                continue  # (a finally body with branches: not looked for here)
+            L = R - (H + 1)
+            for k in body:
+                if not self.reachable[k] or not self._same(k, H + 1, L):
+                    continue
+                j = k + L
+                t = self._exit_tail_len(j)
+                if not t or any(self._is_target(q) for q in range(j, j + t)):
+                    continue
+                for p in range(exit_ + 1, min(stop, self.n)):
+                    if (
+                        self._is_target(p) or ins[p - 1].op in STORE_OPS or ins[p - 1].op == "POP_TOP"
+                    ) and ins[p - 1].op not in TERMINAL_OPS and self._same(j, p, t):
+                        return p
+        return None
+
     def _never_ends(self, a: int, b: int) -> bool:
         """Does no path through the straight copy [a, b) reach b (a finally body
         that raises)?"""

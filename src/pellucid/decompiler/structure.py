@@ -765,6 +765,10 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         body_end = latch - n + 1
         exit_ = latch + 1
         breaks = [t for t in self._jumps_out(T, body_end) if t >= exit_]
+        if not breaks and F == exit_ < stop:
+            # a break whose jump the compiler replaced by copies (a finally, the return after)
+            p = self.finally_copied_break(T, body_end, exit_, stop)
+            breaks = [p] if p is not None else []
         follow = max(breaks) if breaks else F
         loop = Loop(T, follow, {T, cs} | extra_continue, set(breaks) | {follow})
         self.loops.append(loop)
