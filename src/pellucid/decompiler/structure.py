@@ -550,12 +550,13 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             if (
                 size is None
                 or size < 2
-                or self.ins[k + 1].op in ("POP_TOP", "SWAP", "ROT_TWO")
+                or self.ins[k + 1].op in ("POP_TOP", "SWAP", "ROT_TWO", "POP_EXCEPT", "POP_BLOCK")
                 or (size == 2 and self.ins[k + 1].op == "LOAD_CONST")
                 or self.ins[k - 1].op in ("SWAP", "ROT_THREE")
             ):
                 # `return <value>` keeps its value above the iterator (and pops the iterator
-                # from under it after a finally body's copy ends in POP_TOP)
+                # from under it after a finally body's copy ends in POP_TOP); a handler's
+                # exception is popped before the iterator
                 continue
             if self._same_code(k + 1, exit_, size):
                 return []  # a copy of the code right after the loop: a plain break
