@@ -26,9 +26,7 @@ from samples._harness import *  # noqa: E402,F401,F403 - kept importable from he
 # samples is an xfail on that version and a failure on every other.  Shrink me.
 _NOT_YET_BY_VERSION = {
     (3, 9): set(),
-    # exceptions: a break or continue leaving a try in a loop whose follow 3.10 copied;
-    # async: an await inside try, an async for inside try (3.10's finally copies)
-    (3, 10): {"exceptions", "async"},
+    (3, 10): set(),
     (3, 11): set(),
     (3, 12): set(),
     (3, 13): set(),
@@ -74,6 +72,8 @@ KNOWN_BUGS: dict = {
     "test_verified[exceptions_loops.exl_break_in_except]": "3.12, 3.13 mismatch: a break whose target is the return after the loop comes back as that return (same behaviour); 3.10 refused (NOT_YET)",
     "test_verified[exceptions.exc_return_in_else]": "3.10, 3.12, 3.13 mismatch: a try's else that returns comes back as code after the try, the clause returning (same behaviour)",
     "test_verified[exceptions.exc_named_handler_unbound_after]": "3.10, 3.12, 3.13 mismatch: `return a, (x if c else y)` comes back as an if with two returns",
+    "test_verified[exceptions.exc_try_in_else]": "3.10 mismatch: a try's else holding a try comes back as code after the try, the clause returning (same behaviour)",
+    "test_verified[async_samples.async_await_try]": "3.10 mismatch: `return <constant>` ending a try body comes back after the try (it cannot raise)",
     "test_verified[exceptions.exc_else_return_ends_function]": "3.9 mismatch: a try's else ending the function comes back as code after the try (the clause returns)",
     "test_verified[with_statements.with_in_try_else_arm_copied_exit]": "3.13 mismatch: the return after the try, copied into the if arm, comes back inside the try (it loads two locals)",
     "test_verified[exceptions.exc_nested_try_in_clause_returns]": "3.13 refused: an innermost clause pops two exceptions and jumps past both handlers (3.13 merges the jumps)",

@@ -206,16 +206,19 @@ VERIFIED_EVERYWHERE = [
     "exceptions.exc_try_in_finally",
     "exceptions.exc_try_except_in_finally",
     "exceptions.exc_try_except_in_finally_at_end",
+    # a break in an except clause of a try/finally in a `while` with an else (3.10+ write the
+    # finally body and the return after the else in place of the break's jump)
+    "exceptions_loops.exl_while_try",
+    # an async for around a try (3.10: the try's handlers lie between the loop's back edge
+    # and its END_ASYNC_FOR)
+    "async_samples.async_for_with_try",
 ]
 
 
 # ... and on some versions: a try whose body ends in a try whose clause ends in a try (3.11+
 # lay their handlers out inline; the outer body's normal exit is reached from inner clauses)
-# ... a `break` in an except clause of a try/finally in a `while` with an else (3.12+ write the
-# finally body and the return after the else in place of the break's jump)
 VERIFIED_ON = {
     "exceptions.exc_nested_try_in_clause_returns": {(3, 11), (3, 12)},
-    "exceptions_loops.exl_while_try": {(3, 9), (3, 11), (3, 12), (3, 13)},
     # a break in an except clause of a for loop with an else (3.10 copies the return after it)
     "exceptions_loops.exl_break_in_except": {(3, 9), (3, 10), (3, 11)},
 }

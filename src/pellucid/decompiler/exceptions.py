@@ -1251,32 +1251,19 @@ class ExceptionStructure(ExceptGroupOps):
         return k + t
 
     def finally_copied_break(self, lo: int, hi: int, exit_: int, stop: int) -> int | None:
-        """3.12+: where a ``break`` in the loop body [lo, hi) goes when it leaves through a
+        """3.10+: where a ``break`` in the loop body [lo, hi) goes when it leaves through a
         finally body and the loop has an else: the compiler writes the finally body's copy, then
         a copy of the small block after the else (a ``return``), and no jump says where the
         break goes.  That block's first instruction, found before the body is walked so that
         the loop gets its else; None when there is no such break."""
-        if PY < (3, 12):
+        if not COPIES_EXITS:
             return None
         if not hasattr(self, "_copies"):
             self._exc_setup()
         ins = self.ins
-        # the body's code, and the handler code of the try statements in it (3.12+ lays
-        # handlers out after the function's other code)
-        owners = {H2 for H2, h2 in self._handlers.items() if any(lo <= a < hi for a, _ in h2.ranges)}
-        body = [k for k in range(lo, self.n) if k < hi or self.home[k] in owners]
-        for H, h in self._handlers.items():
-            if h.kind != "try" or not self._is_finally(H) or not any(self._in(k, H) for k in range(lo, hi)):
-                continue
-            R = next(
-                (k for k in range(H + 1, self.n) if ins[k].op == "RERAISE" and ins[k].arg == 0),
-                None,
-            )
-            if R is None or any(ins[k].target is not None for k in range(H + 1, R)):
-                continue  # (a finally body with branches: not looked for here)
-            L = R - (H + 1)
+        for start, L, body in self._finally_bodies(lo, hi):
             for k in body:
-                if not self.reachable[k] or not self._same(k, H + 1, L):
+                if not self.reachable[k] or not self._same(k, start, L):
                     continue
                 j = k + L
                 t = self._exit_tail_len(j)
@@ -1288,6 +1275,35 @@ class ExceptionStructure(ExceptGroupOps):
                     ) and ins[p - 1].op not in TERMINAL_OPS and self._same(j, p, t):
                         return p
         return None
+
+    def _finally_bodies(self, lo: int, hi: int) -> list[tuple[int, int, list[int]]]:
+        """(first instruction, length, where its copies may be) of the exception-path copy
+        of each straight finally body of a try in the loop body [lo, hi)."""
+        ins = self.ins
+        out = []
+        if PY < (3, 11):
+            for q in range(lo, hi):
+                H = ins[q].target
+                if ins[q].op != "SETUP_FINALLY" or H is None or self._is_except_handler39(H):
+                    continue
+                R = next((k for k in range(H, self.n) if ins[k].op == "RERAISE"), None)
+                if R is not None and R > H and not any(ins[k].target is not None for k in range(H, R)):
+                    out.append((H, R - H, list(range(lo, hi))))
+            return out
+        # the body's code, and the handler code of the try statements in it (3.12+ lays
+        # handlers out after the function's other code)
+        owners = {H2 for H2, h2 in self._handlers.items() if any(lo <= a < hi for a, _ in h2.ranges)}
+        body = [k for k in range(lo, self.n) if k < hi or self.home[k] in owners]
+        for H, h in self._handlers.items():
+            if h.kind != "try" or not self._is_finally(H) or not any(self._in(k, H) for k in range(lo, hi)):
+                continue
+            R = next(
+                (k for k in range(H + 1, self.n) if ins[k].op == "RERAISE" and ins[k].arg == 0),
+                None,
+            )
+            if R is not None and not any(ins[k].target is not None for k in range(H + 1, R)):
+                out.append((H + 1, R - (H + 1), body))
+        return out
 
     def _never_ends(self, a: int, b: int) -> bool:
         """Does no path through the straight copy [a, b) reach b (a finally body

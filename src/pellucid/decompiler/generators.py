@@ -309,7 +309,7 @@ def _flow_reachable(ins: list[Instr], remove: set[int]) -> list[bool]:
             continue
         seen[k] = True
         i = ins[k]
-        if i.target is not None:
+        if i.target is not None and not i.op.startswith("SETUP_"):  # (3.9/3.10: a handler)
             work.append(i.target)
         if i.op not in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP"):
             work.append(k + 1)
