@@ -558,3 +558,29 @@ def exl_continues_then_if_with_in_try_finally(ks):
     finally:
         log.append("done")
     return log
+
+
+@cases(*SEQS)
+def exl_while_test_try_else_return(ks):
+    # 3.12+: the while test is copied after the handlers, reached only from the clause
+    items = list(ks)
+    while items:
+        try:
+            v = risky(items.pop())
+        except Exception:
+            pass
+        else:
+            return v
+    return "none"
+
+
+@cases(*SEQS)
+def exl_while_true_try_except_continue(ks):
+    items = list(ks)
+    while True:
+        try:
+            return risky(items.pop())
+        except IndexError:
+            return "empty"
+        except Exception:
+            continue
