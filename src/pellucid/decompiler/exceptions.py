@@ -1483,9 +1483,12 @@ class ExceptionStructure(ExceptGroupOps):
     ) -> bool:
         """Are the clauses' jumps back to the loop head `continue`s, the code after the
         try body following the try?  Always when the try does not end the loop body
-        (falling off it does not go round).  When it does, both readings compile alike
-        before 3.13; 3.13 tells them apart: an if ending an else leaves by a second
-        jump back (see below), one ending the loop body jumps to the head itself."""
+        (falling off it does not go round).  When it does, 3.11 tells them apart: a clause
+        falling off the try jumps forward to the back edge laid out after the handlers, a
+        `continue` straight to the head.  3.12 may thread the first into the second (both
+        compile alike), so the plain reading stays there; 3.13 tells them apart again: an if
+        ending an else leaves by a second jump back (see below), one ending the loop body
+        jumps to the head itself."""
         loop = self.loops[-1] if self.loops else None
         if not (
             loop is not None
@@ -1496,6 +1499,8 @@ class ExceptionStructure(ExceptGroupOps):
         ):
             return False
         if follow not in exits:
+            return True
+        if PY < (3, 12):
             return True
         return PY >= (3, 13) and e < stop and self._else_end_at_back_edge(e, stop, home) is None
 
