@@ -67,8 +67,6 @@ KNOWN_BUGS: dict = {
     # (keys "test_verified[...]": only the bytecode comparison differs; behaviour is checked)
     "test_verified[exceptions.exc_try_only_pass]": "3.11-3.13 mismatch: a try whose body only passes (its handler is dead code the compiler keeps)",
     "test_verified[exceptions_loops.exl_retry_loop]": "3.9, 3.12 mismatch: a clause's `continue` ending the loop body comes back as `pass` (same behaviour)",
-    "test_verified[exceptions_loops.exl_return_in_loop_try]": "3.12, 3.13 mismatch: a clause's `continue` ending the loop body comes back as `pass` (same behaviour)",
-    "test_verified[exceptions_loops.exl_nested_loops_with_try]": "3.12, 3.13 mismatch: a clause's `continue` ending the loop body comes back as `pass` (same behaviour)",
     "test_verified[exceptions_loops.exl_break_in_except]": "3.12, 3.13 mismatch: a break whose target is the return after the loop comes back as that return (same behaviour); 3.10 refused (NOT_YET)",
     "test_verified[exceptions.exc_return_in_else]": "3.10, 3.12, 3.13 mismatch: a try's else that returns comes back as code after the try, the clause returning (same behaviour)",
     "test_verified[exceptions.exc_named_handler_unbound_after]": "3.10, 3.12, 3.13 mismatch: `return a, (x if c else y)` comes back as an if with two returns",

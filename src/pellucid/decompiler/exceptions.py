@@ -971,6 +971,21 @@ class ExceptionStructure(ExceptGroupOps):
                     self.emit(ast.Break())
                     stack[:] = before  # (the rest of the loop body still runs inside the with)
                     return after
+                j = i + c.length
+                loop = self.loops[-1] if self.loops else None
+                if (
+                    PY >= (3, 12)
+                    and c.kind == "finally"
+                    and self.home[i] in self._handlers  # in an except clause
+                    and not self._is_finally(self.home[i])
+                    and loop is not None
+                    and self.ins[j].op == "JUMP"
+                    and self.ins[j].target in loop.continue_targets
+                ):
+                    # the finally's copy on an except clause's path round the loop: a
+                    # `continue` (falling off the try goes through the normal exit's copy)
+                    self.emit(ast.Continue())
+                    return j + 1
             return i + c.length
         if PY < (3, 11):
             if self.ins[i].op == "SETUP_WITH":
