@@ -216,13 +216,15 @@ VERIFIED_EVERYWHERE = [
     # into the clause and jump straight to the head)
     "exceptions_loops.exl_return_in_loop_try",
     "exceptions_loops.exl_nested_loops_with_try",
+    # a try whose body ends in a try whose clause ends in a try (3.11+ lay their handlers out
+    # inline: the outer body's normal exit is reached from inner clauses; 3.13 merges the two
+    # clauses' ends into one POP_EXCEPT; POP_EXCEPT; JUMP)
+    "exceptions.exc_nested_try_in_clause_returns",
 ]
 
 
-# ... and on some versions: a try whose body ends in a try whose clause ends in a try (3.11+
-# lay their handlers out inline; the outer body's normal exit is reached from inner clauses)
+# ... and on some versions
 VERIFIED_ON = {
-    "exceptions.exc_nested_try_in_clause_returns": {(3, 11), (3, 12)},
     # a break in an except clause of a for loop with an else (3.10 copies the return after it)
     "exceptions_loops.exl_break_in_except": {(3, 9), (3, 10), (3, 11)},
     # a clause's `continue` ending a `while True` body whose try's else returns (3.11 jumps

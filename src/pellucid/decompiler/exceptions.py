@@ -1386,7 +1386,7 @@ class ExceptionStructure(ExceptGroupOps):
             for k in range(b0, b1):
                 hk = self.home[k]
                 if ins[k].op == "POP_EXCEPT" and (
-                    hk == H
+                    (hk == H and not self._merged_clause_end(k - 1))
                     # the end of a clause whose last statement is a try: reached from that
                     # try's handlers (their home), it pops this handler's exception
                     or (hk is not None and b0 <= hk < b1 and self._cover[k] == self._cover[C])
@@ -1396,6 +1396,14 @@ class ExceptionStructure(ExceptGroupOps):
                         j += 3
                     if j < self.n and ins[j].op == "JUMP":
                         follow_cands.append(ins[j].target)
+                    elif (
+                        self._merged_clause_end(k)
+                        and self._cover[C] is not None
+                        and self._cover[j] == self._cover[self._cover[C]]
+                    ):
+                        # 3.13 merges the end of the enclosing clause (this try ends it) into
+                        # this clause's: the try continues at the enclosing clause's POP_EXCEPT
+                        follow_cands.append(j)
         # the normal exit: the jump over the handlers ending the body or the else
         normal_exit = None
         no_else = False
@@ -1415,6 +1423,22 @@ class ExceptionStructure(ExceptGroupOps):
                     # them out inline): the body's normal exit, with no else before it
                     follow_cands.append(ins[j].target)
                     normal_exit = ins[j].target
+                    no_else = True
+        if PY >= (3, 13) and normal_exit is None:
+            # 3.13: the body ends in a try whose clause ends in a try, and the innermost
+            # clause's end jumps past this statement's handlers itself (merged jumps)
+            for q in range(s, H):
+                hq = self.home[q]
+                if (
+                    ins[q].op == "JUMP"
+                    and hq is not None
+                    and hq != home
+                    and s <= hq < H
+                    and self._merged_clause_end(q - 2)
+                    and ins[q].target > C + 2
+                ):
+                    follow_cands.append(ins[q].target)
+                    normal_exit = ins[q].target
                     no_else = True
         inside = [t for t in follow_cands if e0 <= t < e]
         if inside:
@@ -1491,6 +1515,19 @@ class ExceptionStructure(ExceptGroupOps):
                 return stop
             raise self.fail("try continues past its enclosing block", ins[s])
         return else_end
+
+    def _merged_clause_end(self, k: int) -> bool:
+        """3.13: ``POP_EXCEPT; POP_EXCEPT; JUMP t`` at k, t no loop's target: a clause ending
+        a try that ends an enclosing clause, the two clauses' ends merged into one jump."""
+        ins = self.ins
+        return (
+            PY >= (3, 13)
+            and 0 <= k
+            and k + 2 < self.n
+            and ins[k].op == ins[k + 1].op == "POP_EXCEPT"
+            and ins[k + 2].op == "JUMP"
+            and ins[k + 2].target not in self._loop_targets()
+        )
 
     def _clauses_continue(
         self, follow: int | None, normal_exit: int | None, s: int, e: int, stop: int, home: int,
