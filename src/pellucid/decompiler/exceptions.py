@@ -2713,8 +2713,9 @@ class ExceptionStructure(ExceptGroupOps):
         L = R - H
         pops = sorted(k for k, t in self._b_pops.items() if t == s)
         lengths = {}
+        copied_follows: dict[int, tuple[list[int], int]] = {}
         for p in pops:
-            m = self._match_finally_copy(p + 1, H, frozenset(ends)) if L else 0
+            m = self._match_finally_copy(p + 1, H, frozenset(ends), copied_follows) if L else 0
             if m is None:
                 raise self.fail("finally copy not found after its POP_BLOCK", ins[p])
             lengths[p] = m
@@ -2737,7 +2738,7 @@ class ExceptionStructure(ExceptGroupOps):
         if COPIES_EXITS and body_end == P and P is not None:
             self._merge_exit_copies39(P, norm_end, [p for p in normal if lengths[p] == lengths[P]])
         # the statement's follow, when 3.10 copied it into every end of the normal exit's copy
-        follow_copy = getattr(self, "_copied_follows39", {}).get(P + 1) if P is not None else None
+        follow_copy = copied_follows.get(P + 1) if P is not None else None
         hstack = list(stack) + [ExcInfo(), ExcInfo(), ExcInfo(), CaughtException(), CaughtException(), CaughtException()]
         final, st = self.walk(H, R, hstack, frozenset({R}))
         if len(st) != len(hstack):
@@ -2787,14 +2788,18 @@ class ExceptionStructure(ExceptGroupOps):
     def _dead_between(self, a: int, b: int) -> bool:
         return all(not self.reachable[k] for k in range(a, b))
 
-    def _match_finally_copy(self, a: int, H: int, ends: frozenset) -> int | None:
+    def _match_finally_copy(
+        self, a: int, H: int, ends: frozenset, copied_follows: dict[int, tuple[list[int], int]]
+    ) -> int | None:
         """Length of the inlined copy at ``a`` of finally handler H's body, or None.
 
         The two copies have the same blocks; only their exits differ: where the
         handler's copy re-raises (``ends``), the inlined copy continues at one
         place, reached by falling off its end, by a jump threaded to where that
         jump goes (3.9), or by a copy of a small return block (3.10).  Copies of
-        that block reached only from inside the copy are marked dead."""
+        that block reached only from inside the copy are marked dead.  A copy that
+        no path leaves, each of its ends a copy of the statement's follow (3.10),
+        puts (their starts, their length) in ``copied_follows[a]``."""
         ins = self.ins
         seen: dict[int, int] = {}
         exits: set[int] = set()
@@ -2868,7 +2873,7 @@ class ExceptionStructure(ExceptGroupOps):
                 for x in inner:
                     covered |= set(range(x, x + t0))
                 E = max(covered) + 1
-                self.__dict__.setdefault("_copied_follows39", {})[a] = (inner, t0)
+                copied_follows[a] = (inner, t0)
                 exits = set()  # (all accounted for: none leaves the copy)
         covered |= {x for x in range(a, E) if self._b_stack[x] is None}  # 3.9 keeps dead code
         if covered != set(range(a, E)):
