@@ -468,7 +468,8 @@ def aggregate(lines: list[dict], status: str, wall: float) -> dict:
     header = next((x for x in lines if x.get("kind") == "header"), {})
     modules = [x for x in lines if x.get("kind") == "module"]
     rows = {key: collections.Counter() for key in [*CLASSES, "total", "module"]}
-    mismatches, crashes, no_compile, errors = [], [], [], collections.Counter()
+    mismatches, crashes, no_compile, refusals = [], [], [], []
+    errors = collections.Counter()
     decompile_time = verify_time = 0.0
     for mod in modules:
         decompile_time += mod["decompile_time"]
@@ -486,6 +487,7 @@ def aggregate(lines: list[dict], status: str, wall: float) -> dict:
                 no_compile.append(rec)
             elif outcome == "error":
                 errors[_error_key(rec.get("detail", ""))] += 1
+                refusals.append(rec)
         mrec = mod["module_row"]
         rows["module"][mrec["outcome"]] += 1
         if mrec["outcome"] == "crash":
@@ -511,6 +513,7 @@ def aggregate(lines: list[dict], status: str, wall: float) -> dict:
         "crashes": crashes,
         "no_compile": no_compile,
         "top_errors": errors.most_common(10),
+        "errors": refusals,  # every refused code object, for --json readers
     }
 
 

@@ -1501,7 +1501,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             raise self.fail("backward and/or jump", ins)
         if _is_chain_link(left, stack) and ins.op == "JUMP_IF_FALSE_OR_POP":
             return self.do_chain(left, stack, j + 1, L, ins)
-        stmts, st = self.walk(j + 1, L, list(stack), frozenset({L}))
+        stmts, st = self._boolop_operand(j + 1, L, stack)
         if stmts or len(st) != len(stack) + 1:
             raise self.fail("and/or operand is not an expression", ins)
         right = self.as_expr(st[-1], ins)
@@ -1513,6 +1513,46 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             return self._after_chain_cleanup(L, stack, ins)
         stack.append(_boolop(op, left, right))
         return L
+
+    def _boolop_operand(self, lo: int, L: int, stack: list) -> tuple[list[ast.stmt], list]:
+        """Walk the right operand of an and/or from ``lo`` to its join ``L``.
+
+        ``x or a < b < c`` followed by a small exit block (``return``, a store and a return):
+        the compiler copies the block at the join into the chained comparison's true path,
+        just before the comparison's clean-up (``SWAP 2; POP_TOP``), which falls into the
+        join.  The operand then ends where that copy starts; the copy and the clean-up are
+        dead here, and the block at the join is the one that stays."""
+        p = self._chain_tail_copy(lo, L)
+        if p is None:
+            return self.walk(lo, L, list(stack), frozenset({L}))
+        stmts, st = self.walk(lo, p, list(stack), frozenset({p}))
+        n = L - 2 - p
+        for k in range(p, L):
+            self.reachable[k] = False
+        for k in range(L, L + n):  # the chain took the join's block for its own copy
+            self.reachable[k] = True
+        return stmts, st
+
+    def _chain_tail_copy(self, lo: int, L: int) -> int | None:
+        """Start of a copy of the small exit block at ``L`` that ends a chained comparison
+        whose clean-up (``SWAP 2; POP_TOP``) sits just before ``L`` (see _boolop_operand)."""
+        if not (
+            L - 2 > lo
+            and self.ins[L - 2].op == "SWAP"
+            and self.ins[L - 2].argval == 2
+            and self.ins[L - 1].op == "POP_TOP"
+            and not self._is_target(L - 1)
+        ):
+            return None
+        n = self._terminal_len(L)
+        if n is None:
+            return None
+        p = L - 2 - n
+        if p <= lo or not self._same_code(p, L, n):
+            return None
+        if not any(self.ins[k].target == L - 2 for k in range(lo, p)):
+            return None  # no link of a chained comparison jumps to the clean-up
+        return p
 
     def _is_value_boolop(self, i: int, stack: list) -> bool:
         # 3.12+: COPY 1; POP_JUMP_IF_X L; POP_TOP; <right>; L:
@@ -1533,7 +1573,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         L = jump.target
         if _is_chain_link(left, stack) and jump.op == "POP_JUMP_IF_FALSE":
             return self.do_chain(left, stack, i + 3, L, jump)
-        stmts, st = self.walk(i + 3, L, list(stack), frozenset({L}))
+        stmts, st = self._boolop_operand(i + 3, L, stack)
         op = ast.And() if jump.op == "POP_JUMP_IF_FALSE" else ast.Or()
         chain = _chained_compare(left, None, stack) if op.__class__ is ast.And else None
         if chain is not None and not stmts and len(st) == len(stack) and isinstance(st[-1], ast.expr):
@@ -1740,11 +1780,38 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             self.reachable[L] = self.reachable[L + 1] = False
             self.fallthrough[i] = i + 1
             return i
+        if (
+            last_op == "POP_JUMP_IF_TRUE"
+            and jump is not None
+            and jump.op == "JUMP"
+            and i + 2 == L
+            and jump.target in self._same_place(L + 1)
+        ):
+            # `if not a < b < c: continue`: the code after the clean-up is the test's false
+            # branch (a jump: 3.9 threads the last link's false exit straight to its target),
+            # which both false paths reach
+            Y = L + 1
+            stack[:] = st
+            stack.append(merged)
+            self.fallthrough[i] = Y
+            self.reachable[i + 1] = self.reachable[L] = False
+            return i
+        # 3.9 threads the jump into a body that is itself one jump (`break`) to that jump's
+        # target, leaving the body's jump dead: it is still the body
+        threaded = (
+            jump is not None
+            and jump.op == "JUMP"
+            and Y < self.n
+            and jump.target != Y
+            and self.ins[Y].op == "JUMP"
+            and self.ins[Y].target == jump.target
+            and not self.reachable[Y]
+        )
         if not (
             last_op in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE")
             and jump is not None
             and jump.op == "JUMP"
-            and jump.target == Y
+            and (jump.target == Y or threaded)
             and i + 2 == L
             and C in self._same_place(last.target if last_op == "POP_JUMP_IF_FALSE" else Y)
         ):
@@ -1754,6 +1821,8 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         self.fallthrough[i] = Y
         for k in range(i + 1, Y):
             self.reachable[k] = False
+        if threaded:
+            self.reachable[Y] = True
         return i
 
     def apply(self, ins: Instr, stack: list) -> None:

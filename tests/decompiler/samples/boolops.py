@@ -1,6 +1,6 @@
 """`and` / `or` / `not` as values and in conditions, every nesting; conditional expressions."""
 
-from . import cases
+from . import cases, lazy
 
 CONSTRUCT = "expressions"
 
@@ -248,3 +248,48 @@ def bool_or_then_elif_not_augassign(a, b, c):
     else:
         r += "3"
     return r
+
+
+CHAIN4 = tuple((x, a, b, c) for x in (0, 5) for a in (1, 3) for b in (2,) for c in (1, 4))
+
+
+@cases(*CHAIN4)
+def bool_or_chain_returned(x, a, b, c):
+    return x or a < b < c
+
+
+@cases(*CHAIN4)
+def bool_and_chain_returned(x, a, b, c):
+    return x and a < b < c
+
+
+@cases(*CHAIN4)
+def bool_or_chain_stored_then_returned(x, a, b, c):
+    y = x or a < b < c
+    return y
+
+
+@cases((0,), (100,), (56000,), (60000,), (2000000,), (-1,))
+def bool_chain_or_chain_returned(codepoint):
+    return (0 <= codepoint <= 55295) or (57344 <= codepoint <= 1114111)
+
+
+@cases(((0.5, 2.0, 0.25, 0.75, 0.9),), ((3.0, -1.0),))
+def bool_not_chain_continue(values):
+    out = []
+    for u in values:
+        if not 0.0 < u < 1.0:
+            continue
+        out.append(u)
+    return out
+
+
+@cases(lazy(lambda: (iter([2.0, 0.3, 0.8]),)), lazy(lambda: (iter([0.6]),)))
+def bool_not_chain_continue_while_true(it):
+    while 1:
+        u = next(it)
+        if not 0.0 < u < 1.0:
+            continue
+        v = 1.0 - u
+        if v < 0.5:
+            return u, v
