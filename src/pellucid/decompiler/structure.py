@@ -490,6 +490,12 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         breaks = self._jumps_out(h, body_end)
         follow = max(breaks) if breaks else body_end
         loop = Loop(h, follow, {h}, set(breaks) | {follow})
+        if follow < self.n and self.ins[follow].op == "JUMP":
+            # 3.9 threads a `break` to where the loop's follow jumps: the back edge of the
+            # enclosing loop (a `continue` of that loop cannot be written in this one)
+            t = self.ins[follow].target
+            if any(t in lp.continue_targets for lp in self.loops):
+                loop.break_targets.add(t)
         # a leading condition whose false exit leaves the loop is the while test
         test = None
         body_start = h
@@ -771,12 +777,26 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             p = self.finally_copied_break(T, body_end, exit_, stop)
             breaks = [p] if p is not None else []
         follow = max(breaks) if breaks else F
-        loop = Loop(T, follow, {T, cs} | extra_continue, set(breaks) | {follow})
+        # `while c: while True: ...`: plain jumps back to the body's start are the back edges
+        # of an inner loop headed there (the NOP that told the two heads apart is dropped);
+        # this loop's own `continue`s go to the test at the top
+        inner = [
+            k for k in range(T, body_end)
+            if self.ins[k].op == "JUMP" and self.ins[k].target == T and self.reachable[k]
+        ]
+        if inner:
+            loop = Loop(cs, follow, {cs} | extra_continue, set(breaks) | {follow})
+            saved_latch = self.latch[T]
+            self.latch[T] = max(inner)
+        else:
+            loop = Loop(T, follow, {T, cs} | extra_continue, set(breaks) | {follow})
         self.loops.append(loop)
         try:
             body, st = self.walk(T, body_end, list(stack), frozenset({T}))
         finally:
             self.loops.pop()
+            if inner:
+                self.latch[T] = saved_latch
         if len(st) != len(stack):
             raise self.fail("loop body changes the stack", self.ins[T])
         orelse: list[ast.stmt] = []

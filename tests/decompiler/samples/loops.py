@@ -662,3 +662,99 @@ def loop_while_or_ends_for_body(rows, fl, tl):
             else:
                 out.append((tl.pop(0), flag))
     return out, fl, tl
+
+
+# `while c:` whose body starts with `while True:`: 3.10+ put both loops' heads at the same
+# instruction once the NOP between them is dropped; the inner loop's back edge must not be read
+# as the outer loop's `continue` (which would test `c` again: different behaviour below).
+@cases((1,), (0,), (5,))
+def loop_while_then_inner_forever(size):
+    out = []
+    while size > 0:
+        while True:
+            size -= 1
+            out.append(size)
+            if size < -3:
+                break
+        size -= 10
+    return out
+
+
+@cases((3, [0, 1, 0, 1, 1, 0]), (0, [1]), (2, [1, 1]))
+def loop_while_inner_forever_if_else_break(n, flags):
+    flags = list(flags)
+    steps = []
+    while n > 0:
+        while True:
+            f = flags.pop(0) if flags else 1
+            if f:
+                break
+            else:
+                steps.append("skip")
+        n -= 1
+        steps.append(n)
+    return steps
+
+
+@cases((5,), (1,), (0,))
+def loop_while_inner_forever_continues(n):
+    log = []
+    while n > 0:
+        while True:
+            n -= 1
+            if n % 2:
+                log.append(("odd", n))
+                continue
+            if n < 3:
+                break
+            log.append(("even", n))
+        if n == 0:
+            log.append("zero")
+            continue
+        log.append(("after", n))
+    return log
+
+
+@cases((2,), (0,), (3,))
+def loop_while_two_forever_levels(n):
+    log = []
+    while n > 0:
+        while True:
+            while True:
+                n -= 1
+                log.append(n)
+                if n % 3 == 0:
+                    break
+            if n < 3:
+                break
+        log.append("out")
+    return log
+
+
+@cases((3,), (1,), (0,))
+def loop_while_inner_forever_returns(n):
+    while n > 0:
+        while True:
+            n -= 1
+            if n == 1:
+                return "one"
+            if n <= 0:
+                break
+    return "done"
+
+
+@cases(([(0, 2), (2, 5), (5, 9)], 7), ([(0, 9)], 3), ([], 0))
+def loop_inner_forever_chain_break_else(spans, size):
+    # tarfile._FileInFile.read's shape: 3.9 threads the jump into `break` to the break's target
+    pos, index, seen = 0, 0, []
+    while size > 0:
+        while True:
+            start, stop = spans[index]
+            if start <= pos < stop:
+                break
+            else:
+                index += 1
+        seen.append(index)
+        size -= 1
+        pos += 1
+    return seen
