@@ -65,6 +65,7 @@ KNOWN_BUGS: dict = {
     "exceptions.exc_while_true_try_else_break": "3.10 mismatch: the else's break reaches a return 3.10 copied into it",
     "exceptions_loops.exl_retry_loop_in_if_arm": "3.9 mismatch, 3.10 refused: `while True` inside an if arm whose try clause continues and whose break jumps past the else",
     # (keys "test_verified[...]": only the bytecode comparison differs; behaviour is checked)
+    "loops.loop_forever_inner_while_else_break": "3.9 refused: a `while True` whose body starts with a while-else (3.9 gives both loops one head; the later jumps to it are read as the inner loop's)",
     "test_verified[loops.loop_while_two_forever_levels]": "3.9 mismatch: a `while True` whose body starts with a `while True` comes back as one loop (3.9 gives both the same head: the same control flow)",
     "test_verified[exceptions.exc_try_only_pass]": "3.11-3.13 mismatch: a try whose body only passes (its handler is dead code the compiler keeps)",
     "test_verified[exceptions_loops.exl_retry_loop]": "3.9, 3.12 mismatch: a clause's `continue` ending the loop body comes back as `pass` (same behaviour)",

@@ -99,6 +99,8 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         self.reachable = self._reachability()
         self.initially_reachable = list(self.reachable)
         self.loop_counter = 0
+        # head of a `while True:` whose body starts with a `while c:` at the same place
+        self._inner_while_head: int | None = None
         self.stmt_start = 0
         self.fallthrough: dict[int, int] = {}
         self.seq = 0
@@ -344,7 +346,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 if not until_cond and (cands is None or i in cands) and self.match_at(i, stack):
                     i = self.do_match(i, stack, stop, exits)
                     continue
-                if i in self.latch and not self._in_loop(i):
+                if i in self.latch and (not self._in_loop(i) or i == self._inner_while_head):
                     if until_cond:
                         if i != start:
                             raise self.fail("loop inside a condition", ins)
@@ -483,9 +485,18 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         latch = self.latch[h]
         if ins.op == "FOR_ITER":
             return self.do_for(h, stack, stop, exits)
-        inverted = self.try_inverted_while(h, stack, stop, exits)
-        if inverted is not None:
+        if h == self._inner_while_head:
+            # the first statement of the `while True:` body walked below
+            self._inner_while_head = None
+            inverted = self.try_inverted_while(h, stack, stop, exits)
+            if inverted is None:
+                raise self.fail("loop at the start of a loop body not recognized", ins)
             return inverted
+        around = self._forever_around_while(h, stack)
+        if not around:
+            inverted = self.try_inverted_while(h, stack, stop, exits)
+            if inverted is not None:
+                return inverted
         body_end = latch + 1
         breaks = self._jumps_out(h, body_end)
         follow = max(breaks) if breaks else body_end
@@ -526,11 +537,16 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 elif F > follow:
                     raise self.fail("while condition exits past the loop", ins)
         loop.forever = test is None
+        if around:
+            if test is not None:
+                raise self.fail("loop at the start of a loop body not recognized", ins)
+            self._inner_while_head = h
         self.loops.append(loop)
         try:
             body, st = self.walk(body_start, body_end, list(stack), frozenset({h}))
         finally:
             self.loops.pop()
+            self._inner_while_head = None
         if len(st) != len(stack):
             raise self.fail("loop body changes the stack", ins)
         body = _trim_continue(body)
@@ -543,6 +559,26 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         if follow > stop and follow not in exits:
             raise self.fail("loop exits past its enclosing block", ins)
         return min(follow, stop) if follow in exits or follow == stop else follow
+
+    def _forever_around_while(self, h: int, stack: list) -> bool:
+        """3.10+ `while True:` whose body starts with `while c:`: both loops' heads are the
+        test at ``h``.  Jumps to ``h`` after the inner loop's bottom test (which jumps to
+        its own body) belong to the outer loop."""
+        if PY < (3, 10):
+            return False
+        cond = self.try_condition_at(h, stack)
+        if cond is None:
+            return False
+        T = cond[1]
+        if T <= h or T not in self.latch:
+            return False
+        inner_end = self.latch[T]
+        lj = self.ins[inner_end]
+        return (
+            lj.op in CONDITIONAL_JUMPS
+            and self.latch[h] > inner_end
+            and any(self.ins[k].target == h for k in range(inner_end + 1, self.latch[h] + 1))
+        )
 
     def _copied_break_follow(self, h: int, exit_: int, stop: int) -> list[int]:
         """[p] when a `break` in the for body at h was compiled as a copy of the

@@ -1,6 +1,6 @@
 """while/for with else, break/continue at every nesting (including in else branches)."""
 
-from . import cases
+from . import cases, lazy
 
 CONSTRUCT = "loops"
 
@@ -758,3 +758,63 @@ def loop_inner_forever_chain_break_else(spans, size):
         size -= 1
         pos += 1
     return seen
+
+
+# `while True:` whose body starts with `while c:`: 3.10+ give both loops the inner test as head
+@cases((0,), (4,), (9,))
+def loop_forever_then_inner_while(n):
+    out = []
+    while True:
+        while n < 3:
+            n += 1
+        out.append(n)
+        if n > 5:
+            return out
+        n += 2
+
+
+@cases(lazy(lambda: (iter("ab-cX"),)), lazy(lambda: (iter(""),)))
+def loop_forever_inner_while_continues(it):
+    lines, out = [], []
+    while True:
+        while len(lines) < 2:
+            c = next(it, "X")
+            if c == "-":
+                continue
+            lines.append(c)
+        s = lines.pop(0)
+        if s == "X":
+            return out
+        if s == "a":
+            out.append("A")
+            continue
+        out.append(s)
+
+
+@cases(lazy(lambda: (iter([1, 2, 3]),)), lazy(lambda: (iter([]),)))
+def loop_forever_inner_while_try_return(it):
+    got = []
+    while True:
+        while len(got) % 2 == 0:
+            try:
+                x = next(it)
+            except StopIteration:
+                return got
+            got.append(x)
+        got.append(-1)
+
+
+@cases((0, 3), (2, 6), (5, 5))
+def loop_forever_inner_while_else_break(n, limit):
+    log = []
+    while True:
+        while n < limit:
+            n += 1
+            if n == 4:
+                break
+        else:
+            log.append(("else", n))
+            break
+        log.append(("broke", n))
+        n += 1
+    return log
