@@ -1484,6 +1484,8 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 p += 1
             if p + n_s > min(stop, self.n) or p == F:
                 continue
+            if self._jumps_into(T, tail_start, tail_start + 1, F) or self._jumps_into(F, p, p + 1, p + n_s):
+                continue  # an arm's and/or ends inside the tail: the tail is part of its value
             # a trial: walking code may retire exit copies it structures
             reachable = list(self.reachable)
             try:
@@ -1513,6 +1515,12 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             del stack[self.cur_base :]  # the shared tail ends the block (return/raise)
             return p + n_s
         return None
+
+    def _jumps_into(self, lo: int, hi: int, a: int, b: int) -> bool:
+        """Does an instruction in [lo, hi) jump into [a, b]?"""
+        return any(
+            (t := self.ins[k].target) is not None and a <= t <= b for k in range(lo, hi)
+        )
 
     def _copy_size(self, lo: int, hi: int) -> int:
         """Size of [lo, hi) as the compiler counts it when it copies blocks:

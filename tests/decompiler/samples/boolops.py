@@ -293,3 +293,16 @@ def bool_not_chain_continue_while_true(it):
         v = 1.0 - u
         if v < 0.5:
             return u, v
+
+
+class _Ref:
+    def __init__(self, e, a, v, m):
+        self.e, self.a, self.v, self.m = e, a, v, m
+
+
+@cases(*[(_Ref(e, 1, v, 3), _Ref(1, a, 2, m)) for e in (0, 1) for a in (1, 9) for v in (2, 5) for m in (3, 7)])
+def bool_if_returns_and_of_compares(self, other):
+    # typing.ForwardRef.__eq__: 3.12+ copy the return into both arms; the and's join is the return
+    if self.e and other.e:
+        return self.a == other.a and self.v == other.v
+    return self.a == other.a and self.m == other.m
