@@ -47,8 +47,6 @@ KNOWN_BUGS: dict = {
     # bytecode (verify catches it; the behaviour tests found no wrong result).  Versions where
     # it fails, then why.  These are the decompiler's open defects; see the README.
     "tricky.tr_ternary_in_while_condition": "3.10-3.13 mismatch: the while test copied at the loop bottom reads as `if test: while True:`",
-    "boolops.bool_ternary_side_effects": "3.9, 3.12 refused: and/or whose short-circuit jumps past a ternary arm",
-    "boolops.bool_ternary_with_boolop": "3.9, 3.12 refused: and/or whose short-circuit jumps past a ternary arm",
     "boolops.bool_ternary_nested": "3.10, 3.12, 3.13 mismatch: nested ternary with a copied tail named a temporary",
     "boolops.bool_deep_nesting": "3.9-3.11 mismatch: deep and/or/not comes back De Morgan-transformed",
     "operators.op_chained_in_while": "3.10-3.13 mismatch: chained comparison as a while-test",
@@ -58,7 +56,6 @@ KNOWN_BUGS: dict = {
     "control.ctl_empty_return_vs_none": "3.9 mismatch: bare return vs implicit return jump target",
     "loops.loop_break_continue_in_if_else": "3.9 mismatch: break/continue arms threaded",
     "loops.loop_break_in_else_of_inner": "3.9, 3.10, 3.12, 3.13 mismatch: break in the else of an inner loop",
-    "loops.loop_long_body_extended_arg": "3.10, 3.12, 3.13 mismatch: if/continue/else at the end of a long loop body",
     "stress.stress_many_parameters": "3.12 mismatch: loop jump target",
     "loops.loop_inner_break_in_if_else_ending_body": "3.9 mismatch: a loop that breaks inside an if/elif ending the outer loop body (3.9 threads the jumps)",
     "tricky.tr_assert_in_loop": "3.9 mismatch: assert at the end of a loop body",
@@ -66,6 +63,7 @@ KNOWN_BUGS: dict = {
     "exceptions_loops.exl_retry_loop_in_if_arm": "3.9 mismatch, 3.10 refused: `while True` inside an if arm whose try clause continues and whose break jumps past the else",
     # (keys "test_verified[...]": only the bytecode comparison differs; behaviour is checked)
     "loops.loop_forever_inner_while_else_break": "3.9 refused: a `while True` whose body starts with a while-else (3.9 gives both loops one head; the later jumps to it are read as the inner loop's)",
+    "test_verified[boolops.bool_ternary_test_raising]": "3.10 mismatch: a conditional expression as an if test whose raise 3.10 copied into both arms comes back as nested ifs (same behaviour)",
     "test_verified[loops.loop_while_two_forever_levels]": "3.9 mismatch: a `while True` whose body starts with a `while True` comes back as one loop (3.9 gives both the same head: the same control flow)",
     "test_verified[exceptions.exc_try_only_pass]": "3.11-3.13 mismatch: a try whose body only passes (its handler is dead code the compiler keeps)",
     "test_verified[exceptions_loops.exl_retry_loop]": "3.9, 3.12 mismatch: a clause's `continue` ending the loop body comes back as `pass` (same behaviour)",

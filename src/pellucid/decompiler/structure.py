@@ -900,10 +900,12 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         k = self._next(j)
         falls: dict[int, int] = {}
         copies: dict[int, int] = {}
+        arm_jumps: dict[int, int] = {}  # where an arm's closing jump is -> where it goes
         while k < self.n and self.reachable[k]:
             over = self._arm_jump(k)
             if over is not None:
                 falls[len(blocks) - 1] = over
+                arm_jumps[k] = over
                 k += 1
             elif (size := self._arm_copy(k)) is not None:
                 # 3.10+ copy a small `return` body onto the end of the first arm
@@ -924,12 +926,20 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             k = self._next(jj)
         for size in range(len(blocks), 0, -1):
             chain = [
-                Block(b.expr, b.when, b.target, b.start, b.jump, falls.get(n) if n < size - 1 else None)
+                Block(
+                    b.expr,
+                    b.when,
+                    # a test of an arm jumping to the arm's closing jump goes where it goes
+                    arm_jumps.get(b.target, b.target) if b.target < blocks[size - 1].start else b.target,
+                    b.start,
+                    b.jump,
+                    falls.get(n) if n < size - 1 else None,
+                )
                 for n, b in enumerate(blocks[:size])
             ]
             T = self._next(chain[-1].jump)
             used = [(b.fall, copies[n]) for n, b in enumerate(chain) if n in copies and b.fall is not None]
-            if any(self._exit_key(c) != self._exit_key(T) for c, _ in used):
+            if any(not self._same_code(c, T, size_) for c, size_ in used):
                 continue
             for n, b in enumerate(chain):
                 if n in copies and b.fall is not None:
@@ -984,14 +994,15 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         return ins.target
 
     def _arm_copy(self, k: int) -> int | None:
-        """Size of a copied `return <load>` at ``k`` ending a ternary arm (3.10+)."""
-        key = self._exit_key(k) if PY >= (3, 10) else None
-        if key is None or k + len(key) >= self.n:
+        """Size of a copied small body (a return or raise) at ``k`` ending a ternary arm
+        (3.10+): the code after it must be another arm (something jumps there)."""
+        size = self._terminal_len(k) if PY >= (3, 10) else None
+        if size is None or k + size >= self.n:
             return None
-        after = k + len(key)
+        after = k + size
         if not (self.reachable[after] and self._is_target(after)):
             return None
-        return len(key)
+        return size
 
     def _exit_key(self, i: int) -> tuple | None:
         """Key of a small `return <load>` block: 3.11+ copies these per predecessor."""
@@ -1565,7 +1576,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             raise self.fail("backward and/or jump", ins)
         if _is_chain_link(left, stack) and ins.op == "JUMP_IF_FALSE_OR_POP":
             return self.do_chain(left, stack, j + 1, L, ins)
-        stmts, st = self._boolop_operand(j + 1, L, stack)
+        stmts, st, resume = self._boolop_operand(j + 1, L, stack)
         if stmts or len(st) != len(stack) + 1:
             raise self.fail("and/or operand is not an expression", ins)
         right = self.as_expr(st[-1], ins)
@@ -1576,10 +1587,12 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             stack.append(chain)
             return self._after_chain_cleanup(L, stack, ins)
         stack.append(_boolop(op, left, right))
-        return L
+        return resume
 
-    def _boolop_operand(self, lo: int, L: int, stack: list) -> tuple[list[ast.stmt], list]:
-        """Walk the right operand of an and/or from ``lo`` to its join ``L``.
+    def _boolop_operand(self, lo: int, L: int, stack: list) -> tuple[list[ast.stmt], list, int]:
+        """Walk the right operand of an and/or from ``lo`` to its join ``L``; return what the
+        walk made and where to go on (``L``, or the jump that ends a conditional expression's
+        arm when the and/or is that arm's value: 3.9 threads its jump to the arm's target).
 
         ``x or a < b < c`` followed by a small exit block (``return``, a store and a return):
         the compiler copies the block at the join into the chained comparison's true path,
@@ -1587,15 +1600,69 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         join.  The operand then ends where that copy starts; the copy and the clean-up are
         dead here, and the block at the join is the one that stays."""
         p = self._chain_tail_copy(lo, L)
-        if p is None:
-            return self.walk(lo, L, list(stack), frozenset({L}))
-        stmts, st = self.walk(lo, p, list(stack), frozenset({p}))
-        n = L - 2 - p
-        for k in range(p, L):
-            self.reachable[k] = False
-        for k in range(L, L + n):  # the chain took the join's block for its own copy
-            self.reachable[k] = True
-        return stmts, st
+        if p is not None:
+            stmts, st = self.walk(lo, p, list(stack), frozenset({p}))
+            n = L - 2 - p
+            for k in range(p, L):
+                self.reachable[k] = False
+            for k in range(L, L + n):  # the chain took the join's block for its own copy
+                self.reachable[k] = True
+            return stmts, st, L
+        copies = self._arm_tail_copies(lo, L)
+        if copies:
+            # each copy behaves as the jump to L it replaced: walk the operand with that jump
+            n = self._terminal_len(L)
+            saved = {p + n - 1: self.ins[p + n - 1] for p in copies}
+            for p in copies:
+                for k in range(p, p + n):
+                    self.reachable[k] = False
+                c = self.ins[p + n - 1]
+                self.ins[c.index] = Instr("JUMP", None, None, c.offset, c.line, L, c.index, "JUMP_FORWARD")
+                self.reachable[c.index] = True
+            try:
+                stmts, st = self.walk(lo, L, list(stack), frozenset({L}))
+            finally:
+                for p, c in saved.items():
+                    self.ins[p] = c
+            for p in copies:
+                for k in range(p, p + n):
+                    self.reachable[k] = False
+            return stmts, st, L
+        arm_end = self._arm_end_before(lo, L)
+        if arm_end is not None:
+            stmts, st = self.walk(lo, arm_end, list(stack), frozenset({arm_end}))
+            return stmts, st, arm_end
+        stmts, st = self.walk(lo, L, list(stack), frozenset({L}))
+        return stmts, st, L
+
+    def _arm_tail_copies(self, lo: int, L: int) -> list[int]:
+        """3.10+ `x = a or (b if c else d)` before a small exit block at ``L``: the
+        compiler replaced the first arm's jump to ``L`` by a copy of that block.  Starts of
+        such copies in [lo, L) (each followed by the next arm, which something jumps to)."""
+        if PY < (3, 10):
+            return []
+        n = self._terminal_len(L)
+        if n is None:
+            return []
+        return [
+            p
+            for p in range(lo, L - n)
+            if self.reachable[p] and self._is_target(p + n) and self._same_code(p, L, n)
+        ]
+
+    def _arm_end_before(self, lo: int, L: int) -> int | None:
+        """The jump to ``L`` that ends a conditional expression's arm inside [lo, L): the
+        next arm starts right after it (something jumps there)."""
+        for k in range(lo, L - 1):
+            ins = self.ins[k]
+            if ins.target is not None and ins.target > L:
+                return None  # a jump past the join: not an arm of one expression
+            if ins.op == "JUMP" and ins.target == L:
+                nxt = k + 1
+                if self.reachable[nxt] and self._is_target(nxt) and not self._jumps_into(lo, k, nxt, L - 1):
+                    return k
+                return None
+        return None
 
     def _chain_tail_copy(self, lo: int, L: int) -> int | None:
         """Start of a copy of the small exit block at ``L`` that ends a chained comparison
@@ -1637,7 +1704,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         L = jump.target
         if _is_chain_link(left, stack) and jump.op == "POP_JUMP_IF_FALSE":
             return self.do_chain(left, stack, i + 3, L, jump)
-        stmts, st = self._boolop_operand(i + 3, L, stack)
+        stmts, st, resume = self._boolop_operand(i + 3, L, stack)
         op = ast.And() if jump.op == "POP_JUMP_IF_FALSE" else ast.Or()
         chain = _chained_compare(left, None, stack) if op.__class__ is ast.And else None
         if chain is not None and not stmts and len(st) == len(stack) and isinstance(st[-1], ast.expr):
@@ -1655,7 +1722,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             stack.append(chain)
             return self._after_chain_cleanup(L, stack, jump)
         stack.append(_boolop(op, left, right))
-        return L
+        return resume
 
     def do_chain(self, left: ast.Compare, stack: list, resume: int, L: int, ins: Instr) -> int:
         """One link of ``a < b < c``: evaluate until the shared middle operand is consumed."""

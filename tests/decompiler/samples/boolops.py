@@ -306,3 +306,23 @@ def bool_if_returns_and_of_compares(self, other):
     if self.e and other.e:
         return self.a == other.a and self.v == other.v
     return self.a == other.a and self.m == other.m
+
+
+@cases(*[(r, d, n, a, b) for r in ("", "/") for d in ("", "c:") for n in (0, 2) for a, b in ((1, 1), (1, 2))])
+def bool_ternary_test_raising(root, drv, n, a, b):
+    # pathlib.PurePath.relative_to: 3.10+ copy the raise into both arms of the test
+    if (root or drv) if n == 0 else a != b:
+        raise ValueError("not a subpath")
+    return "ok"
+
+
+@cases(*TRUTH4)
+def bool_or_ternary_stored_then_returned(a, b, c, d):
+    x = a or (b if c else d)
+    return x
+
+
+@cases(*[(a, b, c, d, n) for a, b, c, d in TRUTH4 for n in (0, 1)])
+def bool_ternary_of_boolops_stored(a, b, c, d, n):
+    x = (a or b) if n else (c and d)
+    return x
