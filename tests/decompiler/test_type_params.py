@@ -53,3 +53,60 @@ def test_a_generic_definition_with_an_annotation_it_cannot_rebuild_is_refused():
     )
     with pytest.raises(pellucid.DecompilationError, match="generic parameters of f.*not written back"):
         pellucid.decompile(ns["outer"])
+
+
+def _scopes(src: str) -> dict:
+    """The ``<generic parameters of X>`` code objects a module compiles to, by X."""
+    import types
+
+    module = compile(src, "<type-params-test>", "exec", dont_inherit=True)
+    prefix = "<generic parameters of "
+    return {
+        c.co_name[len(prefix) : -1]: c
+        for c in module.co_consts
+        if isinstance(c, types.CodeType) and c.co_name.startswith(prefix)
+    }
+
+
+def test_an_annotation_scope_alone_comes_back_as_its_generic_definition():
+    # the compiler-made function a generic definition runs: its source is that definition
+    scopes = _scopes(
+        "class Box[T](list):\n"
+        "    def get(self) -> T:\n"
+        "        return self[0]\n"
+        "def first[T: (int, str)](xs: list[T]) -> T:\n"
+        "    return xs[0]\n"
+        "type Pair[K, V] = tuple[K, V]\n"
+    )
+    expected = {
+        "Box": "class Box[T](list):",
+        "first": "def first[T: (int, str)](xs: list[T]) -> T:",
+        "Pair": "type Pair[K, V] = tuple[K, V]",
+    }
+    assert set(scopes) == set(expected)
+    for name, code in scopes.items():
+        src = pellucid.decompile(code, verify=True)
+        assert src.splitlines()[0] == expected[name], src
+
+
+def test_an_annotation_scope_taking_defaults_is_refused_with_a_pointer():
+    (code,) = _scopes("def f[T](x: T, n: int = 3) -> T:\n    return x\n").values()
+    with pytest.raises(pellucid.DecompilationError, match="takes the defaults of f: decompile"):
+        pellucid.decompile(code)
+
+
+def test_an_annotation_scope_of_a_method_verifies_inside_a_class():
+    # it reads the class namespace (__classdict__): verify recompiles it inside a class
+    import types
+
+    module = compile(
+        "class C:\n    def m[T](self, x: T) -> T:\n        return x\n",
+        "<type-params-test>",
+        "exec",
+        dont_inherit=True,
+    )
+    cls = next(c for c in module.co_consts if isinstance(c, types.CodeType))
+    scope = next(c for c in cls.co_consts if isinstance(c, types.CodeType) and c.co_name.startswith("<generic"))
+    assert "__classdict__" in scope.co_freevars
+    src = pellucid.decompile(scope, verify=True)
+    assert src.startswith("def m[T](self, x: T) -> T:"), src

@@ -879,6 +879,29 @@ def comprehension_source(code: CodeType) -> ast.Module:
     return ast.Module(body=[node], type_ignores=[])
 
 
+_GENERIC_SCOPE = "<generic parameters of "
+
+
+def generic_scope_source(code: CodeType) -> list[ast.stmt]:
+    """A ``<generic parameters of X>`` function alone (3.12+): the compiler made it for the
+    generic definition of X (``class X[T]``, ``def X[T]``, ``type X[T] = ...``); that
+    definition is its source (compiled, it holds a function of the same name)."""
+    target = code.co_name[len(_GENERIC_SCOPE) : -1]
+    w = CodeWalker(code)
+    if code.co_argcount or code.co_kwonlyargcount or not target.isidentifier():
+        # its arguments are the definition's defaults, whose values only the caller has
+        raise w.fail(
+            f"{code.co_name} takes the defaults of {target}: decompile the code that defines "
+            f"{target} (its module or class) instead"
+        )
+    value = w.generic_definition(V.FunctionValue(code=code), [], None)
+    w.block = []
+    w.store(ast.Name(id=target, ctx=ast.Store()), [value], None)
+    if not w.block:
+        raise w.fail(f"{code.co_name}: not a generic definition of {target}")
+    return w.block
+
+
 def source_for(code: CodeType, fn: FunctionType | None) -> str:
     """Source for a code object (a def statement, or a module body)."""
     tree, future_annotations = tree_for(code, fn)
@@ -898,6 +921,8 @@ def tree_for(code: CodeType, fn: FunctionType | None) -> tuple[ast.AST, bool]:
         return with_statement_lines(ast.Module(body=module_body(code), type_ignores=[])), False
     if is_class_body(code):
         return with_statement_lines(class_source_def(code)), False
+    if code.co_name.startswith(_GENERIC_SCOPE) and code.co_name.endswith(">"):
+        return with_statement_lines(ast.Module(body=generic_scope_source(code), type_ignores=[])), False
     if code.co_name == "<lambda>":
         # a lambda is an expression: give it as one
         w = CodeWalker(code)

@@ -566,6 +566,11 @@ def _class_def(name: str, body: list[ast.stmt]) -> ast.ClassDef:
     return node
 
 
+# cells a class body makes for the code in it: zero-argument super() and (3.12+) the
+# namespace that annotation scopes read
+_CLASS_CELLS = frozenset({"__class__", "__classdict__"})
+
+
 def wrap_source_tree(tree: ast.Module, original: CodeType) -> ast.Module:
     """Wrap a parsed module so its functions see ``original``'s free variables as closures.
 
@@ -581,11 +586,13 @@ def wrap_source_tree(tree: ast.Module, original: CodeType) -> ast.Module:
         return tree
     futures = [s for s in tree.body if _is_future_import(s)]
     body = [s for s in tree.body if not _is_future_import(s)] or [ast.Pass()]
-    if "__class__" in freevars:
+    class_cells = [name for name in freevars if name in _CLASS_CELLS]
+    if class_cells:
         body = [_class_def(CLASS_NAME, body)]
-    others = [name for name in freevars if name != "__class__"]
-    if not others and not original.co_flags & CO_NESTED:
-        # a method of a module-level class: the class alone provides the __class__ cell
+    others = [name for name in freevars if name not in _CLASS_CELLS]
+    if not others and (not original.co_flags & CO_NESTED or "__classdict__" in class_cells):
+        # a method of a module-level class: the class alone provides the __class__ cell (and
+        # makes a generic definition's annotation scope, which reads __classdict__, nested)
         return ast.fix_missing_locations(ast.Module(body=[*futures, *body], type_ignores=[]))
     binds: list[ast.stmt] = [
         ast.Assign(
@@ -593,8 +600,7 @@ def wrap_source_tree(tree: ast.Module, original: CodeType) -> ast.Module:
             value=ast.Constant(value=None),
             type_comment=None,
         )
-        for name in freevars
-        if name != "__class__"
+        for name in others
     ]
     module = ast.Module(body=[*futures, _function_def(WRAPPER_NAME, binds + body)], type_ignores=[])
     return ast.fix_missing_locations(module)
