@@ -64,6 +64,10 @@ KNOWN_BUGS: dict = {
     # (keys "test_verified[...]": only the bytecode comparison differs; behaviour is checked)
     "loops.loop_forever_inner_while_else_break": "3.9 refused: a `while True` whose body starts with a while-else (3.9 gives both loops one head; the later jumps to it are read as the inner loop's)",
     "test_verified[boolops.bool_ternary_test_raising]": "3.10 mismatch: a conditional expression as an if test whose raise 3.10 copied into both arms comes back as nested ifs (same behaviour)",
+    "test_verified[loops.loop_forever_if_else_all_leave]": "3.9, 3.11 mismatch: an if arm falling into the loop's closing jump back comes back as `continue` (same behaviour)",
+    "test_verified[loops.loop_forever_option_arms]": "3.9 refused; 3.10-3.13 mismatch: an if arm falling into the loop's closing jump back comes back as `continue` (same behaviour)",
+    "test_behaviour[loops.loop_forever_option_arms]": "3.9 refused: arms ending in break, raise and a jump threaded to the loop's head",
+    "test_signature[loops.loop_forever_option_arms]": "3.9 refused: arms ending in break, raise and a jump threaded to the loop's head",
     "test_verified[loops.loop_while_two_forever_levels]": "3.9 mismatch: a `while True` whose body starts with a `while True` comes back as one loop (3.9 gives both the same head: the same control flow)",
     "test_verified[exceptions.exc_try_only_pass]": "3.11-3.13 mismatch: a try whose body only passes (its handler is dead code the compiler keeps)",
     "test_verified[exceptions_loops.exl_retry_loop]": "3.9, 3.12 mismatch: a clause's `continue` ending the loop body comes back as `pass` (same behaviour)",

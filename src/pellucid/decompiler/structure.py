@@ -437,6 +437,14 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         ins = self.ins[i]
         t = ins.target
         loop = self.loops[-1] if self.loops else None
+        if (
+            loop is not None
+            and t not in loop.continue_targets
+            and t != stop
+            and t not in exits
+            and self._is_back_edge(t, loop)
+        ):
+            t = self.ins[t].target  # a jump to the loop's closing jump back: where it goes
         if loop is not None and t in loop.continue_targets:
             if t in exits and (i + 1 == stop or self._only_dead_or_exit_until(i + 1, stop)):
                 if self._explicit_continue(i, loop):
@@ -454,6 +462,11 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         if i < t < stop and self._only_dead_or_exit_until(i + 1, t):
             return t  # over handler code only (3.12+ keeps some of it inline)
         raise self.fail(f"unstructured jump to instruction {t}", ins)
+
+    def _is_back_edge(self, t: int, loop: Loop) -> bool:
+        """Is ``t`` the loop's own closing jump back to its head (the last one)?"""
+        target = self.ins[t].target if t < self.n and self.ins[t].op == "JUMP" else None
+        return target in loop.continue_targets and self.latch.get(target) == t
 
     def _last_goes_round(self, T: int, stop: int, loop: Loop) -> bool:
         """Does the code of [T, stop) end by going round the loop or leaving

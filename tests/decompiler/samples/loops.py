@@ -818,3 +818,48 @@ def loop_forever_inner_while_else_break(n, limit):
         log.append(("broke", n))
         n += 1
     return log
+
+
+# argparse's consume_optional: a `while True` body that is one if/else, every arm ending in a
+# break, a raise or (falling off the if) a jump to the loop's closing jump back
+@cases((1, 1), (1, 0), (0, 1), (0, 0))
+def loop_forever_if_else_all_leave(a, b):
+    log = []
+    while True:
+        log.append(a)
+        if a:
+            if b:
+                a = 0
+            else:
+                stop = 1
+                break
+        else:
+            stop = 2
+            break
+    return stop, log
+
+
+@cases((None, None, 0, []), (1, None, 0, []), (1, "x", 0, ["x"]), (1, "x", 1, []), (1, "x", 0, []), (1, "x", 2, []))
+def loop_forever_option_arms(action, explicit_arg, arg_count, extras):
+    tuples = []
+    while True:
+        if action is None:
+            extras.append(1)
+            return 0, tuples
+        if explicit_arg is not None:
+            if arg_count == 0:
+                tuples.append(action)
+                if explicit_arg in extras:
+                    action = 2
+                    explicit_arg = None
+                else:
+                    raise ValueError("ignored explicit argument")
+            elif arg_count == 1:
+                stop = 1
+                break
+            else:
+                raise ValueError("bad count")
+        else:
+            stop = 2
+            break
+    return stop, tuples
