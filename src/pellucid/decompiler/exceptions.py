@@ -1257,9 +1257,20 @@ class ExceptionStructure(ExceptGroupOps):
             k += 1
         f = loop.follow
         t = self._exit_tail_len(k)
-        if not t or k == f or f >= self.n or self._exit_tail_len(f) != t or not self._same(k, f, t):
+        if not t or any(self._is_target(q) for q in range(k, k + t)):
             return None
-        if any(self._is_target(q) for q in range(k, k + t)):
+        if loop.forever and (f >= self.n or not self._is_target(f)) and k != f:
+            # `while True:` whose every exit is such a break: no code after the loop is left
+            # but the copies; the first copy is that code, written after the loop
+            if loop.copied_follow is None:
+                stmts, _ = self.walk(k, k + t, list(stack[: self.cur_base]), frozenset())
+                loop.copied_follow = (k, t, stmts)
+            elif not self._same(k, loop.copied_follow[0], t):
+                return None
+        elif not any(
+            c != k and c < self.n and self._exit_tail_len(c) == t and self._same(k, c, t)
+            for c in (f, *sorted(loop.outer_exits))
+        ):
             return None
         for q in range(k, k + t):
             self.reachable[q] = False

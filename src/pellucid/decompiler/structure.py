@@ -52,6 +52,12 @@ class Loop:
     forever: bool = False  # `while True:`
     # (start, size) of a `break` compiled as the only copy of the code after the loop
     break_copy: tuple[int, int] | None = None
+    # (start, size, statements) of the code after a `while True:` that only its breaks'
+    # copies hold (3.10+ copy it into each break through a finally): written after the loop
+    copied_follow: tuple[int, int, list] | None = None
+    # where the block holding the loop goes on when the loop ends it (a `while True:` that
+    # ends an if arm: the if's follow)
+    outer_exits: frozenset = frozenset()
 
 
 @dataclass(eq=False)
@@ -550,6 +556,8 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 elif F > follow:
                     raise self.fail("while condition exits past the loop", ins)
         loop.forever = test is None
+        if follow == body_end and body_end == stop:
+            loop.outer_exits = exits
         if around:
             if test is not None:
                 raise self.fail("loop at the start of a loop body not recognized", ins)
@@ -569,6 +577,10 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 raise self.fail("loop left through its conditional back edge into an else", ins)
             body = body + [ast.Break()]
         self.emit(ast.While(test=test if test is not None else const(True), body=body, orelse=orelse))
+        if loop.copied_follow is not None:
+            for stmt in loop.copied_follow[2]:
+                self.emit(stmt)
+            return stop  # the copied code ends the function (a return)
         if follow > stop and follow not in exits:
             raise self.fail("loop exits past its enclosing block", ins)
         return min(follow, stop) if follow in exits or follow == stop else follow

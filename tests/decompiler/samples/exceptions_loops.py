@@ -584,3 +584,38 @@ def exl_while_true_try_except_continue(ks):
             return "empty"
         except Exception:
             continue
+
+
+@cases(([1, 0, 1, 1],), ([0, 0, 1, 0, 1, 1],), ([1, 1],))
+def exl_forever_break_through_finally_only_exit(flags):
+    # subprocess.Popen._wait's shape: the loop's only exits are breaks through a finally, so
+    # 3.10+ keep no code after the loop but the copies of it behind each break
+    log = []
+    it = iter(flags)
+    while True:
+        if next(it):
+            try:
+                if len(log) > 3:
+                    break
+                log.append("try")
+            finally:
+                log.append("finally")
+        log.append("sleep")
+    return log
+
+
+@cases(([1, 0, 1, 1, 1],), ([0, 1, 1, 0, 1, 1, 1],), ([1, 1, 1, 1, 1],))
+def exl_forever_two_breaks_through_finally(flags):
+    log = []
+    it = iter(flags)
+    while True:
+        try:
+            if not next(it):
+                break
+            if len(log) > 4:
+                log.append("full")
+                break
+            log.append("try")
+        finally:
+            log.append("finally")
+    return log
