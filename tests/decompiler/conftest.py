@@ -63,6 +63,8 @@ KNOWN_BUGS: dict = {
     "exceptions_loops.exl_retry_loop_in_if_arm": "3.9 mismatch, 3.10 refused: `while True` inside an if arm whose try clause continues and whose break jumps past the else",
     # (keys "test_verified[...]": only the bytecode comparison differs; behaviour is checked)
     "loops.loop_forever_inner_while_else_break": "3.9 refused: a `while True` whose body starts with a while-else (3.9 gives both loops one head; the later jumps to it are read as the inner loop's)",
+    "exceptions.exc_try_finally_in_finally": "3.10 refused: a try/finally inside a finally body (the normal path's copy ends in the function's return, the exception path's in a re-raise, so the inner try's handler lies one instruction off)",
+    "exceptions.exc_try_finally_in_finally_if_else": "3.10 refused: a try/finally inside a finally body (see exc_try_finally_in_finally)",
     "test_verified[boolops.bool_ternary_test_raising]": "3.10 mismatch: a conditional expression as an if test whose raise 3.10 copied into both arms comes back as nested ifs (same behaviour)",
     "test_verified[loops.loop_forever_if_else_all_leave]": "3.9, 3.11 mismatch: an if arm falling into the loop's closing jump back comes back as `continue` (same behaviour)",
     "test_verified[loops.loop_forever_option_arms]": "3.9 refused; 3.10-3.13 mismatch: an if arm falling into the loop's closing jump back comes back as `continue` (same behaviour)",

@@ -1145,7 +1145,29 @@ class ExceptionStructure(ExceptGroupOps):
         for k, c in self._copies.items():
             if k not in before:
                 c.end = end
+                self._retire_nested_handlers(k, k + c.length)
         return end
+
+    def _retire_nested_handlers(self, a: int, b: int) -> None:
+        """The handlers of try/with statements inside the copy [a, b) of a finally body:
+        3.11+ lay them out apart from the copy, and they go with it (the statement is written
+        once, from the exception path's copy). Handlers inside the copy already go with it."""
+        if PY < (3, 11):
+            return
+        dead: set[int] = set()
+        changed = True
+        while changed:
+            changed = False
+            for H2, h2 in self._handlers.items():
+                if H2 in dead or not h2.ranges or a <= H2 < b:
+                    continue
+                if all(a <= s2 and e2 <= b or self.home[s2] in dead for s2, e2 in h2.ranges):
+                    dead.add(H2)
+                    changed = True
+        if dead:
+            for q in range(self.n):
+                if self.home[q] in dead:
+                    self.reachable[q] = False
 
     def _register_copies_inner(self, H: int, home: int, s: int, e: int, matches) -> int:
         """Register the exit copies of a finally/with body; return where the statement ends.

@@ -1070,3 +1070,35 @@ def exc_after_boolop_keyword(flag, rc, remote):
         except TimeoutError:
             return True
     return not p.wait()
+
+
+@cases((0, 0), (1, 0), (0, 3), (3, 1), (2, 2))
+def exc_try_finally_in_finally(a, b):
+    # asyncio.Task.__eager_start's shape: 3.11+ lay the inner try's handler out apart from
+    # the finally body's normal-path copy
+    log = []
+    try:
+        log.append(risky(a))
+    finally:
+        try:
+            log.append(risky(b))
+        finally:
+            log.append("inner")
+    return log
+
+
+@cases((0, 0, 1), (1, 0, 0), (0, 3, 1), (0, 0, 0))
+def exc_try_finally_in_finally_if_else(a, b, flag):
+    log = []
+    try:
+        log.append(risky(a))
+    finally:
+        try:
+            log.append(risky(b))
+        finally:
+            if flag:
+                log.append("yes")
+            else:
+                log.append("no")
+    log.append("after")
+    return log
