@@ -124,6 +124,29 @@ def make_with_graph_break():
     return with_graph_break, run
 
 
+def autocast_graph_break(x):
+    with torch.enable_grad():
+        x = x + 1
+        print("pellucid graph break inside enable_grad")
+        x = x * 3
+    with torch.autocast("cpu"):
+        y = x @ x.T
+        print("pellucid graph break inside autocast")
+    return y
+
+
+def make_autocast_graph_break():
+    """Graph breaks inside `enable_grad` and `autocast`: the second resume function unpacks
+    the compiled graph's one output and keeps it on the stack, never storing it."""
+    _seed()
+    inputs = [torch.randn(3, 3), torch.randn(3, 3)]
+
+    def run(fn):
+        return [fn(x) for x in inputs]
+
+    return autocast_graph_break, run
+
+
 def make_optimizer_step():
     """A whole training step (forward, backward, AdamW) compiled: the optimizer's
     profiling wrapper breaks the graph inside a `with`."""
@@ -332,6 +355,7 @@ WORKLOADS: dict[str, Workload] = {
         Workload("closure", make_closure, {}),
         Workload("with_graph_break", make_with_graph_break, {}),
         Workload("comprehension_graph_break", make_comprehension_graph_break, {}),
+        Workload("autocast_graph_break", make_autocast_graph_break, {}),
         Workload("classes_and_super", make_classes_and_super, {}),
         Workload("optimizer_step", make_optimizer_step, {}),
         Workload("method", make_method, {}),

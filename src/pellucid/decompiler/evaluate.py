@@ -151,6 +151,8 @@ class Evaluator:
             return self.function_value_expr(v, ins)
         if isinstance(v, ClosureTuple):  # it was a tuple of names after all
             return ast.Tuple(elts=[name(n) for n in v.names], ctx=ast.Load())
+        if isinstance(v, V.UnpackSlot):
+            return self.unpacked_value(v, ins)
         raise self.fail(f"cannot use {type(v).__name__} as an expression", ins)
 
     def function_value_expr(self, v: V.FunctionValue, ins: Instr | None) -> ast.expr:
@@ -270,6 +272,8 @@ class Evaluator:
             self.emit(ast.Expr(value=self.function_expr(v, ins)))
             return
         if isinstance(v, V.UnpackSlot):
+            if v.group.names is not None:
+                return  # unpacked into temporaries already: dropping one is nothing
             store = self._repeated_store_after(ins)
             if store is not None:
                 # 3.13 drops a store the next one overwrites: `a, _, _ = x`
@@ -471,6 +475,7 @@ class Evaluator:
         group = V.UnpackGroup(src, ins.arg, None, [None] * ins.arg)
         if isinstance(src, V.UnpackSlot):
             group.parent = src
+        self.note_unpack(group)
         for i in reversed(range(ins.arg)):
             stack.append(V.UnpackSlot(group, i))
 
@@ -481,8 +486,15 @@ class Evaluator:
         group = V.UnpackGroup(src, size, before, [None] * size)
         if isinstance(src, V.UnpackSlot):
             group.parent = src
+        self.note_unpack(group)
         for i in reversed(range(size)):
             stack.append(V.UnpackSlot(group, i))
+
+    def note_unpack(self, group: V.UnpackGroup) -> None:
+        """Remember where an unpacking ran (see Walker.unpacked_value)."""
+
+    def unpacked_value(self, slot: V.UnpackSlot, ins: Instr | None) -> ast.expr:
+        raise self.fail("cannot use UnpackSlot as an expression", ins)
 
     # ----------------------------------------------------------- builders
     def op_BUILD_TUPLE(self, ins: Instr, stack: list) -> None:

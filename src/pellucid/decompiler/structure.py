@@ -2144,8 +2144,52 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 raise self.fail("relative plain import", ins)
             self.emit(ast.Import(names=[ast.alias(name=mod.name, asname=target.id)]))
 
+    def note_unpack(self, group: V.UnpackGroup) -> None:
+        group.block = self.block
+        group.after = self.block[-1] if self.block else None
+
+    def unpacked_value(self, slot: V.UnpackSlot, ins: Instr | None) -> ast.expr:
+        """An unpacked value used as an expression, not stored (Dynamo does this: `(x,) = f()`
+        kept on the stack): the unpacking is written where it ran, into temporaries for the
+        values not stored yet, and the value is its temporary."""
+        group = slot.group
+        if group.names is None:
+            if group.parent is not None or group.block is not self.block:
+                raise self.fail("cannot use UnpackSlot as an expression", ins)
+            at = 0
+            if group.after is not None:
+                at = next((k + 1 for k, st in enumerate(self.block) if st is group.after), None)
+                if at is None:
+                    raise self.fail("cannot use UnpackSlot as an expression", ins)
+            group.names = []
+            elts = []
+            for k, t in enumerate(group.targets):
+                if t is not None:  # stored already: written in place, as the unpacking would
+                    group.names.append(None)
+                    elts.append(store_ctx(t))
+                    continue
+                tmp = f"__pellucid_tmp{self.spilled}"
+                self.spilled += 1
+                group.names.append(tmp)
+                t = name(tmp, ast.Store())
+                elts.append(ast.Starred(value=t, ctx=ast.Store()) if group.star_index == k else t)
+            value = self.as_expr(group.source, ins)
+            target = ast.Tuple(elts=elts, ctx=ast.Store())
+            self.block.insert(at, ast.Assign(targets=[target], value=value, lineno=0))
+        if group.names[slot.index] is None:
+            raise self.fail("unpacked value used after it was stored", ins)
+        ref = name(group.names[slot.index])
+        ref.is_spill = True
+        return ref
+
     def _store_slot(self, slot: V.UnpackSlot, target: ast.expr, stack: list, ins: Instr) -> None:
         group = slot.group
+        if group.names is not None:  # unpacked into temporaries already
+            if group.targets[slot.index] is not None:
+                raise self.fail("unpacked value stored twice", ins)
+            group.targets[slot.index] = target
+            self.emit(ast.Assign(targets=[store_ctx(target)], value=self.unpacked_value(slot, ins), lineno=0))
+            return
         if group.star_index == slot.index:
             target = ast.Starred(value=target, ctx=ast.Store())
         group.targets[slot.index] = target

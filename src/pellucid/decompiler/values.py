@@ -101,6 +101,11 @@ class UnpackGroup:
     star_index: int | None
     targets: list[ast.expr | None]
     parent: UnpackSlot | None = None
+    # where the unpacking ran: the statement list being built and its last statement then
+    # (a value used as an expression, not stored, is unpacked into temporaries there)
+    block: list | None = None
+    after: Any = None
+    names: list[str] | None = None  # the temporaries, once unpacked into them
 
     def complete(self) -> bool:
         return all(t is not None for t in self.targets)
