@@ -147,6 +147,58 @@ def make_autocast_graph_break():
     return autocast_graph_break, run
 
 
+class _Counter:
+    def __init__(self) -> None:
+        self.count = 0
+        self.history: list[Any] = []
+
+
+def side_effects_graph_break(x, items, table, counter):
+    items.append(x * 2)
+    table["double"] = x + 1
+    del table["gone"]
+    counter.count += 1
+    counter.history.append(x.sum())
+    torch._dynamo.graph_break()
+    items.insert(0, x)
+    table.update(last=x)
+    return x + len(items)
+
+
+def make_side_effects_graph_break():
+    """Mutations of a list, a dict and an object's attributes before a graph break: Dynamo
+    replays them in the transformed code, with slice assignments of values it keeps on the
+    stack across statements."""
+    _seed()
+    inputs = [torch.randn(3), torch.randn(3)]
+
+    def run(fn):
+        out = []
+        for x in inputs:
+            items, table, counter = [], {"gone": 0}, _Counter()
+            r = fn(x, items, table, counter)
+            out.append((r, items, sorted(table.items()), counter.count, counter.history))
+        return out
+
+    return side_effects_graph_break, run
+
+
+def lambda_graph_break(x):
+    scale = lambda t: (print("pellucid graph break inside a lambda"), t * 3)[1]  # noqa: E731
+    return scale(x) + 1
+
+
+def make_lambda_graph_break():
+    """A graph break inside a lambda: Dynamo turns the lambda's frame into statements."""
+    _seed()
+    inputs = [torch.randn(4), torch.randn(4)]
+
+    def run(fn):
+        return [fn(x) for x in inputs]
+
+    return lambda_graph_break, run
+
+
 def make_optimizer_step():
     """A whole training step (forward, backward, AdamW) compiled: the optimizer's
     profiling wrapper breaks the graph inside a `with`."""
@@ -356,6 +408,8 @@ WORKLOADS: dict[str, Workload] = {
         Workload("with_graph_break", make_with_graph_break, {}),
         Workload("comprehension_graph_break", make_comprehension_graph_break, {}),
         Workload("autocast_graph_break", make_autocast_graph_break, {}),
+        Workload("side_effects_graph_break", make_side_effects_graph_break, {}),
+        Workload("lambda_graph_break", make_lambda_graph_break, {}),
         Workload("classes_and_super", make_classes_and_super, {}),
         Workload("optimizer_step", make_optimizer_step, {}),
         Workload("method", make_method, {}),

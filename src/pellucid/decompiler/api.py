@@ -137,7 +137,7 @@ def decompile_tree(code: CodeType) -> ast.Module:
     Not checked here: the caller compiles what it writes."""
     from pellucid.decompiler.emit import tree_for
 
-    tree, future_annotations = _guarded(tree_for, code, None)
+    tree, future_annotations = _guarded(lambda c, f: tree_for(c, f, as_def=True), code, None)
     if not isinstance(tree, ast.Module):
         tree = ast.Module(body=[tree], type_ignores=[])
     if future_annotations:

@@ -912,9 +912,11 @@ def source_for(code: CodeType, fn: FunctionType | None) -> str:
     return source
 
 
-def tree_for(code: CodeType, fn: FunctionType | None) -> tuple[ast.AST, bool]:
+def tree_for(code: CodeType, fn: FunctionType | None, as_def: bool = False) -> tuple[ast.AST, bool]:
     """The ast :func:`source_for` unparses, and whether the source needs
-    ``from __future__ import annotations`` (callers that edit the tree skip a reparse)."""
+    ``from __future__ import annotations`` (callers that edit the tree skip a reparse).
+    ``as_def``: a lambda's code comes back as a ``def`` (torch.compile rewrites a lambda's
+    frame into statements no lambda can hold)."""
     if code.co_name in COMPREHENSIONS:
         return with_statement_lines(comprehension_source(code)), False
     if code.co_name == "<module>":
@@ -923,15 +925,18 @@ def tree_for(code: CodeType, fn: FunctionType | None) -> tuple[ast.AST, bool]:
         return with_statement_lines(class_source_def(code)), False
     if code.co_name.startswith(_GENERIC_SCOPE) and code.co_name.endswith(">"):
         return with_statement_lines(ast.Module(body=generic_scope_source(code), type_ignores=[])), False
-    if code.co_name == "<lambda>":
-        # a lambda is an expression: give it as one
-        w = CodeWalker(code)
-        fv = V.FunctionValue(code=code)
-        if fn is not None:
-            fv.defaults = [_value_ast(v) for v in (fn.__defaults__ or ())]
-            fv.kwdefaults = [(k, _value_ast(v)) for k, v in (fn.__kwdefaults__ or {}).items()]
-        expr = w.function_expr(fv, None)
-        return with_statement_lines(ast.Module(body=[ast.Expr(value=expr)], type_ignores=[])), False
+    if code.co_name == "<lambda>" and not as_def:
+        # a lambda is an expression: give it as one, unless its body is statements no lambda
+        # holds (torch.compile rewrites a lambda's frame so): then as a def
+        value = _returns_as_expression(CodeWalker(code).body())
+        if value is not None:
+            defaults: list[ast.expr] = []
+            kwdefaults: list[tuple[str, ast.expr]] = []
+            if fn is not None:
+                defaults = [_value_ast(v) for v in (fn.__defaults__ or ())]
+                kwdefaults = [(k, _value_ast(v)) for k, v in (fn.__kwdefaults__ or {}).items()]
+            expr = ast.Lambda(args=arguments(code, defaults, kwdefaults, {}), body=value)
+            return with_statement_lines(ast.Module(body=[ast.Expr(value=expr)], type_ignores=[])), False
     defaults: list[ast.expr] = []
     kwdefaults: list[tuple[str, ast.expr]] = []
     annotations: dict[str, ast.expr] = {}

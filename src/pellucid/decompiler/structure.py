@@ -200,7 +200,17 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         assigned: set[str] | None = None  # names the statement binds: found once, if needed
         local = self.varnames
         chosen: dict[int, Any] = {}  # id -> value to save, each once
-        for v in stack[self.cur_base :]:
+        sliced: list[int] = []  # stack positions holding slices whose parts are saved
+        for k, v in enumerate(stack[self.cur_base :], self.cur_base):
+            if isinstance(v, (ast.Slice, ast.Tuple)) and _has_slice(v):
+                # a slice has no spelling outside a subscript: its parts are saved instead
+                if assigned is None:
+                    assigned = _stored_names(stmt) if stmt is not None else self._all_locals()
+                for part in _slice_parts(v):
+                    if not _pure(part, local - assigned):
+                        chosen.setdefault(id(part), part)
+                sliced.append(k)
+                continue
             if isinstance(v, ast.Name):  # (most of a deep Dynamo stack: earlier spills, locals)
                 if getattr(v, "is_spill", False):
                     continue
@@ -238,6 +248,8 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         for k in range(self.cur_base, len(stack)):
             if id(stack[k]) in done:
                 stack[k] = done[id(stack[k])]
+        for k in sliced:
+            stack[k] = _with_parts(stack[k], done)
 
     def _all_locals(self) -> set[str]:
         """What a whole block of code may assign (see spill)."""
@@ -2277,6 +2289,34 @@ def _pure(e: ast.expr, stable: set[str]) -> bool:
     if isinstance(e, ast.Tuple):
         return all(_pure(x, stable) for x in e.elts)
     return False
+
+
+def _has_slice(e: ast.expr) -> bool:
+    return isinstance(e, ast.Slice) or (
+        isinstance(e, ast.Tuple) and any(isinstance(x, ast.Slice) for x in e.elts)
+    )
+
+
+def _slice_parts(e: ast.expr) -> list[ast.expr]:
+    """The values a slice (or a tuple of subscripts holding slices) is made of."""
+    if isinstance(e, ast.Slice):
+        return [x for x in (e.lower, e.upper, e.step) if x is not None]
+    if isinstance(e, ast.Tuple):
+        return [p for x in e.elts for p in _slice_parts(x)]
+    return [e]
+
+
+def _with_parts(e: ast.expr, done: dict[int, ast.Name]) -> ast.expr:
+    """``e`` with the parts saved to temporaries replaced by them (see _slice_parts)."""
+    if isinstance(e, ast.Slice):
+        new = ast.Slice(*(None if x is None else _with_parts(x, done) for x in (e.lower, e.upper, e.step)))
+    elif isinstance(e, ast.Tuple):
+        new = ast.Tuple(elts=[_with_parts(x, done) for x in e.elts], ctx=e.ctx)
+    else:
+        return done.get(id(e), e)
+    if hasattr(e, "_seq"):
+        new._seq = e._seq
+    return new
 
 
 def _is_value(v: Any) -> bool:

@@ -937,7 +937,7 @@ class DumpSession:
             # No source of its own: Dynamo made it at a graph break (positions point into
             # the function that broke, whose source would mislead here).
             out += ["# ---- made by Dynamo at a graph break; its code, decompiled ----"]
-            out += self._resume_source(code, rec.name) + [""]
+            out += self._resume_source(code, safe) + [""]  # (a lambda's: no identifier)
         else:
             original = original_source(code)
             if original is not None:
