@@ -32,7 +32,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORKLOADS_DIR = os.path.join(ROOT, "tests", "dynamo")
 DEFAULT_WORKLOADS = (
     "readme,mlp_backward,dynamic_true,dynamic_auto,graph_breaks,closure,method,"
-    "with_graph_break,comprehension_graph_break,classes_and_super,optimizer_step,bert,gpt2,"
+    "with_graph_break,comprehension_graph_break,autocast_graph_break,side_effects_graph_break,"
+    "lambda_graph_break,classes_and_super,optimizer_step,bert,gpt2,"
     "llama_generate"
 )
 
