@@ -1224,9 +1224,31 @@ class ExceptionStructure(ExceptGroupOps):
                 break  # (a shared tail, e.g. a loop's back edge: it follows the statement)
             t = self._tail_end(j)
             if t is None:
+                t = self._break_tail_before_normal_exit(s, e, j, matches)
+            if t is None:
                 break
             k = end = t
         return end
+
+    def _break_tail_before_normal_exit(self, s: int, e: int, j: int, matches) -> int | None:
+        """3.12+: the copy ending at ``j`` is a ``break``'s when a copy of the small block
+        after the loop (a return) follows it and the body jumps past that block to the
+        normal exit's copy (a try body ending ``if c: break``).  The index of that normal
+        exit (its copy, or line-number NOPs before it), else None."""
+        if PY < (3, 12):
+            return None
+        t = self._exit_tail_len(j)
+        if not t:
+            return None
+        x = j + t
+        if not any(s <= i.index < e and i.target == x for i in self.ins):
+            return None
+        q = x
+        while q < self.n and self.ins[q].op == "NOP":
+            q += 1
+        if q >= self.n or q in self._copies or not matches(q):
+            return None
+        return q
 
     def _jumped_to_from_outside(self, j: int, s: int) -> bool:
         """Does a jump from outside [s, j) reach j?  The code at j is then where
@@ -1298,7 +1320,7 @@ class ExceptionStructure(ExceptGroupOps):
             self.reachable[q] = False
         return k + t
 
-    def finally_copied_break(self, lo: int, hi: int, exit_: int, stop: int) -> int | None:
+    def finally_copied_break(self, lo: int, hi: int, exit_: int, stop: int, last: bool = False) -> int | None:
         """3.10+: where a ``break`` in the loop body [lo, hi) goes when it leaves through a
         finally body and the loop has an else: the compiler writes the finally body's copy, then
         a copy of the small block after the else (a ``return``), and no jump says where the
@@ -1317,7 +1339,8 @@ class ExceptionStructure(ExceptGroupOps):
                 t = self._exit_tail_len(j)
                 if not t or any(self._is_target(q) for q in range(j, j + t)):
                     continue
-                for p in range(exit_ + 1, min(stop, self.n)):
+                places = range(exit_ + 1, min(stop, self.n))
+                for p in reversed(places) if last else places:
                     if (
                         self._is_target(p) or ins[p - 1].op in STORE_OPS or ins[p - 1].op == "POP_TOP"
                     ) and ins[p - 1].op not in TERMINAL_OPS and self._same(j, p, t):

@@ -1336,6 +1336,28 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 # the branch ends in a statement that returns, but an arm inside
                 # it jumps over the else (3.10+ thread the jumps)
                 else_range = (F, E)
+        if (
+            else_range is None
+            and F < stop
+            and last is not None
+            and last.op == "JUMP"
+            and T <= last.target < last.index
+            and self.ins[last.target].op != "FOR_ITER"
+        ):
+            # the branch ends in a loop that never falls off its end: where its breaks go
+            # past the else says where the else ends (no jump over the else is left);
+            # 3.10+ copy the code there behind a break through a finally
+            outs = {
+                self.ins[k].target
+                for k in range(last.target, then_stop)
+                if self.reachable[k] and self.ins[k].target is not None and F < self.ins[k].target <= stop
+            }
+            # (the last such place: copies of it in the else come before it)
+            p = self.finally_copied_break(last.target, then_stop, F, stop, last=True) if not outs else None
+            if p is not None:
+                outs = {p}
+            if len(outs) == 1:
+                else_range = (F, outs.pop())
         # what falling off the end of each branch means: reaching the if's follow
         follow = else_range[1] if else_range else then_stop
         if else_range:

@@ -619,3 +619,57 @@ def exl_forever_two_breaks_through_finally(flags):
         finally:
             log.append("finally")
     return log
+
+
+@cases(([0, 0, 1],), ([1],), ([0, 1, 1],))
+def exl_forever_try_ends_in_break_if(flags):
+    # subprocess.Popen._wait's loop: the try body ends `if c: break`, whose false exit 3.12+
+    # lay out after the break's copies (the finally body's, then the return's)
+    log = []
+    it = iter(flags)
+    while True:
+        try:
+            if next(it):
+                break
+        finally:
+            log.append("finally")
+        log.append("sleep")
+    return log
+
+
+@cases((None, [1]), (1, [0, 1]), (2, [0, 0, 1]))
+def exl_forever_break_through_finally_in_if_arm(timeout, flags):
+    log = []
+    it = iter(flags)
+    if timeout is not None:
+        while True:
+            try:
+                if next(it):
+                    break
+            finally:
+                log.append("finally")
+            log.append("sleep")
+    return log
+
+
+@cases((None, [1]), (1, [0, 1]), (None, [0, 0, 1]))
+def exl_forever_break_through_finally_in_if_else(timeout, flags):
+    # Popen._wait whole: the arm's loop never falls off its end, so no jump over the else is
+    # left; where the breaks go (3.9, 3.11) or the copies behind them (3.10, 3.12+) end the else
+    log = []
+    it = iter(flags)
+    if timeout is not None:
+        while True:
+            try:
+                if next(it):
+                    break
+            finally:
+                log.append("finally")
+            log.append("sleep")
+    else:
+        while not log or log[-1] != "done":
+            with CM(log):
+                if next(it):
+                    log.append("done")
+                    break
+    return log
