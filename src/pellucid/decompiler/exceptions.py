@@ -1551,6 +1551,19 @@ class ExceptionStructure(ExceptGroupOps):
             handlers.append(
                 ast.ExceptHandler(type=typ, name=nm, body=hb or [ast.Pass()])
             )
+        tail = self._exit_copy_past_block(follow, stop, exits)
+        if tail is not None:
+            # 3.11+: the statement goes on at a copy of the function's exit laid out past the
+            # enclosing block (a return): each path falling off the statement returns there
+            # (said in the else, not the body: the try's handlers do not cover it)
+            if not _ends(body + orelse):
+                orelse = orelse + self._exit_copy_stmts(follow, tail, stack)
+            for hd in handlers:
+                if not _ends(hd.body):
+                    hd.body = hd.body + self._exit_copy_stmts(follow, tail, stack)
+            for q in range(follow, follow + tail):
+                self.reachable[q] = False
+            follow = None
         self._claim(H, H, follow)
         self._claim_block(C, C + 3)
         if reraise0 is not None:
@@ -1571,6 +1584,23 @@ class ExceptionStructure(ExceptGroupOps):
                 return stop
             raise self.fail("try continues past its enclosing block", ins[s])
         return else_end
+
+    def _exit_copy_past_block(self, follow: int | None, stop: int, exits: frozenset) -> int | None:
+        """The length of the copied return at ``follow`` when a 3.11+ try statement goes on
+        there, past its enclosing block [.., stop), and only jumps reach it, else None."""
+        if PY < (3, 11) or follow is None or follow <= stop or follow in exits or follow >= self.n:
+            return None
+        if self.ins[follow].op == "JUMP":
+            return None
+        return self._exit_copy_len(follow, {i.index for i in self.ins if i.target == follow})
+
+    def _exit_copy_stmts(self, k: int, size: int, stack: list) -> list[ast.stmt]:
+        saved = self.block
+        try:
+            body, _ = self.walk(k, k + size, list(stack), frozenset())
+        finally:
+            self.block = saved
+        return body
 
     def _merged_clause_end(self, k: int) -> bool:
         """3.13: ``POP_EXCEPT; POP_EXCEPT; JUMP t`` at k, t no loop's target: a clause ending
@@ -3187,3 +3217,8 @@ def _strip_final_returns(body: list) -> None:
         _strip_final_returns(last.body)
         if not last.body:
             last.body.append(ast.Pass())
+
+
+def _ends(body: list[ast.stmt]) -> bool:
+    """Does the block end in a statement that leaves it (control never falls off)?"""
+    return bool(body) and isinstance(body[-1], (ast.Return, ast.Raise, ast.Break, ast.Continue))

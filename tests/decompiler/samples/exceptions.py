@@ -1102,3 +1102,20 @@ def exc_try_finally_in_finally_if_else(a, b, flag):
                 log.append("no")
     log.append("after")
     return log
+
+
+@cases((0, 0), (1, 0), (1, 1), (1, 2), (1, 3))
+def exc_nested_try_ends_if_arm_with_else(p, k):
+    # tempfile.TemporaryDirectory._rmtree's onerror: the function's end is copied into every
+    # path, and 3.11 lays out the inner try's way on (a `return None`) past the outer try
+    log = []
+    if p:
+        try:
+            try:
+                log.append(risky(k))
+            except KeyError:
+                log.append("inner")
+        except ValueError:
+            log.append("outer")
+    else:
+        log.append("else")
