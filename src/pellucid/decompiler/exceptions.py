@@ -763,6 +763,16 @@ class ExceptionStructure(ExceptGroupOps):
         if PY >= (3, 12):
             self._fix_latches()
 
+    def _returns_straight(self, k: int) -> bool:
+        """Is the code at k a short straight run ending in a return (a copied exit block)?"""
+        for q in range(k, min(k + 8, self.n)):
+            ins = self.ins[q]
+            if ins.op in ("RETURN_VALUE", "RETURN_CONST"):
+                return True
+            if ins.target is not None or ins.op in TERMINAL_OPS:
+                return False
+        return False
+
     def _fix_latches(self) -> None:
         """3.12+ moves handlers to the end of the code.  Their jumps back to the
         code after a try are not loops; a jump back to before the try is a loop's
@@ -773,6 +783,8 @@ class ExceptionStructure(ExceptGroupOps):
             t = i.target
             if t is None or t > i.index or i.op == "FOR_ITER":
                 continue
+            if self._returns_straight(t):
+                continue  # back to a copy of a return: nothing there comes round again
             hs, ht = self.home[i.index], self.home[t]
             if hs is not None and ht is not None and hs != ht and hs >= 0:
                 lo, _ = self._extent(hs, ht)
