@@ -764,9 +764,13 @@ class ExceptionStructure(ExceptGroupOps):
             self._fix_latches()
 
     def _returns_straight(self, k: int) -> bool:
-        """Is the code at k a short straight run ending in a return (a copied exit block)?"""
+        """Is the code at k a short straight run ending in a return (a copied exit block), no
+        handler covering it?  (A covered one may raise into a handler that comes back: the
+        head of `while True: try: return f() except E: continue`.)"""
         for q in range(k, min(k + 8, self.n)):
             ins = self.ins[q]
+            if self._cover[q] is not None:
+                return False
             if ins.op in ("RETURN_VALUE", "RETURN_CONST"):
                 return True
             if ins.target is not None or ins.op in TERMINAL_OPS:

@@ -673,3 +673,15 @@ def exl_forever_break_through_finally_in_if_else(timeout, flags):
                     log.append("done")
                     break
     return log
+
+
+@cases(([3],), ([2, 3],), ([2, 2, 0],))
+def exl_forever_return_from_try_falls_back(ks):
+    # the loop's head is a try body that returns: only the handler comes back to it (no jump
+    # back to a copied return; see test_exceptions.py::test_retry_loop_returning_from_try)
+    it = iter(ks)
+    while True:
+        try:
+            return risky(next(it))
+        except KeyError:
+            ks.append("again")
