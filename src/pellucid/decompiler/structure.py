@@ -190,6 +190,13 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 return False
         return False
 
+    def _stamp(self, stack: list) -> None:
+        """Number a value a structured step left on the stack in evaluation order, as the
+        plain opcodes' values are (spill writes temporaries in that order)."""
+        if stack and isinstance(stack[-1], ast.AST) and not hasattr(stack[-1], "_seq"):
+            self.seq += 1
+            stack[-1]._seq = self.seq
+
     def spill(self, stmt: ast.stmt | None, stack: list | None = None) -> None:
         """A statement in the middle of an expression (Dynamo emits these):
         values already on the stack were evaluated before it, so they are
@@ -386,9 +393,11 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                             return self.block, stack + [i]
                         self.stmt_start = stmt_start  # nested walks may have moved it
                         i = self.do_condition(i, stack, stop, exits)
+                        self._stamp(stack)  # (a conditional expression's value)
                         continue
                     if op in VALUE_JUMPS:
                         i = self.do_value_jump(i, stack)
+                        self._stamp(stack)
                         continue
                     if op == "JUMP":
                         i = self.do_jump(i, stack, stop, exits)

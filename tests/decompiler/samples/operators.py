@@ -209,3 +209,12 @@ def op_chained_display_operand(n, xs):
     log = []
     r = log.append("left") or n != {xs[0] if xs else 0: log.append("mid")} != log.append("right")
     return r, log
+
+
+@cases((0, 0, [1]), (1, 0, [2]), (0, 1, [0]), (1, 1, [5]), (1, 1, [0]))
+def op_chain_of_ternaries(p, q, kw):
+    # both first operands of a chained comparison are conditional expressions: written to
+    # temporaries on 3.12+, which must keep their evaluation order (random-program find)
+    log = []
+    v = (log.append("left") or p if q else 0) in (log.append("right") or [p, 1] if p else [-1]) < kw
+    return v, log
