@@ -902,6 +902,12 @@ def generic_scope_source(code: CodeType) -> list[ast.stmt]:
     return w.block
 
 
+def def_name(co_name: str) -> str:
+    """The name a code object whose name is no identifier (``<lambda>``) is written under as
+    a ``def`` (verify looks the recompiled code up by it)."""
+    return "_" + "".join(c if c.isalnum() else "_" for c in co_name)
+
+
 def source_for(code: CodeType, fn: FunctionType | None) -> str:
     """Source for a code object (a def statement, or a module body)."""
     tree, future_annotations = tree_for(code, fn)
@@ -952,5 +958,5 @@ def tree_for(code: CodeType, fn: FunctionType | None, as_def: bool = False) -> t
     if fn is not None and getattr(fn, "__type_params__", ()):
         node.type_params = _type_params(fn.__type_params__)
     if not node.name.isidentifier():
-        node.name = "_" + "".join(c if c.isalnum() else "_" for c in node.name)
+        node.name = def_name(node.name)
     return with_statement_lines(node), bool(code.co_flags & CO_FUTURE_ANNOTATIONS and annotations)

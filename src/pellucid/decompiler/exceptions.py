@@ -1257,7 +1257,7 @@ class ExceptionStructure(ExceptGroupOps):
         if not t:
             return None
         x = j + t
-        if not any(s <= i.index < e and i.target == x for i in self.ins):
+        if not any(i.target == x for i in self.ins[s:e]):
             return None
         q = x
         while q < self.n and self.ins[q].op == "NOP":
@@ -1572,10 +1572,10 @@ class ExceptionStructure(ExceptGroupOps):
             # 3.11+: the statement goes on at a copy of the function's exit laid out past the
             # enclosing block (a return): each path falling off the statement returns there
             # (said in the else, not the body: the try's handlers do not cover it)
-            if not _ends(body + orelse):
+            if not _ends_in_jump(body + orelse):
                 orelse = orelse + self._exit_copy_stmts(follow, tail, stack)
             for hd in handlers:
-                if not _ends(hd.body):
+                if not _ends_in_jump(hd.body):
                     hd.body = hd.body + self._exit_copy_stmts(follow, tail, stack)
             for q in range(follow, follow + tail):
                 self.reachable[q] = False
@@ -1609,14 +1609,6 @@ class ExceptionStructure(ExceptGroupOps):
         if self.ins[follow].op == "JUMP":
             return None
         return self._exit_copy_len(follow, {i.index for i in self.ins if i.target == follow})
-
-    def _exit_copy_stmts(self, k: int, size: int, stack: list) -> list[ast.stmt]:
-        saved = self.block
-        try:
-            body, _ = self.walk(k, k + size, list(stack), frozenset())
-        finally:
-            self.block = saved
-        return body
 
     def _merged_clause_end(self, k: int) -> bool:
         """3.13: ``POP_EXCEPT; POP_EXCEPT; JUMP t`` at k, t no loop's target: a clause ending
@@ -3235,6 +3227,6 @@ def _strip_final_returns(body: list) -> None:
             last.body.append(ast.Pass())
 
 
-def _ends(body: list[ast.stmt]) -> bool:
+def _ends_in_jump(body: list[ast.stmt]) -> bool:
     """Does the block end in a statement that leaves it (control never falls off)?"""
     return bool(body) and isinstance(body[-1], (ast.Return, ast.Raise, ast.Break, ast.Continue))

@@ -19,7 +19,7 @@ from pellucid.decompiler import values as V
 from pellucid.decompiler.classes import ClassOps
 from pellucid.decompiler.errors import DecompilationError
 from pellucid.decompiler.evaluate import Evaluator, InPlace, const, name, store_ctx
-from pellucid.decompiler.exceptions import ExceptionStructure
+from pellucid.decompiler.exceptions import ExceptionStructure, _ends_in_jump
 from pellucid.decompiler.generators import GeneratorOps, fold_suspensions
 from pellucid.decompiler.instructions import (
     CONDITIONAL_JUMPS,
@@ -425,6 +425,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 if handler is None:
                     raise self.fail("unsupported opcode", ins)
                 handler(self, ins, stack)
+                # (self._stamp(stack), inline: once per instruction)
                 if stack and isinstance(stack[-1], ast.AST) and not hasattr(stack[-1], "_seq"):
                     self.seq += 1
                     stack[-1]._seq = self.seq
@@ -1454,9 +1455,14 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             return None
         return len(key)
 
+    def _exit_copy_stmts(self, target: int, size: int, stack: list) -> list[ast.stmt]:
+        """The statements of the copied exit block [target, target + size)."""
+        body, _ = self.walk(target, target + size, list(stack), frozenset())
+        return body
+
     def _emit_exit_copy(self, target: int, size: int, stack: list) -> None:
         """Say the copied exit block where control leaves for it, and retire the copy."""
-        body, _ = self.walk(target, target + size, list(stack), frozenset())
+        body = self._exit_copy_stmts(target, size, stack)
         for stmt in body:
             if isinstance(stmt, ast.Return) and isinstance(stmt.value, ast.Constant) and stmt.value.value is None:
                 stmt.implicit_copy = True  # copied per path: the function's implicit return
@@ -2506,10 +2512,6 @@ def restore_final_else(body: list[ast.stmt]) -> None:
             node.orelse = body[k + 1 :]
             del body[k + 1 :]
             return
-
-
-def _ends_in_jump(body: list[ast.stmt]) -> bool:
-    return bool(body) and isinstance(body[-1], (ast.Return, ast.Raise, ast.Break, ast.Continue))
 
 
 def _explicit(node: ast.stmt) -> ast.stmt:

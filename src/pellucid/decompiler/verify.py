@@ -637,7 +637,9 @@ def find_code(module_code: CodeType, original: CodeType) -> CodeType:
     candidates = [c for c in _iter_code_bfs(module_code) if c.co_name == name]
     if not candidates and not name.isidentifier():
         # written as a def under a name spelled from it (a lambda whose body is statements)
-        spelled = "_" + "".join(ch if ch.isalnum() else "_" for ch in name)
+        from pellucid.decompiler.emit import def_name
+
+        spelled = def_name(name)
         candidates = [c for c in _iter_code_bfs(module_code) if c.co_name == spelled]
     if not candidates:
         raise LookupError(f"recompiled source defines no code object named {name!r}")
