@@ -169,19 +169,22 @@ def _materialize(src: str):
     return ns
 
 
+def _assert_runs_the_same(ns: dict, source: str, label: str = "") -> None:
+    """The decompiled ``source`` of ``ns["f"]`` gives the same results and log on INPUTS."""
+    rebuilt_ns = _materialize("")
+    exec(compile(source, "<decompiled>", "exec"), rebuilt_ns)
+    for args in INPUTS:
+        expected = _run(ns["f"], args, ns["LOG"])
+        got = _run(rebuilt_ns["f"], args, rebuilt_ns["LOG"])
+        assert got == expected, f"{label}{args}:\n{source}"
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_behaviour(name):
     ns = _materialize(CASES[name])
-    original = ns["f"]
     # every case decompiles on every version (a refusal fails, as wrong code does)
-    source = pellucid.decompile(original, verify=False)
-    rebuilt_ns = _materialize("")
-    exec(compile(source, "<decompiled>", "exec"), rebuilt_ns)
-    rebuilt = rebuilt_ns["f"]
-    for args in INPUTS:
-        expected = _run(original, args, ns["LOG"])
-        got = _run(rebuilt, args, rebuilt_ns["LOG"])
-        assert got == expected, f"{name}{args}:\n{source}"
+    source = pellucid.decompile(ns["f"], verify=False)
+    _assert_runs_the_same(ns, source, name)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -275,12 +278,7 @@ def test_nested_try_ending_if_arm_with_else():
     if version in {(3, 9), (3, 13)}:
         pellucid.decompile(original, verify=True)
     source = pellucid.decompile(original, verify=False)
-    rebuilt_ns = _materialize("")
-    exec(compile(source, "<decompiled>", "exec"), rebuilt_ns)
-    for args in INPUTS:
-        expected = _run(original, args, ns["LOG"])
-        got = _run(rebuilt_ns["f"], args, rebuilt_ns["LOG"])
-        assert got == expected, f"{args}:\n{source}"
+    _assert_runs_the_same(ns, source)
 
 
 # `while True:` whose body is a try that returns, its clause continuing: the loop's head is the
@@ -309,9 +307,4 @@ def test_retry_loop_returning_from_try():
         return
     source = pellucid.decompile(original, verify=False)
     assert "while True" in source, source
-    rebuilt_ns = _materialize("")
-    exec(compile(source, "<decompiled>", "exec"), rebuilt_ns)
-    for args in INPUTS:
-        expected = _run(original, args, ns["LOG"])
-        got = _run(rebuilt_ns["f"], args, rebuilt_ns["LOG"])
-        assert got == expected, f"{args}:\n{source}"
+    _assert_runs_the_same(ns, source)
