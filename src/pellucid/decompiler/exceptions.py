@@ -1454,6 +1454,7 @@ class ExceptionStructure(ExceptGroupOps):
             p = nxt
         # where the statement continues: jumps that end the clauses
         follow_cands = []
+        merged_copies: list[tuple[int, int]] = []  # (start, length): copies of the follow
         for _typ, nm, b0, b1 in clauses:
             for k in range(b0, b1):
                 hk = self.home[k]
@@ -1471,11 +1472,17 @@ class ExceptionStructure(ExceptGroupOps):
                     elif (
                         self._merged_clause_end(k)
                         and self._cover[C] is not None
-                        and self._cover[j] == self._cover[self._cover[C]]
+                        and self._cover[j] == self._outer_clause_level(C, k)
                     ):
                         # 3.13 merges the end of the enclosing clause (this try ends it) into
                         # this clause's: the try continues at the enclosing clause's POP_EXCEPT
-                        follow_cands.append(j)
+                        # (or at the one the body falls into, of which this is a copy)
+                        n_copy = self._merged_jump(k) - j + 1
+                        if j != e and self._same_code(e, j, n_copy):
+                            merged_copies.append((j, n_copy))
+                            follow_cands.append(e)
+                        else:
+                            follow_cands.append(j)
         # the normal exit: the jump over the handlers ending the body or the else
         normal_exit = None
         no_else = False
@@ -1506,7 +1513,7 @@ class ExceptionStructure(ExceptGroupOps):
                     and hq is not None
                     and hq != home
                     and s <= hq < H
-                    and self._merged_clause_end(q - 2)
+                    and (self._merged_jump(q - 2) == q or self._merged_jump(q - 5) == q)
                     and ins[q].target > C + 2
                 ):
                     follow_cands.append(ins[q].target)
@@ -1561,6 +1568,9 @@ class ExceptionStructure(ExceptGroupOps):
             cst = base + [ExcInfo()]
             if follow is not None and b0 < follow < b1:
                 b1 = follow  # 3.12+: the clause falls into the follow (a finally body's end)
+            for m, _ in merged_copies:
+                if b0 < m < b1:
+                    b1 = m  # 3.13: the clause ends in a copy of the follow
             hb, st = self.walk(b0, b1, cst, fo | inherited if clause_exits is None else clause_exits)
             if len(st) not in (len(base), len(base) + 1):
                 raise self.fail("except clause changes the stack", ins[b0])
@@ -1580,6 +1590,9 @@ class ExceptionStructure(ExceptGroupOps):
             for q in range(follow, follow + tail):
                 self.reachable[q] = False
             follow = None
+        for m, n_copy in merged_copies:
+            for q in range(m, m + n_copy):
+                self.reachable[q] = False
         self._claim(H, H, follow)
         self._claim_block(C, C + 3)
         if reraise0 is not None:
@@ -1603,25 +1616,44 @@ class ExceptionStructure(ExceptGroupOps):
 
     def _exit_copy_past_block(self, follow: int | None, stop: int, exits: frozenset) -> int | None:
         """The length of the copied return at ``follow`` when a 3.11+ try statement goes on
-        there, past its enclosing block [.., stop), and only jumps reach it, else None."""
+        there, past its enclosing block [.., stop), else None.  Jumps from anywhere may reach
+        the copy (each path it ends says it); nothing may fall into it (``_exit_copy_len``)."""
         if PY < (3, 11) or follow is None or follow <= stop or follow in exits or follow >= self.n:
             return None
         if self.ins[follow].op == "JUMP":
             return None
-        return self._exit_copy_len(follow, {i.index for i in self.ins if i.target == follow})
+        return self._exit_copy_len(follow, self._jumps_to(follow, 0, self.n))
 
     def _merged_clause_end(self, k: int) -> bool:
         """3.13: ``POP_EXCEPT; POP_EXCEPT; JUMP t`` at k, t no loop's target: a clause ending
-        a try that ends an enclosing clause, the two clauses' ends merged into one jump."""
+        a try that ends an enclosing clause, the two clauses' ends merged into one jump (the
+        enclosing clause's name cleanup, if it is named, before the jump)."""
+        return self._merged_jump(k) is not None
+
+    def _outer_clause_level(self, C: int, k: int) -> int | None:
+        """The protection outside the enclosing clause whose end merged into the end at k of
+        a clause with clean-up C: past the enclosing clause's name clean-up if it has one."""
+        outer = self._cover[self._cover[C]]
+        if self._merged_jump(k) == k + 5 and outer is not None:
+            outer = self._cover[outer]
+        return outer
+
+    def _merged_jump(self, k: int) -> int | None:
+        """The jump ending the merged clause ends at k (``_merged_clause_end``), or None."""
         ins = self.ins
-        return (
+        if not (
             PY >= (3, 13)
             and 0 <= k
             and k + 2 < self.n
             and ins[k].op == ins[k + 1].op == "POP_EXCEPT"
-            and ins[k + 2].op == "JUMP"
-            and ins[k + 2].target not in self._loop_targets()
-        )
+        ):
+            return None
+        j = k + 2
+        if ins[j].op == "LOAD_CONST" and self._name_cleanup_at(j, ins[j + 1].argval):
+            j += 3
+        if j < self.n and ins[j].op == "JUMP" and ins[j].target not in self._loop_targets():
+            return j
+        return None
 
     def _clauses_continue(
         self, follow: int | None, normal_exit: int | None, s: int, e: int, stop: int, home: int,

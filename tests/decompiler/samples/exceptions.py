@@ -1119,3 +1119,19 @@ def exc_nested_try_ends_if_arm_with_else(p, k):
             log.append("outer")
     else:
         log.append("else")
+
+
+@cases((0, 0), (1, 0), (1, 2), (1, 1), (2, 0))
+def exc_named_clause_ends_in_try_long_return(a, b):
+    # inspect.getblock (3.13): the inner clause's end and the named outer clause's (its name
+    # cleanup included) merged into one jump back to a return too long to be copied
+    log = []
+    try:
+        log.append(risky(a))
+    except ValueError as e:
+        log.append(str(e))
+        try:
+            log.append(risky(b))
+        except KeyError:
+            pass
+    return log[: len(log)]
