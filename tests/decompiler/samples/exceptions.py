@@ -1135,3 +1135,21 @@ def exc_named_clause_ends_in_try_long_return(a, b):
         except KeyError:
             pass
     return log[: len(log)]
+
+
+@cases((0, 0), (1, 0), (0, 2), (1, 2), (2, 0))
+def exc_finally_retry_loop_break(a, b):
+    # asyncio.locks.Condition.wait: a finally body that retries until it succeeds; each copy's
+    # `break` is compiled as the code after the loop (the return, or the re-raise)
+    log = []
+    try:
+        log.append(risky(a))
+    finally:
+        tries = 0
+        while True:
+            try:
+                log.append(risky(b if tries == 0 else 0))
+                break
+            except KeyError:
+                tries += 1
+    return log

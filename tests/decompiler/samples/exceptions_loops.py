@@ -685,3 +685,22 @@ def exl_forever_return_from_try_falls_back(ks):
             return risky(next(it))
         except KeyError:
             ks.append("again")
+
+
+@cases(([0, 2, 0], [{}, {20: "base"}]), ([0, 2], [{}]), ([], []))
+def exl_for_else_continue_ends_clause(keys, bases):
+    # inspect._getmembers (3.13): the clause ends in a for-else; 3.13 copies the clause's end
+    # (POP_EXCEPT; jump) into the inner loop's break
+    out = []
+    for key in keys:
+        try:
+            value = risky(key)
+        except KeyError:
+            for base in bases:
+                if key * 10 in base:
+                    value = base[key * 10]
+                    break
+            else:
+                continue
+        out.append(value)
+    return out
