@@ -91,7 +91,6 @@ KNOWN_BUGS: dict = {
     "test_verified[exceptions.exc_else_return_ends_function]": "3.9 mismatch: a try's else ending the function comes back as code after the try (the clause returns)",
     "test_verified[with_statements.with_in_try_else_arm_copied_exit]": "3.13 mismatch: the return after the try, copied into the if arm, comes back inside the try (it loads two locals)",
     "exceptions.exc_finally_retry_loop_break": "3.9-3.13 refused: a `while True` ending a finally body, left only by `break`: each copy's break is compiled as the code after the loop (the exception path's re-raise, the normal path's return), so the exception-path copy seems to end inside the loop",
-    "exceptions_loops.exl_for_else_continue_ends_clause": "3.13 refused: a for-else ending an except clause whose else continues: 3.13 copies the clause's end (POP_EXCEPT; jump) into the inner loop's break",
     "test_verified[except_star.exstar_tuple_and_rest]": "3.12, 3.13 mismatch: an outer except clause keeps its copied return when its try body is a try (plain except too)",
 }
 _harness.configure(NOT_YET)

@@ -2644,12 +2644,17 @@ class ExceptionStructure(ExceptGroupOps):
         return hend < self.n and self._b_stack[hend] is None and self.ins[hend].op == "JUMP" and self.ins[hend].target == t
 
     def _return_from_loops(self, j: int) -> bool:
-        """``SWAP 2; POP_TOP`` per enclosing for loop, then RETURN_VALUE."""
+        """``SWAP 2; POP_TOP`` per enclosing for loop, then RETURN_VALUE; or, returning a
+        constant, ``POP_TOP`` per loop, then the constant and RETURN_VALUE."""
         ins = self.ins
         k = j
         while k + 1 < self.n and ins[k].op == "SWAP" and ins[k].argval == 2 and ins[k + 1].op == "POP_TOP":
             k += 2
-        return k > j and ins[k].op == "RETURN_VALUE"
+        if k > j:
+            return ins[k].op == "RETURN_VALUE"
+        while k < self.n and ins[k].op == "POP_TOP":
+            k += 1
+        return k > j and k + 1 < self.n and ins[k].op == "LOAD_CONST" and ins[k + 1].op == "RETURN_VALUE"
 
     def _copied_break310(self, j: int) -> bool:
         """3.10 copies a loop's small exit block (a return) into a break: turn the

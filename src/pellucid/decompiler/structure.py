@@ -19,7 +19,7 @@ from pellucid.decompiler import values as V
 from pellucid.decompiler.classes import ClassOps
 from pellucid.decompiler.errors import DecompilationError
 from pellucid.decompiler.evaluate import Evaluator, InPlace, const, name, store_ctx
-from pellucid.decompiler.exceptions import ExceptionStructure, _ends_in_jump
+from pellucid.decompiler.exceptions import ExceptionStructure, ExcInfo, _ends_in_jump
 from pellucid.decompiler.generators import GeneratorOps, fold_suspensions
 from pellucid.decompiler.instructions import (
     CONDITIONAL_JUMPS,
@@ -635,6 +635,13 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         for k in range(h + 1, exit_):
             if self.ins[k].op != "POP_TOP" or not self.reachable[k]:
                 continue
+            size = self._clause_end_len(k + 1)
+            if size is not None:
+                # 3.13: the loop ends an except clause, whose end (pop the exception, leave
+                # the statement) was copied into the `break`: the break leaves the block
+                self._pending_break_copy = (k + 1, size)
+                self._break_copy_is_clause_end = True
+                return [stop]
             size = self._terminal_len(k + 1)
             if (
                 size is None
@@ -662,6 +669,19 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 self._pending_break_copy = (k + 1, size)
                 return [stop]
         return []
+
+    def _clause_end_len(self, k: int) -> int | None:
+        """Length of an except clause's end at k, ``POP_EXCEPT; [name clean-up;] JUMP``, when
+        3.13 copied it into a `break` (right after the iterator's POP_TOP), else None."""
+        ins = self.ins
+        if PY < (3, 13) or k + 1 >= self.n or ins[k].op != "POP_EXCEPT":
+            return None
+        j = k + 1
+        if ins[j].op == "LOAD_CONST" and self._name_cleanup_at(j, ins[j + 1].argval):
+            j += 3
+        if j < self.n and ins[j].op == "JUMP" and not any(self._is_target(q) for q in range(k, j + 1)):
+            return j - k + 1
+        return None
 
     def _ends_in_terminal(self, lo: int, hi: int) -> bool:
         """Does [lo, hi) end in return/raise, with no jump leaving it?"""
@@ -730,9 +750,11 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 exit_copy = None
         breaks = [t for t in self._jumps_out(h + 1, body_end) if t != exit_]
         self._pending_break_copy = None
+        self._break_copy_is_clause_end = False
         if not breaks:
             breaks = self._copied_break_follow(h, exit_, stop)
         break_copy, self._pending_break_copy = self._pending_break_copy, None
+        clause_end_copy, self._break_copy_is_clause_end = self._break_copy_is_clause_end, False
         follow = max(breaks) if breaks else exit_
         if breaks and any(b != follow for b in breaks):
             allowed = {follow} | set(exits)
@@ -790,7 +812,13 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             # the breaks leave the enclosing block: what the loop's exhaustion
             # reaches before the block ends is the loop's else
             orelse, st2 = self.walk(exit_, stop, list(stack), exits)
-            if len(st2) != len(stack):
+            leaves_clause = (
+                clause_end_copy
+                and len(st2) == len(stack) - 1
+                and _ends_in_jump(orelse)
+                and isinstance(stack[-1], ExcInfo)
+            )  # (the else leaves the clause it ends: it pops the exception)
+            if len(st2) != len(stack) and not leaves_clause:
                 raise self.fail("for-else changes the stack", ins)
             nxt = stop
         elif follow != exit_ and follow not in exits:
@@ -813,7 +841,11 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         self.emit(node)
         if break_copy is not None:
             start, size = break_copy
-            self._emit_exit_copy(start, size, stack)
+            if clause_end_copy:  # the clause's end: said by the clause itself
+                for k in range(start, start + size):
+                    self.reachable[k] = False
+            else:
+                self._emit_exit_copy(start, size, stack)
             return nxt
         if exit_copy is not None and not orelse:
             self._emit_exit_copy(exit_, exit_copy, stack)

@@ -704,3 +704,22 @@ def exl_for_else_continue_ends_clause(keys, bases):
                 continue
         out.append(value)
     return out
+
+
+@cases(([0, 2, 0], [{}, {20: "base"}]), ([2, 2], [{}]), ([], []))
+def exl_for_else_return_ends_named_clause(keys, bases):
+    # the same with a named clause (its name cleanup is part of the copied end) and an else
+    # that returns
+    out = []
+    for key in keys:
+        try:
+            value = risky(key)
+        except KeyError as e:
+            for base in bases:
+                if key * 10 in base:
+                    value = (base[key * 10], str(e))
+                    break
+            else:
+                return None
+        out.append(value)
+    return out
