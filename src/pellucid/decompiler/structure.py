@@ -638,10 +638,11 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             size = self._clause_end_len(k + 1)
             if size is not None:
                 # 3.13: the loop ends an except clause, whose end (pop the exception, leave
-                # the statement) was copied into the `break`: the break leaves the block
+                # the statement) was copied into the `break`: the break leaves the block,
+                # or goes where the loop's exhaustion goes (the copy is the loop's exit)
                 self._pending_break_copy = (k + 1, size)
                 self._break_copy_is_clause_end = True
-                return [stop]
+                return [] if self._same_code(k + 1, exit_, size) else [stop]
             size = self._terminal_len(k + 1)
             if (
                 size is None

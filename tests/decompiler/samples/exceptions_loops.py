@@ -723,3 +723,25 @@ def exl_for_else_return_ends_named_clause(keys, bases):
                 return None
         out.append(value)
     return out
+
+
+@cases(([0, 2, 2], [20, 30], {2}), ([2], [5], {2}), ([2], [5], set()), ([], [], set()))
+def exl_for_break_ends_clause_in_if(keys, candidates, known):
+    # enum._simple_enum (3.13): a for loop ending an if that ends a clause; 3.13 copies the
+    # clause's end into the loop's break
+    out = []
+    for key in keys:
+        try:
+            found = risky(key)
+        except KeyError:
+            found = None
+            if key in known:
+                for c in candidates:
+                    if c == key * 10:
+                        found = c
+                        break
+        if found is not None:
+            out.append(found)
+        else:
+            out.append("none")
+    return out
