@@ -224,11 +224,15 @@ class ExceptionStructure(ExceptGroupOps):
                 and ins[k].arg == 0
                 and self._cover[k] == C
             ]
-            if len(rs) < 2:
+            if not rs:
                 continue
-            E = rs[-1]
-            while E - 1 in rs:
-                E -= 1
+            E = self._finally_past_loop(H, C, rs[-1])
+            if E is None:
+                if len(rs) < 2:
+                    continue
+                E = rs[-1]
+                while E - 1 in rs:
+                    E -= 1
             rset = set(rs)
             jumps = set()
             for k in range(H + 1, E):
@@ -245,6 +249,22 @@ class ExceptionStructure(ExceptGroupOps):
                 while k < C and self.home[k] is not None and self.home[k] > H:
                     k += 1
                 self._fin_past[H + 1] = k - 1
+
+    def _finally_past_loop(self, H: int, C: int, last: int) -> int | None:
+        """Where the exception-path copy of a finally body ends when it ends in a loop left
+        only by ``break`` (``while True``): the compiler copied the re-raise after the loop
+        into each break, so the copy's last re-raise (``last``) lies inside the loop, whose
+        back edge comes after it.  None when the copy ends at a re-raise."""
+        ins = self.ins
+        past = [k for k in range(last + 1, C) if self.home[k] is not None and self.home[k] >= H]
+        if not past or past[-1] + 1 != C:
+            return None
+        if not any(
+            ins[k].op == "JUMP" and ins[k].target is not None and H < ins[k].target <= last
+            for k in past
+        ):
+            return None
+        return C
 
     def _match_finally(self, b: int, a: int, L: int, jumps: frozenset) -> int:
         """Length of a normal-path copy at b of the finally body [a, a+L) whose
@@ -433,6 +453,7 @@ class ExceptionStructure(ExceptGroupOps):
         hmap: dict = {C: self._cover[C]}
         hrev: dict = {self._cover[C]: C}
         pairs: dict[int, int] = {}
+        rpairs: dict[int, int] = {}
         used: set[int] = set()
         exits: set[int] = set()
         ends: set[int] = set()
@@ -467,6 +488,8 @@ class ExceptionStructure(ExceptGroupOps):
                     used |= set(range(y, y + t))
                 continue
             if y in used and y not in exits:
+                if self._copied_end_tail(rpairs.get(y), x, R):
+                    continue  # 3.13 copied the end of the exception-path copy, not the other's
                 return None
             skip = self._finally_end_len(x)
             rest = None
@@ -492,6 +515,7 @@ class ExceptionStructure(ExceptGroupOps):
             if a.target is None and _key(a.argval) != _key(c.argval):
                 return None
             pairs[x] = y
+            rpairs.setdefault(y, x)
             used.add(y)
             hx, hy = self._cover[x], self._cover[y]
             if hx in hmap:
@@ -543,6 +567,24 @@ class ExceptionStructure(ExceptGroupOps):
             return None
         return F - b, extra
 
+    def _copied_end_tail(self, x1: int | None, x2: int, R: int) -> bool:
+        """Is the code at x2 a copy of the code at x1 up to the end R of a finally body's
+        exception-path copy (the compiler copied the small block ending in the re-raise
+        into each jump to it, in that copy only)?"""
+        if x1 is None or x1 == x2:
+            return False
+        ins = self.ins
+        for jumping, last in ((x1, x2), (x2, x1)):
+            for d in range(8):
+                a, b = ins[jumping + d], ins[last + d]
+                if last + d == R:
+                    if a.op == "JUMP" and a.target == R:
+                        return True
+                    break
+                if a.op != b.op or a.target is not None or b.target is not None or _key(a.argval) != _key(b.argval):
+                    break
+        return False
+
     def _past_tail_matches(self, R: int, end: int, past: list) -> bool:
         """3.12+: a nested try's clause in the finally body jumps past the body's
         re-raise R (to the clause's own re-raise after it); in the normal-path copy
@@ -587,20 +629,25 @@ class ExceptionStructure(ExceptGroupOps):
         return 0
 
     def _thread_clause_continues(self) -> None:
-        """3.12+: an except clause ending ``POP_EXCEPT; JUMP t`` where t is itself a
-        jump back (a loop's continue shared by the clauses) jumps there directly."""
+        """3.12+: an except clause ending ``POP_EXCEPT; [name clean-up;] JUMP t`` where t
+        is itself a jump back (a loop's continue shared by the clauses) jumps there directly."""
         ins = self.ins
         threaded: set[int] = set()
         for H, h in self._handlers.items():
             if h.kind != "try":
                 continue
             for k in range(H + 1, self.n - 1):
-                j = ins[k + 1]
-                if ins[k].op != "POP_EXCEPT" or self.home[k] != H or j.op != "JUMP":
+                if ins[k].op != "POP_EXCEPT" or self.home[k] != H:
+                    continue
+                q = k + 1
+                if ins[q].op == "LOAD_CONST" and self._name_cleanup_at(q, ins[q + 1].argval):
+                    q += 3
+                j = ins[q] if q < self.n else None
+                if j is None or j.op != "JUMP":
                     continue
                 t = ins[j.target]
                 if t.op == "JUMP" and t.target is not None and t.target < t.index and t.index != j.index:
-                    ins[k + 1] = replace(j, target=t.target, argval=t.target)
+                    ins[q] = replace(j, target=t.target, argval=t.target)
                     threaded.add(t.index)
         for t in threaded:
             falls_in = t > 0 and ins[t - 1].op not in TERMINAL_OPS and ins[t - 1].op != "JUMP"

@@ -1425,6 +1425,18 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             r = self._tail_ternary(expr, T, F, stack, stop, exits)
             if r is not None:
                 return r
+        if (
+            PY >= (3, 12)
+            and else_range is not None
+            and F - 1 >= T
+            and self._is_finally_end_jump(F - 1)
+            and else_range[1] == self.ins[F - 1].target
+        ):
+            # the same in a finally body's exception-path copy, where the copied re-raise
+            # ending the first arm was turned back into a jump to the body's end
+            r = self._tail_ternary(expr, T, F, stack, stop, exits, end=else_range[1])
+            if r is not None:
+                return r
         if self._pending(stack) and (else_range is None or self._protected(T, else_range[1])):
             # no conditional expression is possible: name the values first, and
             # walk the branches once (try structuring must not run twice)
@@ -1586,22 +1598,36 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             isinstance(v, ast.expr) and not _pure(v, local) for v in stack[self.cur_base :]
         )
 
+    def _is_finally_end_jump(self, k: int) -> bool:
+        """Is k a re-raise ending a finally body's exception-path copy that
+        ``_merge_finally_exits`` turned into a jump to the copy's last re-raise?"""
+        i = self.ins[k]
+        return i.op == "JUMP" and i.raw == "JUMP (finally end)" and i.target is not None and i.target > k
+
     def _tail_ternary(
-        self, expr: ast.expr, T: int, F: int, stack: list, stop: int, exits: frozenset
+        self, expr: ast.expr, T: int, F: int, stack: list, stop: int, exits: frozenset,
+        end: int | None = None,
     ) -> int | None:
         """3.12+ copy a small tail (`return (b, <here>)`) into both arms of a
         conditional expression: A+S at [T, F) and B+S after F.  Find the
-        longest shared tail S for which A and B each compute one value."""
+        longest shared tail S for which A and B each compute one value.  With
+        ``end`` (a finally body's re-raise), the first arm's copy ends in a jump
+        to ``end`` where the second's reaches the re-raise at ``end`` itself."""
         # a tail of just the return is `if t: return a` / `return b`: same code
         for n_s in range(F - T, 1, -1):
             tail_start = F - n_s
             if self._copy_size(tail_start, F) > _MAX_COPY_SIZE:
                 continue  # the compiler copies only small blocks
-            p = F
-            while p + n_s <= min(stop, self.n) and not self._same_code(tail_start, p, n_s):
-                p += 1
-            if p + n_s > min(stop, self.n) or p == F:
-                continue
+            if end is not None:
+                p = end - (n_s - 1)
+                if p <= F or not self._same_code(tail_start, p, n_s - 1):
+                    continue
+            else:
+                p = F
+                while p + n_s <= min(stop, self.n) and not self._same_code(tail_start, p, n_s):
+                    p += 1
+                if p + n_s > min(stop, self.n) or p == F:
+                    continue
             if self._jumps_into(T, tail_start, tail_start + 1, F) or self._jumps_into(F, p, p + 1, p + n_s):
                 continue  # an arm's and/or ends inside the tail: the tail is part of its value
             # a trial: walking code may retire exit copies it structures
@@ -1625,6 +1651,12 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 continue
             value = ast.IfExp(test=expr, body=self.as_expr(a_st[-1], None), orelse=self.as_expr(b_st[-1], None))
             stack.append(value)
+            if end is not None:
+                # the shared tail goes on to the finally body's end: the code at p is what
+                # runs, the first arm's copy of it is not
+                for k in range(tail_start, F):
+                    self.reachable[k] = False
+                return p
             for k in range(p, p + n_s):
                 self.reachable[k] = False
             body, _ = self.walk(tail_start, F, list(stack), exits)

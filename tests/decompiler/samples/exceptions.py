@@ -1153,3 +1153,33 @@ def exc_finally_retry_loop_break(a, b):
             except KeyError:
                 tries += 1
     return log
+
+
+@cases((0, 0), (1, 0), (0, 2), (1, 2), (2, 2))
+def exc_finally_retry_loop_named_return(a, b):
+    # the same, returning from the try body (the value waits under the finally body's copy)
+    # and with a named clause (3.12+ thread its end's jump to the loop's head)
+    log = []
+    try:
+        return risky(a), log
+    finally:
+        tries = 0
+        while True:
+            try:
+                log.append(risky(b if tries == 0 else 0))
+                break
+            except KeyError as e:
+                log.append(str(e))
+                tries += 1
+
+
+@cases((0, 0, True), (1, 0, False), (0, 2, False), (1, 2, True))
+def exc_ternary_argument_in_finally(a, b, flag):
+    # a conditional expression as an argument in a finally body: 3.12+ copy the rest of the
+    # statement and the re-raise into both arms of the exception path's copy (3.13 only there)
+    log = []
+    try:
+        log.append(risky(a))
+    finally:
+        log.append(risky(b) if flag else "no")
+    return log
