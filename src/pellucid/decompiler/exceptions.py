@@ -1137,6 +1137,14 @@ class ExceptionStructure(ExceptGroupOps):
             self.reachable[k] = False
             work.extend(self._succ(k))
 
+    def _claim_nested(self, a: int, b: int) -> None:
+        """After walking handler code [a, b): the code there of the handlers nested in it is
+        consumed too (3.11 lays a loop's back edge out after a nested try's handlers, so
+        it has their home; it was walked with the loop)."""
+        for k in range(a, b):
+            if self.home[k] is not None and a <= self.home[k] < b:
+                self.reachable[k] = False
+
     def _claim_block(self, a: int, b: int) -> None:
         for k in range(a, b):
             self.reachable[k] = False
@@ -1621,6 +1629,7 @@ class ExceptionStructure(ExceptGroupOps):
             hb, st = self.walk(b0, b1, cst, fo | inherited if clause_exits is None else clause_exits)
             if len(st) not in (len(base), len(base) + 1):
                 raise self.fail("except clause changes the stack", ins[b0])
+            self._claim_nested(b0, b1)
             handlers.append(
                 ast.ExceptHandler(type=typ, name=nm, body=hb or [ast.Pass()])
             )
@@ -1920,6 +1929,7 @@ class ExceptionStructure(ExceptGroupOps):
         final, st = self.walk(H + 1, R, hstack, frozenset({R}))
         if len(st) != len(hstack):
             raise self.fail("finally body changes the stack", ins[H])
+        self._claim_nested(H + 1, R)
         follow = end
         inherited = self._inherit(follow, stop, exits)
         body, st = self.walk(

@@ -19,7 +19,13 @@ from pellucid.decompiler import values as V
 from pellucid.decompiler.classes import ClassOps
 from pellucid.decompiler.errors import DecompilationError
 from pellucid.decompiler.evaluate import Evaluator, InPlace, const, name, store_ctx
-from pellucid.decompiler.exceptions import ExceptionStructure, ExcInfo, _ends_in_jump
+from pellucid.decompiler.exceptions import (
+    DELETE_OPS,
+    Copy,
+    ExceptionStructure,
+    ExcInfo,
+    _ends_in_jump,
+)
 from pellucid.decompiler.generators import GeneratorOps, fold_suspensions
 from pellucid.decompiler.instructions import (
     CONDITIONAL_JUMPS,
@@ -541,7 +547,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         body_end = latch + 1
         breaks = self._jumps_out(h, body_end)
         follow = max(breaks) if breaks else body_end
-        loop = Loop(h, follow, {h}, set(breaks) | {follow})
+        loop = Loop(h, follow, {h}, set(breaks) | {follow} | self._breaks_leaving_clause(h, body_end, stop, exits))
         if follow < self.n and self.ins[follow].op == "JUMP":
             # 3.9 threads a `break` to where the loop's follow jumps: the back edge of the
             # enclosing loop (a `continue` of that loop cannot be written in this one)
@@ -606,6 +612,30 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         if follow > stop and follow not in exits:
             raise self.fail("loop exits past its enclosing block", ins)
         return min(follow, stop) if follow in exits or follow == stop else follow
+
+    def _breaks_leaving_clause(self, h: int, body_end: int, stop: int, exits: frozenset) -> set[int]:
+        """3.12+: a loop ending an except clause (moved past the function's code) whose
+        `break` the compiler merged with the clause's end, ``POP_EXCEPT; [name clean-up;]
+        JUMP t`` back to the try's follow t: t is a break target, the clause's end before
+        the jump is skipped."""
+        if PY < (3, 12) or body_end != stop or not exits:
+            return set()
+        ins = self.ins
+        out = set()
+        for k in range(h + 1, body_end):
+            j = ins[k]
+            if j.op != "JUMP" or j.target is None or j.target >= h or j.target not in exits:
+                continue
+            p = k - 1
+            if p >= 3 and ins[p].op in DELETE_OPS and ins[p - 3].op == "POP_EXCEPT":
+                p -= 3
+                if not self._name_cleanup_at(p + 1, ins[p + 2].argval):
+                    continue
+            if ins[p].op != "POP_EXCEPT" or self.home[p] != self.home[h] or p in self._copies:
+                continue
+            self._copies[p] = Copy(k - p, "skip")
+            out.add(j.target)
+        return out
 
     def _forever_around_while(self, h: int, stack: list) -> bool:
         """3.10+ `while True:` whose body starts with `while c:`: both loops' heads are the
@@ -1589,8 +1619,13 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         return None
 
     def _protected(self, lo: int, hi: int) -> bool:
-        """Does an exception-table region (a try/with) overlap [lo, hi)?"""
-        return any(start < hi and end > lo for start, end, *_ in self.exc_entries)
+        """Does an exception-table region (a try/with) overlap [lo, hi) without holding all
+        of it?  (A try around the whole range, its body holding a conditional expression,
+        puts no statement inside it.)"""
+        return any(
+            start < hi and end > lo and not (start <= lo and end >= hi)
+            for start, end, *_ in self.exc_entries
+        )
 
     def _pending(self, stack: list) -> bool:
         local = set(self.code.co_varnames)
@@ -1619,8 +1654,9 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             if self._copy_size(tail_start, F) > _MAX_COPY_SIZE:
                 continue  # the compiler copies only small blocks
             if end is not None:
+                # (a tail of just the value's pop is `if t: a()` / `else: b()`: statements)
                 p = end - (n_s - 1)
-                if p <= F or not self._same_code(tail_start, p, n_s - 1):
+                if self.ins[tail_start].op == "POP_TOP" or p <= F or not self._same_code(tail_start, p, n_s - 1):
                     continue
             else:
                 p = F

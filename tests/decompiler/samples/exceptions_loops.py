@@ -745,3 +745,21 @@ def exl_for_break_ends_clause_in_if(keys, candidates, known):
         else:
             out.append("none")
     return out
+
+
+@cases((0, 0), (1, 0), (1, 2), (1, 1))
+def exl_retry_loop_in_clause(a, b):
+    # a retry loop as an except clause's body: 3.11 lays the loop's back edge out after the
+    # inner try's handlers
+    log = []
+    try:
+        log.append(risky(a))
+    except ValueError:
+        tries = 0
+        while True:
+            try:
+                log.append(risky(b if tries == 0 else 0))
+                break
+            except KeyError:
+                tries += 1
+    return log
