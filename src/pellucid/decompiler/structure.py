@@ -1445,7 +1445,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         if last_in_then is not None and last_in_then.op in VALUE_JUMPS and last_in_then.target > F:
             return self._mixed_boolop(expr, T, F, last_in_then, stack)
         if (
-            PY >= (3, 12)  # copies small exit tails into both arms
+            (PY >= (3, 12) or PY == (3, 10))  # copy small exit tails into both arms
             and else_range is None
             and then_stop == F
             and F - 1 >= T
@@ -1643,7 +1643,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         self, expr: ast.expr, T: int, F: int, stack: list, stop: int, exits: frozenset,
         end: int | None = None,
     ) -> int | None:
-        """3.12+ copy a small tail (`return (b, <here>)`) into both arms of a
+        """3.10 and 3.12+ copy a small tail (`return (b, <here>)`) into both arms of a
         conditional expression: A+S at [T, F) and B+S after F.  Find the
         longest shared tail S for which A and B each compute one value.  With
         ``end`` (a finally body's re-raise), the first arm's copy ends in a jump
