@@ -637,6 +637,35 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             out.add(j.target)
         return out
 
+    def _leaves_at_end(self, last: Instr | None, T: int, then_stop: int, loop: Loop | None) -> bool:
+        """Does the branch [T, then_stop) end in a jump out of the loop or back to its head,
+        or in a return/raise?"""
+        if last is None or last.index != then_stop - 1 or last.index < T:
+            return False
+        if last.op in TERMINAL:
+            return True
+        return (
+            last.op == "JUMP"
+            and loop is not None
+            and (last.target in loop.break_targets or last.target in loop.continue_targets)
+        )
+
+    def _jump_over_else_inside(
+        self, T: int, then_stop: int, F: int, stop: int, loop: Loop | None
+    ) -> int | None:
+        """The one place E in (F, stop] that unconditional jumps inside the branch
+        [T, then_stop) go to, other than the loop's break and continue targets: where the
+        else starting at F ends.  None without such jumps, or with several places."""
+        places = set()
+        for k in range(T, then_stop):
+            j = self.ins[k]
+            if j.op != "JUMP" or j.target is None or not self.reachable[k] or not F < j.target <= stop:
+                continue
+            if loop is not None and (j.target in loop.break_targets or j.target in loop.continue_targets):
+                continue
+            places.add(j.target)
+        return places.pop() if len(places) == 1 else None
+
     def _forever_around_while(self, h: int, stack: list) -> bool:
         """3.10+ `while True:` whose body starts with `while c:`: both loops' heads are the
         test at ``h``.  Jumps to ``h`` after the inner loop's bottom test (which jumps to
@@ -1366,6 +1395,12 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             # ends each arm of an if/else in an except clause
             else_range = (F, stop)
             then_stop = last.index
+        if else_range is None and F < stop and self._leaves_at_end(last, T, then_stop, loop):
+            # the branch ends by leaving (break, continue, return), so the jump over the else
+            # is in a nested statement ending the branch another way (3.11: `elif` arms)
+            E = self._jump_over_else_inside(T, then_stop, F, stop, loop)
+            if E is not None:
+                else_range = (F, E)
         dead_else = (
             last is not None
             and last.op == "JUMP"

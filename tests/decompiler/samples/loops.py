@@ -863,3 +863,24 @@ def loop_forever_option_arms(action, explicit_arg, arg_count, extras):
             stop = 2
             break
     return stop, tuples
+
+
+@cases(([1, 2, 0, 3], 0), ([0, 0], 1), ([1], 0), ([], 5))
+def loop_elif_arm_jumps_over_else(items, i):
+    # html.parser.HTMLParser.goahead: an if arm ending in `break`, whose nested elif arm is
+    # what jumps over the outer else (3.11 sends it straight to the loop's bottom test)
+    out = []
+    while i < len(items):
+        if items[i] % 2:
+            if items[i] > 2:
+                out.append("big")
+                break
+            elif i + 1 < len(items):
+                out.append("odd")
+                i += 1
+            else:
+                break
+        else:
+            out.append("even")
+            i += 1
+    return out, i
