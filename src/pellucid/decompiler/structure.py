@@ -651,19 +651,23 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         )
 
     def _jump_over_else_inside(
-        self, T: int, then_stop: int, F: int, stop: int, loop: Loop | None
+        self, T: int, then_stop: int, F: int, stop: int, exits: frozenset, loop: Loop | None
     ) -> int | None:
         """The one place E in (F, stop] that unconditional jumps inside the branch
         [T, then_stop) go to, other than the loop's break and continue targets: where the
-        else starting at F ends.  None without such jumps, or with several places."""
+        else starting at F ends (``stop`` for a jump to where the enclosing block goes on).
+        None without such jumps, or with several places."""
         places = set()
         for k in range(T, then_stop):
             j = self.ins[k]
-            if j.op != "JUMP" or j.target is None or not self.reachable[k] or not F < j.target <= stop:
+            if j.op != "JUMP" or j.target is None or not self.reachable[k] or j.target <= F:
                 continue
             if loop is not None and (j.target in loop.break_targets or j.target in loop.continue_targets):
                 continue
-            places.add(j.target)
+            if j.target <= stop:
+                places.add(j.target)
+            elif j.target in exits:
+                places.add(stop)
         return places.pop() if len(places) == 1 else None
 
     def _forever_around_while(self, h: int, stack: list) -> bool:
@@ -1398,7 +1402,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         if else_range is None and F < stop and self._leaves_at_end(last, T, then_stop, loop):
             # the branch ends by leaving (break, continue, return), so the jump over the else
             # is in a nested statement ending the branch another way (3.11: `elif` arms)
-            E = self._jump_over_else_inside(T, then_stop, F, stop, loop)
+            E = self._jump_over_else_inside(T, then_stop, F, stop, exits, loop)
             if E is not None:
                 else_range = (F, E)
         dead_else = (

@@ -884,3 +884,31 @@ def loop_elif_arm_jumps_over_else(items, i):
             out.append("even")
             i += 1
     return out, i
+
+
+@cases(([1, 2, 3, 4, 0], [1, 1]), ([2, 1], [0]), ([0, 0, 5], []), ([], []))
+def loop_nested_elif_jumps_past_chain(items, flags):
+    # tokenize._tokenize: an elif arm whose if jumps over the whole chain's else to the
+    # loop's bottom test, its else leaving the loop
+    out = []
+    pos = 0
+    while pos < len(items):
+        m = items[pos]
+        if m:
+            pos += 1
+            if m == 1:
+                out.append("one")
+            elif m == 2:
+                if flags and flags.pop():
+                    out.append("two")
+                else:
+                    out.append("stop")
+                    break
+            elif m == 3:
+                out.append("three")
+            else:
+                out.append("many")
+        else:
+            out.append("zero")
+            pos += 1
+    return out, pos
