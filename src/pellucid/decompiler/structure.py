@@ -1098,6 +1098,17 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                         if b.fall in outside:
                             b.fall = merged
                     outside = {merged}
+            cleanup_copy = self._chain_cleanup_copy(outside, T, starts[0]) if len(outside) == 2 else None
+            if cleanup_copy is not None:
+                # 3.10+: a chained comparison's clean-up falls into a copy of the block at T
+                # (its last link's jump was inverted over T): that copy is T
+                t, n = cleanup_copy
+                for b in chain:
+                    if b.target == t:
+                        b.target = T
+                    if b.fall == t:
+                        b.fall = T
+                outside = outside - {t}
             if not outside and chain[-1].target == T and not used:
                 # `if a or b: pass`: every exit is T; the last test's jump is
                 # the (empty) false exit
@@ -1121,8 +1132,31 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 for c, size_ in used:
                     for i in range(c, c + size_):
                         self.reachable[i] = False
+                if cleanup_copy is not None:
+                    t, n = cleanup_copy
+                    for i in range(t - 1, t + n):
+                        self.reachable[i] = False
                 self.last_chain = (chain, starts + [T])
                 return expr, T, F
+        return None
+
+    def _chain_cleanup_copy(self, outside: set[int], T: int, start: int) -> tuple[int, int] | None:
+        """(t, n): an exit t of a test [start, T) holding a copy, n long, of the terminal
+        block at T, entered from a chained comparison's clean-up POP_TOP right before it,
+        which only jumps from inside the test reach (3.10+), else None."""
+        if PY < (3, 10):
+            return None
+        n = self._terminal_len(T)
+        if n is None:
+            return None
+        for t in outside:
+            if t <= T or not self._same_code(T, t, n):
+                continue
+            c = t - 1
+            if self.ins[c].op != "POP_TOP" or self.ins[c - 1].op not in TERMINAL:
+                continue
+            if all(start <= i.index < T for i in self.ins if i.target == c):
+                return t, n
         return None
 
     def _arm_jump(self, k: int) -> int | None:
@@ -1517,7 +1551,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             and isinstance(then_body[0], ast.Assert)
             and isinstance(then_body[0].test, ast.Constant)
         ):
-            self.emit(ast.Assert(test=_negate(expr), msg=then_body[0].msg))
+            self.emit(ast.Assert(test=_negate_test(expr), msg=then_body[0].msg))
             return then_stop if F > stop else F
         if dead_else and else_range is not None and self.ins[last.index - 1].op == "RETURN_VALUE":
             # 3.9 drop code after a return only up to the next label: the branch
@@ -2532,6 +2566,15 @@ def _negate(e: ast.expr) -> ast.expr:
         flipped.flipped = not getattr(e, "flipped", False)
         return flipped
     return ast.UnaryOp(op=ast.Not(), operand=e)
+
+
+def _negate_test(e: ast.expr) -> ast.expr:
+    """Negation of a test whose value only steers a jump (an assert's): `not (not a or not
+    b)` is `a and b` there, and compiles to the same jumps."""
+    if isinstance(e, ast.BoolOp) and all(isinstance(v, ast.UnaryOp) and isinstance(v.op, ast.Not) for v in e.values):
+        op = ast.And() if isinstance(e.op, ast.Or) else ast.Or()
+        return ast.BoolOp(op=op, values=[v.operand for v in e.values])
+    return _negate(e)
 
 
 def _flips(e: ast.expr) -> int:
