@@ -419,6 +419,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                         continue
                     if op == "COPY" and self._is_value_boolop(i, stack):
                         i = self.do_copy_boolop(i, stack)
+                        self._stamp(stack)  # (an and/or value, 3.12+)
                         continue
                     if op == "POP_TOP" and not until_cond:
                         after = self._break_into_exit_copy(i, stack)

@@ -230,3 +230,11 @@ def op_assert_and_chained_comparison(s, d):
     except AssertionError as e:
         return "failed", str(e)
     return s, d
+
+
+@cases(("ab", [0, (0,)]), (1, 5), ("x", 0), ("x", 7), (1, [0, (2,)]))
+def op_chain_after_attribute_with_and_operand(obj, b):
+    # random program seed 8351 (3.12+): the and/or value in the middle of a chained
+    # comparison had no evaluation number, so it was saved before the attribute that was
+    # evaluated first (the wrong exception when both raise)
+    return obj.upper is not (b and b[1]) < (1,)
