@@ -91,6 +91,7 @@ KNOWN_BUGS: dict = {
     "exceptions.exc_finally_retry_loop_break": "3.9, 3.10 refused: a `while True` ending a finally body, left only by `break`: each copy's break is compiled as the code after the loop (the exception path's re-raise, the normal path's return), so the exception-path copy seems to end inside the loop (3.11+ read it since the ninth session)",
     "test_verified[exceptions_loops.exl_retry_loop_in_clause]": "3.10 mismatch: the loop's break comes back as the return 3.10 copied into it (same behaviour)",
     "test_verified[loops.loop_elif_arm_jumps_over_else]": "3.9 mismatch: 3.9 threads the elif arm's jumps (loop-threading shapes, same behaviour)",
+    "test_verified[loops.loop_elif_if_without_else_falls_to_back_edge]": "3.9 mismatch: 3.9 threads the arms' jumps (loop-threading shapes, same behaviour)",
     "loops.loop_nested_elif_jumps_past_chain": "3.9 refused: an elif arm's if whose jump over the chain's else 3.9 threads to the loop's head (loop-threading shapes)",
     "exceptions.exc_ternary_argument_in_finally": "3.10 refused: a conditional expression as a call argument in a finally body (3.10 copies the rest of the statement and the re-raise into both arms of the exception path's copy)",
     "exceptions.exc_finally_retry_loop_named_return": "3.9, 3.10 refused: see exc_finally_retry_loop_break",

@@ -654,14 +654,22 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
     def _jump_over_else_inside(
         self, T: int, then_stop: int, F: int, stop: int, exits: frozenset, loop: Loop | None
     ) -> int | None:
-        """The one place E in (F, stop] that unconditional jumps inside the branch
-        [T, then_stop) go to, other than the loop's break and continue targets: where the
-        else starting at F ends (``stop`` for a jump to where the enclosing block goes on).
+        """The one place E in (F, stop] that jumps inside the branch [T, then_stop) go to,
+        other than the loop's break and continue targets: where the else starting at F ends
+        (``stop`` for a jump to where the enclosing block goes on).  A conditional jump to
+        the loop's closing jump back is the false exit of an if ending the branch (3.12).
         None without such jumps, or with several places."""
         places = set()
         for k in range(T, then_stop):
             j = self.ins[k]
-            if j.op != "JUMP" or j.target is None or not self.reachable[k] or j.target <= F:
+            if j.target is None or not self.reachable[k] or j.target <= F:
+                continue
+            if j.op != "JUMP" and not (
+                PY >= (3, 12)
+                and j.op in CONDITIONAL_JUMPS
+                and loop is not None
+                and self._is_back_edge(j.target, loop)
+            ):
                 continue
             if loop is not None and (j.target in loop.break_targets or j.target in loop.continue_targets):
                 continue

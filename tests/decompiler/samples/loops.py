@@ -912,3 +912,32 @@ def loop_nested_elif_jumps_past_chain(items, flags):
             out.append("zero")
             pos += 1
     return out, pos
+
+
+@cases(([1, 2, 3, 9],), ([2, 1, 3],), ([4, 2],), ([3, 3, 4, 1, 5],))
+def loop_elif_if_without_else_falls_to_back_edge(codes):
+    # shlex.shlex.read_token (3.12): an elif arm ending in an if without an else, whose arms
+    # break or continue; its false exit goes straight to the loop's closing jump back
+    out = []
+    it = iter(codes)
+    while True:
+        c = next(it, None)
+        if c == 1:
+            out.append("one")
+        elif c == 2:
+            out.append("two")
+            if len(out) > 1:
+                out.append("posix")
+                if out[0] == "one":
+                    break
+                else:
+                    continue
+        elif c == 3:
+            out.append("three")
+        else:
+            out.append(c)
+            if c is None or c > 4:
+                break
+            else:
+                continue
+    return out
