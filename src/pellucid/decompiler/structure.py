@@ -1735,10 +1735,11 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             tail_start = F - n_s
             if self._copy_size(tail_start, F) > _MAX_COPY_SIZE:
                 continue  # the compiler copies only small blocks
+            if self.ins[tail_start].op == "POP_TOP":
+                continue  # a tail that drops the value: `if t: a()` / `else: b()`, statements
             if end is not None:
-                # (a tail of just the value's pop is `if t: a()` / `else: b()`: statements)
                 p = end - (n_s - 1)
-                if self.ins[tail_start].op == "POP_TOP" or p <= F or not self._same_code(tail_start, p, n_s - 1):
+                if p <= F or not self._same_code(tail_start, p, n_s - 1):
                     continue
             else:
                 p = F
@@ -1746,6 +1747,8 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                     p += 1
                 if p + n_s > min(stop, self.n) or p == F:
                     continue
+            if self.ins[tail_start].line != self.ins[p].line:
+                continue  # each copy on its own line: the arms' own statements (`x = a` / `x = b`)
             if self._jumps_into(T, tail_start, tail_start + 1, F) or self._jumps_into(F, p, p + 1, p + n_s):
                 continue  # an arm's and/or ends inside the tail: the tail is part of its value
             # a trial: walking code may retire exit copies it structures

@@ -373,3 +373,14 @@ def ctl_nested_if_else_in_if_elif_ending_function(a, b, c, log):
             log.append(3)
     elif c:
         log.append(4)
+
+
+@cases(({"dest": None}, ["--foo-bar"], ["-f"]), ({"dest": None}, [], ["-f"]), ({"dest": "x"}, ["--a"], []))
+def ctl_if_else_assignments_ending_function(state, long_opts, short_opts):
+    # optparse.Option._check_dest: both arms assign the same target at the function's end;
+    # 3.10 and 3.12+ copy the store and the return into each arm, each on its arm's line
+    if state["dest"] is None:
+        if long_opts:
+            state["dest"] = long_opts[0][2:].replace("-", "_")
+        else:
+            state["dest"] = short_opts[0][1]
