@@ -637,14 +637,10 @@ class ExceptionStructure(ExceptGroupOps):
             if h.kind != "try":
                 continue
             for k in range(H + 1, self.n - 1):
-                if ins[k].op != "POP_EXCEPT" or self.home[k] != H:
+                q = self._clause_end_jump(k) if self.home[k] == H else None
+                if q is None:
                     continue
-                q = k + 1
-                if ins[q].op == "LOAD_CONST" and self._name_cleanup_at(q, ins[q + 1].argval):
-                    q += 3
-                j = ins[q] if q < self.n else None
-                if j is None or j.op != "JUMP":
-                    continue
+                j = ins[q]
                 t = ins[j.target]
                 if t.op == "JUMP" and t.target is not None and t.target < t.index and t.index != j.index:
                     ins[q] = replace(j, target=t.target, argval=t.target)
@@ -814,15 +810,8 @@ class ExceptionStructure(ExceptGroupOps):
         """Is the code at k a short straight run ending in a return (a copied exit block), no
         handler covering it?  (A covered one may raise into a handler that comes back: the
         head of `while True: try: return f() except E: continue`.)"""
-        for q in range(k, min(k + 8, self.n)):
-            ins = self.ins[q]
-            if self._cover[q] is not None:
-                return False
-            if ins.op in ("RETURN_VALUE", "RETURN_CONST"):
-                return True
-            if ins.target is not None or ins.op in TERMINAL_OPS:
-                return False
-        return False
+        t = self._exit_tail_len(k)
+        return bool(t) and all(self._cover[q] is None for q in range(k, k + t))
 
     def _fix_latches(self) -> None:
         """3.12+ moves handlers to the end of the code.  Their jumps back to the
@@ -1678,7 +1667,7 @@ class ExceptionStructure(ExceptGroupOps):
             return None
         if self.ins[follow].op == "JUMP":
             return None
-        return self._exit_copy_len(follow, self._jumps_to(follow, 0, self.n))
+        return self._exit_copy_len(follow)
 
     def _merged_clause_end(self, k: int) -> bool:
         """3.13: ``POP_EXCEPT; POP_EXCEPT; JUMP t`` at k, t no loop's target: a clause ending
@@ -1696,20 +1685,10 @@ class ExceptionStructure(ExceptGroupOps):
 
     def _merged_jump(self, k: int) -> int | None:
         """The jump ending the merged clause ends at k (``_merged_clause_end``), or None."""
-        ins = self.ins
-        if not (
-            PY >= (3, 13)
-            and 0 <= k
-            and k + 2 < self.n
-            and ins[k].op == ins[k + 1].op == "POP_EXCEPT"
-        ):
+        if PY < (3, 13) or not 0 <= k < self.n or self.ins[k].op != "POP_EXCEPT":
             return None
-        j = k + 2
-        if ins[j].op == "LOAD_CONST" and self._name_cleanup_at(j, ins[j + 1].argval):
-            j += 3
-        if j < self.n and ins[j].op == "JUMP" and ins[j].target not in self._loop_targets():
-            return j
-        return None
+        j = self._clause_end_jump(k + 1)
+        return j if j is not None and self.ins[j].target not in self._loop_targets() else None
 
     def _clauses_continue(
         self, follow: int | None, normal_exit: int | None, s: int, e: int, stop: int, home: int,
@@ -1806,6 +1785,17 @@ class ExceptionStructure(ExceptGroupOps):
             and not self.loops
             and not any(self.reachable[q] for q in range(k, self.n))
         )
+
+    def _clause_end_jump(self, k: int) -> int | None:
+        """Index of the jump ending ``POP_EXCEPT; [name clean-up;] JUMP`` at k (how an except
+        clause ends), or None."""
+        ins = self.ins
+        if k + 1 >= self.n or ins[k].op != "POP_EXCEPT":
+            return None
+        j = k + 1
+        if j + 1 < self.n and ins[j].op == "LOAD_CONST" and self._name_cleanup_at(j, ins[j + 1].argval):
+            j += 3
+        return j if j < self.n and ins[j].op == "JUMP" else None
 
     def _name_cleanup_at(self, j: int, nm: str) -> bool:
         ins = self.ins

@@ -20,7 +20,6 @@ from pellucid.decompiler.classes import ClassOps
 from pellucid.decompiler.errors import DecompilationError
 from pellucid.decompiler.evaluate import Evaluator, InPlace, const, name, store_ctx
 from pellucid.decompiler.exceptions import (
-    DELETE_OPS,
     Copy,
     ExceptionStructure,
     ExcInfo,
@@ -627,12 +626,8 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             j = ins[k]
             if j.op != "JUMP" or j.target is None or j.target >= h or j.target not in exits:
                 continue
-            p = k - 1
-            if p >= 3 and ins[p].op in DELETE_OPS and ins[p - 3].op == "POP_EXCEPT":
-                p -= 3
-                if not self._name_cleanup_at(p + 1, ins[p + 2].argval):
-                    continue
-            if ins[p].op != "POP_EXCEPT" or self.home[p] != self.home[h] or p in self._copies:
+            p = next((q for q in (k - 1, k - 4) if q >= 0 and self._clause_end_jump(q) == k), None)
+            if p is None or self.home[p] != self.home[h] or p in self._copies:
                 continue
             self._copies[p] = Copy(k - p, "skip")
             out.add(j.target)
@@ -713,7 +708,6 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 # the statement) was copied into the `break`: the break leaves the block,
                 # or goes where the loop's exhaustion goes (the copy is the loop's exit)
                 self._pending_break_copy = (k + 1, size)
-                self._break_copy_is_clause_end = True
                 return [] if self._same_code(k + 1, exit_, size) else [stop]
             size = self._terminal_len(k + 1)
             if (
@@ -746,13 +740,8 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
     def _clause_end_len(self, k: int) -> int | None:
         """Length of an except clause's end at k, ``POP_EXCEPT; [name clean-up;] JUMP``, when
         3.13 copied it into a `break` (right after the iterator's POP_TOP), else None."""
-        ins = self.ins
-        if PY < (3, 13) or k + 1 >= self.n or ins[k].op != "POP_EXCEPT":
-            return None
-        j = k + 1
-        if ins[j].op == "LOAD_CONST" and self._name_cleanup_at(j, ins[j + 1].argval):
-            j += 3
-        if j < self.n and ins[j].op == "JUMP" and not any(self._is_target(q) for q in range(k, j + 1)):
+        j = self._clause_end_jump(k) if PY >= (3, 13) else None
+        if j is not None and not any(self._is_target(q) for q in range(k, j + 1)):
             return j - k + 1
         return None
 
@@ -823,11 +812,11 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 exit_copy = None
         breaks = [t for t in self._jumps_out(h + 1, body_end) if t != exit_]
         self._pending_break_copy = None
-        self._break_copy_is_clause_end = False
         if not breaks:
             breaks = self._copied_break_follow(h, exit_, stop)
         break_copy, self._pending_break_copy = self._pending_break_copy, None
-        clause_end_copy, self._break_copy_is_clause_end = self._break_copy_is_clause_end, False
+        # (a terminal copy never starts with POP_EXCEPT: _copied_break_follow skips those)
+        clause_end_copy = break_copy is not None and self._clause_end_len(break_copy[0]) == break_copy[1]
         follow = max(breaks) if breaks else exit_
         if breaks and any(b != follow for b in breaks):
             allowed = {follow} | set(exits)
@@ -1601,14 +1590,15 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         self.emit(ast.If(test=expr, body=then_body or [ast.Pass()], orelse=orelse))
         return then_stop if F > stop else F
 
-    def _exit_copy_len(self, target: int, jumps: set[int]) -> int | None:
+    def _exit_copy_len(self, target: int, jumps: set[int] | None = None) -> int | None:
         """Length of the small `return <load>` block at ``target`` when only
-        ``jumps`` reach it: 3.10+ copy such exits into each path that ends the
-        function, and lay some copies out after the enclosing block."""
+        ``jumps`` (None: any jumps) reach it, nothing falling into it: 3.10+ copy such
+        exits into each path that ends the function, and lay some copies out after the
+        enclosing block."""
         key = self._exit_key(target)
         if key is None or (target > 0 and self.ins[target - 1].op not in TERMINAL | {"JUMP"}):
             return None
-        if any(i.target == target and i.index not in jumps for i in self.ins):
+        if jumps is not None and any(i.target == target and i.index not in jumps for i in self.ins):
             return None
         return len(key)
 
