@@ -14,6 +14,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:
@@ -38,84 +39,106 @@ NOT_YET = _NOT_YET_BY_VERSION.get(
 
 assert not (NOT_YET & CORE_CONSTRUCTS), "issue-2 constructs must never be xfailed"
 
-# Known decompiler bugs, to keep CI usable while they are being fixed: keys are a test name
-# ("test_fixpoint"), a sample id ("tricky.tr_dead_code_keeps_local"), or a test with its
-# sample ("test_behaviour[tricky.tr_dead_code_keeps_local]"); values say why.  Matching tests
-# are marked xfail (not strict: a bug may exist on one Python version only).  Empty is the goal.
-KNOWN_BUGS: dict = {
-    # Each entry: refused (DecompilationError) or decompiled to different-but-equivalent
-    # bytecode (verify catches it; the behaviour tests found no wrong result).  Versions where
-    # it fails, then why.  These are the decompiler's open defects; see the README.
-    "tricky.tr_ternary_in_while_condition": "3.10-3.13 mismatch: the while test copied at the loop bottom reads as `if test: while True:`",
-    "boolops.bool_ternary_nested": "3.10, 3.12, 3.13 mismatch: nested ternary with a copied tail named a temporary",
-    "boolops.bool_deep_nesting": "3.9-3.11 mismatch: deep and/or/not comes back De Morgan-transformed",
-    "operators.op_chained_in_while": "3.10-3.13 mismatch: chained comparison as a while-test",
-    "control.ctl_empty_return_vs_none": "3.9 mismatch: bare return vs implicit return jump target",
-    "loops.loop_break_continue_in_if_else": "3.9 mismatch: break/continue arms threaded",
-    "loops.loop_break_in_else_of_inner": "3.9 mismatch: break in the else of an inner loop",
-    "stress.stress_many_parameters": "3.12 mismatch: loop jump target",
-    "loops.loop_inner_break_in_if_else_ending_body": "3.9 mismatch: a loop that breaks inside an if/elif ending the outer loop body (3.9 threads the jumps)",
-    "tricky.tr_assert_in_loop": "3.9 mismatch: assert at the end of a loop body",
-    "exceptions.exc_while_true_try_else_break": "3.10 mismatch: the else's break reaches a return 3.10 copied into it",
-    "exceptions_loops.exl_retry_loop_in_if_arm": "3.9 mismatch, 3.10 refused: `while True` inside an if arm whose try clause continues and whose break jumps past the else",
-    # (keys "test_verified[...]": only the bytecode comparison differs; behaviour is checked)
-    "loops.loop_forever_inner_while_else_break": "3.9 refused: a `while True` whose body starts with a while-else (3.9 gives both loops one head; the later jumps to it are read as the inner loop's)",
-    "exceptions.exc_try_finally_in_finally": "3.10 refused: a try/finally inside a finally body (the normal path's copy ends in the function's return, the exception path's in a re-raise, so the inner try's handler lies one instruction off)",
-    "exceptions.exc_try_finally_in_finally_if_else": "3.10 refused: a try/finally inside a finally body (see exc_try_finally_in_finally)",
-    "test_verified[boolops.bool_ternary_test_raising]": "3.10 mismatch: a conditional expression as an if test whose raise 3.10 copied into both arms comes back as nested ifs (same behaviour)",
-    "test_verified[loops.loop_forever_if_else_all_leave]": "3.9, 3.11 mismatch: an if arm falling into the loop's closing jump back comes back as `continue` (same behaviour)",
-    "test_verified[exceptions.exc_nested_try_ends_if_arm_with_else]": "3.10 refused; 3.11, 3.12 mismatch: a try whose body is a try, ending an if arm with an else at the function's end (the returns copied into each path are written, same behaviour)",
-    "test_behaviour[exceptions.exc_nested_try_ends_if_arm_with_else]": "3.10 refused: a try whose body is a try, ending an if arm with an else at the function's end",
-    "test_signature[exceptions.exc_nested_try_ends_if_arm_with_else]": "3.10 refused: a try whose body is a try, ending an if arm with an else at the function's end",
-    "test_verified[operators.op_chain_of_ternaries]": "3.11-3.13 mismatch: a chained comparison whose first operands are conditional expressions comes back with them in temporaries (evaluation order kept, same behaviour)",
-    "test_verified[operators.op_chain_after_attribute_with_and_operand]": "3.11-3.13 mismatch: a chained comparison with an and/or value as an operand comes back with its operands in temporaries (evaluation order kept, same behaviour)",
-    "test_verified[loops.loop_forever_option_arms]": "3.9 refused; 3.10-3.13 mismatch: an if arm falling into the loop's closing jump back comes back as `continue` (same behaviour)",
-    "test_behaviour[loops.loop_forever_option_arms]": "3.9 refused: arms ending in break, raise and a jump threaded to the loop's head",
-    "test_signature[loops.loop_forever_option_arms]": "3.9 refused: arms ending in break, raise and a jump threaded to the loop's head",
-    "test_verified[loops.loop_while_two_forever_levels]": "3.9 mismatch: a `while True` whose body starts with a `while True` comes back as one loop (3.9 gives both the same head: the same control flow)",
-    "test_verified[exceptions.exc_try_only_pass]": "3.11-3.13 mismatch: a try whose body only passes (its handler is dead code the compiler keeps)",
-    "test_verified[exceptions_loops.exl_retry_loop]": "3.9, 3.12 mismatch: a clause's `continue` ending the loop body comes back as `pass` (same behaviour)",
-    "test_verified[exceptions_loops.exl_break_in_except]": "3.12, 3.13 mismatch: a break whose target is the return after the loop comes back as that return (same behaviour); 3.10 refused (NOT_YET)",
-    "test_verified[exceptions.exc_return_in_else]": "3.10, 3.12, 3.13 mismatch: a try's else that returns comes back as code after the try, the clause returning (same behaviour)",
-    "test_verified[exceptions.exc_named_handler_unbound_after]": "3.12, 3.13 mismatch: `return a, (x if c else y)` comes back as an if with two returns",
-    "test_verified[exceptions.exc_try_in_else]": "3.10 mismatch: a try's else holding a try comes back as code after the try, the clause returning (same behaviour)",
-    "test_verified[async_samples.async_await_try]": "3.10 mismatch: `return <constant>` ending a try body comes back after the try (it cannot raise)",
-    "test_verified[exceptions_loops.exl_while_test_try_else_return]": "3.12, 3.13 refused: a while test the compiler copied after the try's handlers (reached only from a clause) reads as a continue from a handler",
-    "test_behaviour[exceptions_loops.exl_while_test_try_else_return]": "3.12, 3.13 refused: a while test the compiler copied after the try's handlers (reached only from a clause) reads as a continue from a handler",
-    "test_signature[exceptions_loops.exl_while_test_try_else_return]": "3.12, 3.13 refused: a while test the compiler copied after the try's handlers (reached only from a clause) reads as a continue from a handler",
-    "test_verified[exceptions_loops.exl_while_true_try_except_continue]": "3.10 refused, 3.11-3.13 mismatch: a clause's `continue` ending a `while True` body whose try returns (3.10: the try's exits all leave the loop)",
-    "test_behaviour[exceptions_loops.exl_while_true_try_except_continue]": "3.10 refused, 3.11-3.13 mismatch: a clause's `continue` ending a `while True` body whose try returns (3.10: the try's exits all leave the loop)",
-    "test_signature[exceptions_loops.exl_while_true_try_except_continue]": "3.10 refused, 3.11-3.13 mismatch: a clause's `continue` ending a `while True` body whose try returns (3.10: the try's exits all leave the loop)",
-    "test_verified[exceptions.exc_else_return_ends_function]": "3.9 mismatch: a try's else ending the function comes back as code after the try (the clause returns)",
-    "test_verified[with_statements.with_in_try_else_arm_copied_exit]": "3.13 mismatch: the return after the try, copied into the if arm, comes back inside the try (it loads two locals)",
-    "exceptions.exc_finally_retry_loop_break": "3.9, 3.10 refused: a `while True` ending a finally body, left only by `break`: each copy's break is compiled as the code after the loop (the exception path's re-raise, the normal path's return), so the exception-path copy seems to end inside the loop (3.11+ read it since the ninth session)",
-    "test_verified[exceptions_loops.exl_retry_loop_in_clause]": "3.10 mismatch: the loop's break comes back as the return 3.10 copied into it (same behaviour)",
-    "test_verified[loops.loop_elif_arm_jumps_over_else]": "3.9 mismatch: 3.9 threads the elif arm's jumps (loop-threading shapes, same behaviour)",
-    "test_verified[loops.loop_elif_if_without_else_falls_to_back_edge]": "3.9 mismatch: 3.9 threads the arms' jumps (loop-threading shapes, same behaviour)",
-    "loops.loop_nested_elif_jumps_past_chain": "3.9 refused: an elif arm's if whose jump over the chain's else 3.9 threads to the loop's head (loop-threading shapes)",
-    "exceptions.exc_ternary_argument_in_finally": "3.10 refused: a conditional expression as a call argument in a finally body (3.10 copies the rest of the statement and the re-raise into both arms of the exception path's copy)",
-    "exceptions.exc_finally_retry_loop_named_return": "3.9, 3.10 refused: see exc_finally_retry_loop_break",
-    "test_verified[except_star.exstar_tuple_and_rest]": "3.12, 3.13 mismatch: an outer except clause keeps its copied return when its try body is a try (plain except too)",
+class Bug(NamedTuple):
+    """A known decompiler defect: the versions where a sample is refused (``DecompilationError``:
+    its behaviour, signature and verified tests fail) and where it decompiles to
+    different-but-equivalent bytecode (only its verified test fails), and why."""
+
+    refused: str = ""
+    mismatch: str = ""
+    why: str = ""
+
+
+def _versions(spec: str) -> set[tuple[int, int]]:
+    """``"3.9, 3.11-3.13"`` as a set of (major, minor)."""
+    out: set[tuple[int, int]] = set()
+    for part in filter(None, (p.strip() for p in spec.split(","))):
+        lo, _, hi = part.partition("-")
+        a, b = (int(x) for x in lo.split("."))
+        c = int((hi or lo).split(".")[1])
+        out.update((a, m) for m in range(b, c + 1))
+    return out
+
+
+_REFUSAL_FAILS = frozenset({"test_behaviour", "test_signature", "test_verified"})
+
+# Known decompiler defects, keyed by sample id: the open work queue, empty is the goal.  On the
+# versions listed the sample's failing tests are strict xfails (a fix shows up as an XPASS that
+# fails CI until the entry is narrowed); on every other version they must pass.  The behaviour
+# tests found no sample that runs differently.
+KNOWN_BUGS: dict[str, Bug] = {
+    "tricky.tr_ternary_in_while_condition": Bug(mismatch="3.10-3.13", why="the while test copied at the loop bottom reads as `if test: while True:`"),
+    "boolops.bool_ternary_nested": Bug(mismatch="3.10, 3.12, 3.13", why="nested ternary with a copied tail named a temporary"),
+    "boolops.bool_deep_nesting": Bug(mismatch="3.9-3.11", why="deep and/or/not comes back De Morgan-transformed"),
+    "operators.op_chained_in_while": Bug(mismatch="3.10-3.13", why="chained comparison as a while-test"),
+    "control.ctl_empty_return_vs_none": Bug(mismatch="3.9", why="bare return vs implicit return jump target"),
+    "loops.loop_break_continue_in_if_else": Bug(mismatch="3.9", why="break/continue arms threaded"),
+    "loops.loop_break_in_else_of_inner": Bug(mismatch="3.9", why="break in the else of an inner loop"),
+    "stress.stress_many_parameters": Bug(mismatch="3.12", why="loop jump target"),
+    "loops.loop_inner_break_in_if_else_ending_body": Bug(mismatch="3.9", why="a loop that breaks inside an if/elif ending the outer loop body (3.9 threads the jumps)"),
+    "tricky.tr_assert_in_loop": Bug(mismatch="3.9", why="assert at the end of a loop body"),
+    "exceptions.exc_while_true_try_else_break": Bug(mismatch="3.10", why="the else's break reaches a return 3.10 copied into it"),
+    "exceptions_loops.exl_retry_loop_in_if_arm": Bug(refused="3.10", mismatch="3.9", why="`while True` inside an if arm whose try clause continues and whose break jumps past the else"),
+    "loops.loop_forever_inner_while_else_break": Bug(mismatch="3.9", why="a `while True` whose body starts with a while-else (3.9 gives both loops one head)"),
+    "exceptions.exc_try_finally_in_finally": Bug(refused="3.10", why="a try/finally inside a finally body (the normal path's copy ends in the function's return, the exception path's in a re-raise, so the inner try's handler lies one instruction off)"),
+    "exceptions.exc_try_finally_in_finally_if_else": Bug(refused="3.10", why="a try/finally inside a finally body (see exc_try_finally_in_finally)"),
+    "boolops.bool_ternary_test_raising": Bug(mismatch="3.10", why="a conditional expression as an if test whose raise 3.10 copied into both arms comes back as nested ifs"),
+    "exceptions.exc_nested_try_ends_if_arm_with_else": Bug(refused="3.10", mismatch="3.11, 3.12", why="a try whose body is a try, ending an if arm with an else at the function's end (the returns copied into each path are written)"),
+    "operators.op_chain_of_ternaries": Bug(mismatch="3.11-3.13", why="a chained comparison whose first operands are conditional expressions comes back with them in temporaries (evaluation order kept)"),
+    "operators.op_chain_after_attribute_with_and_operand": Bug(mismatch="3.11-3.13", why="a chained comparison with an and/or value as an operand comes back with its operands in temporaries (evaluation order kept)"),
+    "loops.loop_forever_option_arms": Bug(refused="3.9", why="arms ending in break, raise and a jump threaded to the loop's head"),
+    "loops.loop_while_two_forever_levels": Bug(mismatch="3.9", why="a `while True` whose body starts with a `while True` comes back as one loop (3.9 gives both the same head)"),
+    "exceptions.exc_try_only_pass": Bug(mismatch="3.11-3.13", why="a try whose body only passes (its handler is dead code the compiler keeps)"),
+    "exceptions_loops.exl_retry_loop": Bug(mismatch="3.9, 3.12", why="a clause's `continue` ending the loop body comes back as `pass`"),
+    "exceptions_loops.exl_break_in_except": Bug(mismatch="3.12, 3.13", why="a break whose target is the return after the loop comes back as that return"),
+    "exceptions.exc_return_in_else": Bug(mismatch="3.10, 3.12, 3.13", why="a try's else that returns comes back as code after the try, the clause returning"),
+    "exceptions.exc_named_handler_unbound_after": Bug(mismatch="3.12, 3.13", why="`return a, (x if c else y)` comes back as an if with two returns"),
+    "exceptions.exc_try_in_else": Bug(mismatch="3.10", why="a try's else holding a try comes back as code after the try, the clause returning"),
+    "async_samples.async_await_try": Bug(mismatch="3.10", why="`return <constant>` ending a try body comes back after the try (it cannot raise)"),
+    "exceptions_loops.exl_while_test_try_else_return": Bug(refused="3.12, 3.13", why="a while test the compiler copied after the try's handlers (reached only from a clause) reads as a continue from a handler"),
+    "exceptions_loops.exl_while_true_try_except_continue": Bug(refused="3.10", mismatch="3.11-3.13", why="a clause's `continue` ending a `while True` body whose try returns (3.10: the try's exits all leave the loop)"),
+    "exceptions.exc_else_return_ends_function": Bug(mismatch="3.9", why="a try's else ending the function comes back as code after the try (the clause returns)"),
+    "with_statements.with_in_try_else_arm_copied_exit": Bug(mismatch="3.13", why="the return after the try, copied into the if arm, comes back inside the try (it loads two locals)"),
+    "exceptions.exc_finally_retry_loop_break": Bug(refused="3.9, 3.10", why="a `while True` ending a finally body, left only by `break`: each copy's break is compiled as the code after the loop (the exception path's re-raise, the normal path's return), so the exception-path copy seems to end inside the loop"),
+    "exceptions_loops.exl_retry_loop_in_clause": Bug(mismatch="3.10", why="the loop's break comes back as the return 3.10 copied into it"),
+    "loops.loop_elif_arm_jumps_over_else": Bug(mismatch="3.9", why="3.9 threads the elif arm's jumps (loop-threading shapes)"),
+    "loops.loop_elif_if_without_else_falls_to_back_edge": Bug(mismatch="3.9", why="3.9 threads the arms' jumps (loop-threading shapes)"),
+    "loops.loop_nested_elif_jumps_past_chain": Bug(refused="3.9", why="an elif arm's if whose jump over the chain's else 3.9 threads to the loop's head (loop-threading shapes)"),
+    "exceptions.exc_ternary_argument_in_finally": Bug(refused="3.10", why="a conditional expression as a call argument in a finally body (3.10 copies the rest of the statement and the re-raise into both arms of the exception path's copy)"),
+    "exceptions.exc_finally_retry_loop_named_return": Bug(refused="3.9, 3.10", why="see exc_finally_retry_loop_break"),
+    "except_star.exstar_tuple_and_rest": Bug(mismatch="3.12, 3.13", why="an outer except clause keeps its copied return when its try body is a try (plain except too)"),
 }
+
+
+def known_bug(test: str, sample: str) -> Bug | None:
+    """The entry under which ``test`` of ``sample`` is expected to fail on this Python."""
+    bug = KNOWN_BUGS.get(sample)
+    if bug is None:
+        return None
+    here = sys.version_info[:2]
+    if here in _versions(bug.refused) and test in _REFUSAL_FAILS:
+        return bug
+    if here in _versions(bug.mismatch) and test == "test_verified":
+        return bug
+    return None
+
+
 _harness.configure(NOT_YET)
 CONSTRUCT_OF = _harness.CONSTRUCT_OF
 
 
 def pytest_collection_modifyitems(config, items):
-    if not KNOWN_BUGS:
-        return
     import pytest
 
     for item in items:
         if "tests/decompiler/" not in item.nodeid.replace("\\", "/"):
             continue
-        name = item.name  # "test_behaviour[tricky.x]" or "test_fixpoint"
-        func, _, param = name.partition("[")
-        param = param.rstrip("]")
-        parts = param.split("-") if param else []
-        for key in (name, func, *parts):
-            if key in KNOWN_BUGS:
-                item.add_marker(pytest.mark.xfail(reason=f"known bug: {KNOWN_BUGS[key]}"))
+        func, _, param = item.name.partition("[")
+        for sample in param.rstrip("]").split("-") if param else ():
+            bug = known_bug(func, sample)
+            if bug is not None:
+                kind = "refused" if func != "test_verified" or sys.version_info[:2] in _versions(bug.refused) else "mismatch"
+                item.add_marker(pytest.mark.xfail(strict=True, reason=f"known bug ({kind}): {bug.why}"))
                 break
 
 
