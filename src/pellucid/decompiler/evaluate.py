@@ -866,8 +866,24 @@ class Evaluator:
         # 3.12+ returns a constant statement with RETURN_CONST; a constant that
         # reaches RETURN_VALUE was an operand of a conditional expression
         ret.from_expression = PY >= (3, 12) and ins.raw == "RETURN_VALUE" and isinstance(v, ast.Constant)
-        ret.implicit_copy = ins.index in getattr(self, "implicit_returns", ())
+        ret.implicit_copy = ins.index in getattr(self, "implicit_returns", ()) or self._lineless_return(ins, v)
         self.emit(ret)
+
+    def _lineless_return(self, ins: Instr, value: ast.expr) -> bool:
+        """A `return None` on the line of the statement before it, at the end of a path
+        that falls off the function: 3.10+ copy the implicit return there (a written
+        `return` has a line of its own)."""
+        k = ins.index
+        if PY < (3, 10) or k < 2 or not (isinstance(value, ast.Constant) and value.value is None):
+            return False
+        load, before = self.ins[k - 1], self.ins[k - 2]
+        return (
+            load.op == "LOAD_CONST"
+            and load.line == before.line
+            and before.op not in ("JUMP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE")
+            and before.target is None
+            and not any(i.target in (k - 1, k) for i in self.ins)
+        )
 
     def op_RAISE_VARARGS(self, ins: Instr, stack: list) -> None:
         cause = exc = None

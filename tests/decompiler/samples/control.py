@@ -375,6 +375,15 @@ def ctl_nested_if_else_in_if_elif_ending_function(a, b, c, log):
         log.append(4)
 
 
+@cases(*((p, o, []) for p in (1, 2, 3) for o in (0, 1)))
+def ctl_if_else_of_ternary_calls_ending_function(proto, obj, log):
+    # pickle._Pickler.save_bool: the implicit `return None` copied into the first arm (3.10+)
+    if proto >= 2:
+        log.append("T2" if obj else "F2")
+    else:
+        log.append("T" if obj else "F")
+
+
 @cases(({"dest": None}, ["--foo-bar"], ["-f"]), ({"dest": None}, [], ["-f"]), ({"dest": "x"}, ["--a"], []))
 def ctl_if_else_assignments_ending_function(state, long_opts, short_opts):
     # optparse.Option._check_dest: both arms assign the same target at the function's end;
