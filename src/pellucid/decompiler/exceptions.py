@@ -825,6 +825,11 @@ class ExceptionStructure(ExceptGroupOps):
                 continue
             if self._returns_straight(t):
                 continue  # back to a copy of a return: nothing there comes round again
+            if i.op in CONDITIONAL_JUMPS and self._copied_loop_test(i.index, t):
+                # a while test copied after a try's handlers, reached only from a clause: the
+                # loop's own back edge, in code moved with the handler
+                self.latch[t] = max(self.latch.get(t, -1), i.index)
+                continue
             hs, ht = self.home[i.index], self.home[t]
             if hs is not None and ht is not None and hs != ht and hs >= 0:
                 lo, _ = self._extent(hs, ht)
@@ -859,6 +864,21 @@ class ExceptionStructure(ExceptGroupOps):
             ):
                 raise self.fail("loop continued only from an exception handler", self.ins[t])
             self.latch[t] = last
+
+    def _copied_loop_test(self, k: int, t: int) -> bool:
+        """Does the conditional jump at k back to t end a copy of the `while` test just
+        before t (the test at the top jumps forward, past the loop)?"""
+        ins = self.ins
+        top = ins[t - 1] if t > 0 else None
+        if top is None or top.op not in CONDITIONAL_JUMPS or top.target is None or top.target <= t:
+            return False
+        n = 1
+        while n < t and k - n > t:
+            a, b = ins[t - 1 - n], ins[k - n]
+            if (a.op, repr(a.argval)) != (b.op, repr(b.argval)) or a.target is not None or b.target is not None:
+                break
+            n += 1
+        return n >= 2 and not any(i.target == k - n + 1 for i in ins if i.index < t - n)
 
     def moved_handler_code(self, lo: int, hi: int) -> set[int]:
         """3.12+: the code of try handlers whose body starts in [lo, hi), which the

@@ -185,8 +185,8 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 pass
             elif op == "BINARY_SUBSCR" and extra >= 2:
                 extra -= 1
-            elif op in ("STORE_FAST", "STORE_GLOBAL", "STORE_NAME", "STORE_DEREF"):
-                return extra == 0
+            elif op in ("STORE_FAST", "STORE_GLOBAL", "STORE_NAME", "STORE_DEREF", "UNPACK_SEQUENCE", "UNPACK_EX"):
+                return extra == 0  # (an unpacking: `a, b = c = x`)
             elif op == "STORE_ATTR":
                 return extra == 1
             elif op == "STORE_SUBSCR":
@@ -948,6 +948,11 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             return None
         body_end = latch - n + 1
         exit_ = latch + 1
+        outside = self._exit_inside_loop(cs, T, F, body_end, exit_)
+        if outside is not None:
+            # the code after the loop (and more), laid out inside the loop's range: not body
+            for k in outside:
+                self.reachable[k] = False
         breaks = [t for t in self._jumps_out(T, body_end) if t >= exit_]
         if not breaks and F == exit_ < stop:
             # a break whose jump the compiler replaced by copies (a finally, the return after)
@@ -990,9 +995,48 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 raise self.fail("while-else changes the stack", self.ins[T])
         self._retire_bottom_exit_copies(body_end, latch, F)
         self.emit(ast.While(test=expr, body=_trim_continue(body), orelse=orelse))
+        if outside is not None:
+            # the walk goes on at the exit block; the bottom test and its jump to the exit
+            # are this loop's
+            for k in outside:
+                self.reachable[k] = True
+            for k in range(body_end, exit_ + 1):
+                self.reachable[k] = False
         if follow in exits:
             return stop
         return follow
+
+    def _exit_inside_loop(self, cs: int, T: int, F: int, body_end: int, exit_: int) -> list[int] | None:
+        """3.12+ lay a `while` loop's bottom test out after the handlers of a try in its body
+        when only an except clause reaches it (the body's other paths leave): the code after
+        the loop, which the top test and the bottom test's exit jump reach, and any code laid
+        out after that, then lie inside the loop's range.  The instructions in [T, body_end)
+        the loop body does not reach (from T, through its handlers, never past F), which
+        the body's walk must skip; None when the loop is not laid out so."""
+        ins = self.ins
+        if (
+            PY < (3, 12)
+            or not T < F < body_end
+            or exit_ >= self.n
+            or ins[exit_].op != "JUMP"
+            or ins[exit_].target != F
+            or ins[F - 1].op not in TERMINAL | {"JUMP"}
+        ):
+            return None
+        cover = getattr(self, "_cover", None) or [None] * self.n
+        seen: set[int] = set()
+        work = [T]
+        while work:
+            k = work.pop()
+            if k in seen or k == F or not T <= k < body_end:
+                continue
+            seen.add(k)
+            work.extend(self._succ(k))
+            if cover[k] is not None:
+                work.append(cover[k])
+        if F - 1 not in seen and not any(ins[k].target == F for k in seen):
+            return None  # the body never reaches the exit's neighbourhood: another layout
+        return [k for k in range(T, body_end) if k not in seen and self.reachable[k]]
 
     def _retire_bottom_exit_copies(self, lo: int, latch: int, F: int) -> None:
         """The loop's exit F is a small `return` block copied per jump (3.10+): the

@@ -26,6 +26,15 @@ def asg_chain_with_unpack(seq):
     return a, b, c, x, y, z
 
 
+@cases(([(1, 2), (3, 4, 5)],), ([(0, 0), (9,)],))
+def asg_chain_unpack_first_of_subscript(rows):
+    # heapq.merge: `value, order, next = s = h[0]`, an unpacking first and a value that is
+    # no name (evaluated once, no temporary)
+    a, b = s = rows[0]
+    x, *y = t = rows[-1]
+    return a, b, s, x, y, t
+
+
 @cases(((1, 2, 3, 4, 5),), ("ab",))
 def asg_starred_targets(seq):
     *a, b = seq

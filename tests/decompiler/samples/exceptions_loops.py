@@ -574,6 +574,33 @@ def exl_while_test_try_else_return(ks):
     return "none"
 
 
+@cases(([[1, 4], [2, 3], []], None), ([[5], [1, -2]], abs), ([], None), ([[7]], None))
+def exl_while_ranges_hold_the_rest(lists, key):
+    # heapq.merge (3.12+): each while test is copied after its try's handlers (only the clause
+    # reaches it), so the code after the first loop, and the whole second half, lie inside
+    # that loop's range
+    its = [iter(x) for x in lists]
+    out = []
+    if key is None:
+        while len(its) > 1:
+            try:
+                while True:
+                    v, w = s = next(its[0]), len(its)
+                    out.append((v, w, s))
+            except StopIteration:
+                its.pop(0)
+        if its:
+            out.extend(its[0])
+        return out
+    while len(its) > 1:
+        try:
+            while True:
+                out.append(key(next(its[-1])))
+        except StopIteration:
+            its.pop()
+    return out
+
+
 @cases(*SEQS)
 def exl_while_true_try_except_continue(ks):
     items = list(ks)
