@@ -537,7 +537,7 @@ class PatternReader:
             return None
         if copies:
             first = copies[0]
-            if any(not self._same_code(first, c) for c in copies[1:]):
+            if any(not self._same_span(first, c) for c in copies[1:]):
                 return None
         fails.append(or_fail)
         x_slot = x
@@ -550,7 +550,7 @@ class PatternReader:
             return copies[0][0]
         return end
 
-    def _same_code(self, a: tuple[int, int], b: tuple[int, int]) -> bool:
+    def _same_span(self, a: tuple[int, int], b: tuple[int, int]) -> bool:
         if a[1] - a[0] != b[1] - b[0]:
             return False
         for d in range(a[1] - a[0]):
@@ -782,10 +782,11 @@ class PatternOps:
             if not case.copy:
                 break
             pos = case.next
+        copied = any(c.copy for c in cases)  # (an OR put back below copied the subject too)
         cases = self._merge_inlined_or(cases)
         if not any(c.chain is not None for c in cases):
             raise NoMatch("no refutable case")
-        if not any(c.copy for c in cases) and not self._has_match_ops(i, cases[-1]):
+        if not copied and not self._has_match_ops(i, cases[-1]):
             raise NoMatch("a single value test is an if statement")
         return cases
 
