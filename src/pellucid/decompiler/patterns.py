@@ -35,6 +35,7 @@ from pellucid.decompiler.instructions import CONDITIONAL_JUMPS, Instr
 
 PY = sys.version_info[:2]
 STORES = frozenset({"STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF"})
+_LEAVES = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
 LOADS = frozenset({"LOAD_FAST", "LOAD_NAME", "LOAD_GLOBAL", "LOAD_DEREF", "LOAD_CLASSDEREF"})
 
 
@@ -146,6 +147,8 @@ class PatternReader:
         self.ins = ins
         self.n = len(ins)
         self.inlined: tuple[int, int] | None = None
+        # the OR's success block, laid out after the code its last failure falls into
+        self.relocated: int | None = None
 
     def run(self, pos: int, stack: list, base: int, fails: list) -> int:
         """Execute from ``pos`` until the stack is back at ``base`` (after at least one step)."""
@@ -486,7 +489,7 @@ class PatternReader:
                 if end is not None:
                     return None
                 t = q
-                while t < self.n and ins[t].op not in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE"):
+                while t < self.n and ins[t].op not in _LEAVES:
                     if ins[t].target is not None or t - q > 8:
                         return None
                     t += 1
@@ -522,9 +525,19 @@ class PatternReader:
             if k >= self.n or not _fails_land(alt_fails, chain, k, h0 - 1, ins) or k == chain:
                 return None
             if how == "jump":
-                if not (ins[k].op == "JUMP" and ins[k].target is not None and end == k + 1):
+                if ins[k].op == "JUMP" and ins[k].target is not None and end == k + 1:
+                    or_fail = Fail(k, ins[k].target, h0 - 1)
+                elif (
+                    ins[k].op != "JUMP"
+                    and end > k
+                    and (ins[end - 1].op in _LEAVES or ins[end - 1].op == "JUMP")
+                ):
+                    # 3.10 and 3.13 lay the OR's success block out after the code its last
+                    # failure falls into (the next case, or a copy of the code after the match)
+                    or_fail = Fail(k, k, h0 - 1)
+                    self.relocated = end
+                else:
                     return None
-                or_fail = Fail(k, ins[k].target, h0 - 1)
             else:
                 target = ins[k].target if ins[k].op == "JUMP" and ins[k].target is not None else k
                 or_fail = Fail(k, target, h0 - 1)
@@ -701,6 +714,7 @@ class Case:
     body_end: int | None = None  # the body ends before the failure clean-up
     extra_skip: int | None = None  # ... and the code up to here is skipped too
     guard_start: int | None = None  # last case: where a guard read from the body starts
+    relocated: tuple | None = None  # [start, end) of an OR's success block laid out later
 
 
 _VALUE_LOADS = frozenset(
@@ -786,7 +800,8 @@ class PatternOps:
         cases = self._merge_inlined_or(cases)
         if not any(c.chain is not None for c in cases):
             raise NoMatch("no refutable case")
-        if not copied and not self._has_match_ops(i, cases[-1]):
+        has_or = any(isinstance(n, ast.MatchOr) for c in cases for n in ast.walk(c.pattern))
+        if not (copied or has_or) and not self._has_match_ops(i, cases[-1]):
             raise NoMatch("a single value test is an if statement")
         return cases
 
@@ -852,9 +867,9 @@ class PatternOps:
         st: list = [subject, subject] if copy else [subject]
         base = 1 if copy else 0
         fails: list[Fail] = []
-        reader.inlined = None
+        reader.inlined = reader.relocated = None
         q = reader.run(pos + 1 if copy else pos, st, base, fails)
-        inlined = reader.inlined
+        inlined, relocated = reader.inlined, reader.relocated
         pattern = build_pattern(subject)
         guard = None
         if copy:
@@ -875,7 +890,7 @@ class PatternOps:
             (nxt,) = nxt
             if any(self.ins[k].op != "POP_TOP" for k in range(chain, nxt)):
                 raise NoMatch("failure clean-up is not a run of pops")
-            if chain < body:
+            if chain < body and relocated is None:
                 raise NoMatch("failure jumps into the pattern")
         elif copy:
             raise NoMatch("irrefutable case before others")
@@ -894,7 +909,78 @@ class PatternOps:
             if not body <= inlined[0] <= inlined[1] <= (chain if chain is not None else inlined[1]):
                 raise NoMatch("inlined OR end outside its case")
             case.body_end, case.extra_skip = inlined
+        if relocated is not None:
+            if chain is None or not chain < relocated <= body:
+                raise NoMatch("relocated OR success block outside its case")
+            end = self._block_end(body)
+            case.body_end = case.extra_skip = end
+            case.relocated = (relocated, end)
         return case
+
+    def _copied_after_match(self, cases: list[Case], after: int, stop: int) -> int | None:
+        """3.10 and 3.12+ copy a small block ending the function (`return y`) that follows a
+        match statement into each case body falling off its end; the default case's body
+        (from ``after``) falls into the block itself.  Cut the copies off those bodies (they
+        then end where the copy starts, the copy skipped) and return where the block starts,
+        else None."""
+        if sys.version_info[:2] == (3, 11):
+            return None  # 3.11 jumps to the block instead
+        ins = self.ins
+        t = next((k for k in range(after, min(stop, self.n)) if ins[k].op in _LEAVES), None)
+        if t is None or any(ins[k].target is not None for k in range(after, t)):
+            return None
+        tails = []
+        for c in cases:
+            b_end = c.body_end or c.chain
+            if b_end is None or ins[b_end - 1].op not in _LEAVES:
+                continue
+            n = 0
+            while (
+                b_end - n - 1 >= c.body
+                and t - n - 1 > after
+                and self._same_code(b_end - n - 1, t - n, n + 1)
+            ):
+                n += 1
+            if n:
+                tails.append((c, b_end, n))
+        if not tails:
+            return None
+
+        def starts_line(k: int, first: int) -> bool:  # (a copy holds whole statements)
+            return k == first or ins[k].line != ins[k - 1].line
+
+        size = min(n for _, _, n in tails)
+        while size and not (
+            starts_line(t - size + 1, after)
+            and all(starts_line(b_end - size, c.body) for c, b_end, _ in tails)
+        ):
+            size -= 1
+        X = t - size + 1
+        if (
+            not size
+            or self._copy_size(X, t + 1) > 4
+            or ins[X - 1].op in _LEAVES
+            or ins[X - 1].op == "JUMP"
+        ):
+            return None
+        if any(i.target is not None and X < i.target <= t for i in ins):
+            return None
+        for c, b_end, _ in tails:
+            c.body_end = b_end - size
+            c.extra_skip = c.extra_skip if c.extra_skip is not None and c.extra_skip > b_end else b_end
+        return X
+
+    def _block_end(self, k: int) -> int:
+        """The end of the block at k that nothing falls out of: past its first return, raise
+        or jump that every forward jump inside it has reached."""
+        reach = k
+        for j in range(k, self.n):
+            t = self.ins[j].target
+            if t is not None and t > j:
+                reach = max(reach, t)
+            if (self.ins[j].op in _LEAVES or self.ins[j].op == "JUMP") and j >= reach:
+                return j + 1
+        raise NoMatch("relocated case body runs off the end")
 
     def _guard(self, q: int, stack: list, fails: list) -> tuple[ast.expr, int]:
         cond = self.try_condition_at(q, stack)
@@ -916,6 +1002,8 @@ class PatternOps:
         ends = []
         for c in cases:
             e = c.chain if c.chain is not None else None
+            if c.relocated is not None:
+                e = c.relocated[1]  # (the relocated body's own closing jump)
             if e is None:
                 continue
             j = ins[e - 1]
@@ -932,7 +1020,7 @@ class PatternOps:
             if after is not None and end < after:
                 raise self.fail("match case jumps into the cases", ins[i])
         elif after is not None:
-            end = after
+            end = self._copied_after_match(cases, after, stop) or after
         else:
             end = stop
         if end > stop and end not in exits:
@@ -949,9 +1037,19 @@ class PatternOps:
         inherited = exits if (end >= stop or end in exits) else frozenset()
         branch_exits = frozenset({end, stop_at}) | inherited
         out_cases = []
+        # an OR's success block laid out later belongs to its case alone: other walks skip it
+        reach = self.reachable
+        saved = {k: reach[k] for c in cases if c.relocated is not None for k in range(*c.relocated)}
+        for k in saved:
+            reach[k] = False
         for c in cases:
             b_end = c.body_end or (c.chain if c.chain is not None else stop_at)
+            own = range(*c.relocated) if c.relocated is not None else range(0)
+            for k in own:
+                reach[k] = saved[k]
             body, st = self.walk(c.body, b_end, list(stack), branch_exits)
+            for k in own:
+                reach[k] = False
             if len(st) != len(stack):
                 raise self.fail("case body changes the stack", ins[c.body])
             out_cases.append(

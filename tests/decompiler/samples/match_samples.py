@@ -335,3 +335,98 @@ def match_value_pattern_from_module_attr(x):
         case Color.BLUE:
             return "blue"
     return "neither"
+
+
+@cases(*SUBJECTS)
+def match_or_of_values_then_code_after(x):
+    # 3.12+ copy the case body into each alternative: three cases with one body, or an OR
+    match x:
+        case 1 | 2 | 3:
+            return "small"
+    return "other"
+
+
+@cases(*SUBJECTS)
+def match_or_of_sequences_binding_then_code_after(x):
+    # 3.10 and 3.13 copy the code after the match into the OR's failure path
+    match x:
+        case [1, a] | [2, a] | [3, a]:
+            return a
+    return None
+
+
+@cases(*SUBJECTS)
+def match_or_of_kinds_binding_with_default(x):
+    match x:
+        case {"k": a} | [a] | (a, _, _):
+            return a
+        case _:
+            return -1
+
+
+@cases(*SUBJECTS)
+def match_or_with_guard_and_as(x):
+    match x:
+        case [1, a] | [2, a] if a > 1:
+            return a
+        case (3 | 4) as b:
+            return b
+    return None
+
+
+@cases(*((s, []) for (s,) in SUBJECTS))
+def match_or_binding_then_default_falls_on(x, log):
+    match x:
+        case {"k": a} | [a]:
+            log.append(a)
+        case _:
+            log.append(None)
+    log.append("after")
+    return log
+
+
+@cases(([1, 2, [5, 6], (7,), 3, 1],), ([2, "x"],), ([],))
+def match_or_cases_in_loop_continue_break(xs):
+    out = []
+    for y in xs:
+        match y:
+            case 1 | 2:
+                out.append("s")
+            case [a, *_] | (a,):
+                out.append(a)
+                continue
+            case _:
+                break
+        out.append("end")
+    return out
+
+
+@cases(*SUBJECTS)
+def match_or_class_patterns_assign_then_return(x):
+    # the return after the match is copied into each case body (3.10, 3.12+)
+    match x:
+        case str() | bytes():
+            kind = "text"
+        case int(n) | float(n):
+            kind = n
+        case _:
+            kind = None
+    return kind
+
+
+@cases(*SUBJECTS)
+def match_or_sequences_assign_then_return(x):
+    match x:
+        case [1, a] | [2, a]:
+            y = a * 2
+        case _:
+            y = 0
+    return y
+
+
+@cases(({"x": 1, "z": 0},), ({"y": 5},), ({"x": 3, "y": 4},), ({"z": 1},))
+def match_or_of_mappings_with_rest(p):
+    match p:
+        case {"x": 1 | 2 as v, **rest} | {"y": v, **rest}:
+            return v, rest
+    raise ValueError(p)
