@@ -1667,7 +1667,12 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         """``if t: <body ending the function>`` as the last statement of a block
         whose false exit is a copied `return` laid out past the block (3.10+)."""
         chain, _ = self.last_chain
-        size = self._exit_copy_len(F, {b.jump for b in chain})
+        jumps = {b.jump for b in chain}
+        size = self._exit_copy_len(F, jumps)
+        if size is None:
+            # (the copy of a try's normal exit, its finally body then the return: the
+            # return is said here, the finally body runs on the way out)
+            size = self._finally_exit_copy_len(F, jumps)
         if size is None:
             return None
         then_body, st = self.walk(T, stop, list(stack), exits)
@@ -1676,6 +1681,20 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         self.emit(ast.If(test=expr, body=then_body, orelse=[]))
         self._emit_exit_copy(F, size, stack)
         return stop
+
+    def _finally_exit_copy_len(self, F: int, jumps: set[int]) -> int | None:
+        """3.12+: the length of a finally body's copy at F followed by a copied `return`,
+        reached only by ``jumps``: the copy of a try statement's normal exit that ends the
+        function, laid out past the block of the `if` whose false exit it is."""
+        c = getattr(self, "_copies", {}).get(F)
+        if PY < (3, 12) or c is None or c.kind != "finally" or self.ins[F - 1].op not in TERMINAL | {"JUMP"}:
+            return None
+        key = self._exit_key(F + c.length)
+        if key is None or len(key) != 2 or key[0][0] != "LOAD_CONST":
+            return None  # (a constant: said before the finally body runs, the same value)
+        if any(i.target == F and i.index not in jumps for i in self.ins):
+            return None
+        return c.length + len(key)
 
     def _jumps_over_empty_else(self, last: Instr | None, F: int) -> bool:
         """Does the then-branch end in a jump to F that skips code the test's

@@ -1183,3 +1183,28 @@ def exc_ternary_argument_in_finally(a, b, flag):
     finally:
         log.append(risky(b) if flag else "no")
     return log
+
+
+@cases(*((k, b, c, []) for k in (0, 1, 7) for b in (0, 1) for c in (0, 1)), (9, 0, 1, []))
+def exc_else_if_arm_ending_in_if_with_finally(k, b, c, log):
+    # asyncio.tasks.Task.__step_run_and_handle_result (3.12): the inner if's false exit is a
+    # copy of the try's normal exit (the finally body, then the return) laid out past the
+    # if/elif/else
+    try:
+        r = risky(k) if k < 8 else None
+    except ValueError:
+        log.append("v")
+    else:
+        if r is not None:
+            if b:
+                log.append("b")
+            elif c:
+                log.append("c")
+                if r:
+                    log.append("r")
+            else:
+                log.append("neither")
+        else:
+            log.append("none")
+    finally:
+        k = None  # (a store: the copies of the normal exit are not merged)
