@@ -863,6 +863,11 @@ class ExceptionStructure(ExceptGroupOps):
                 q not in seen and self.home[q] == self.home[t] for q in range(t, last)
             ):
                 raise self.fail("loop continued only from an exception handler", self.ins[t])
+            # when only handler code lies between that and the jumps back (a clause's path
+            # through a finally body's copy, 3.12+), the loop ends with its last jump back
+            far = max(i.index for i in self.ins if i.target == t)
+            if far > last and all(self.home[q] != self.home[t] for q in range(last + 1, far + 1)):
+                last = far
             self.latch[t] = last
 
     def _copied_loop_test(self, k: int, t: int) -> bool:
@@ -1920,7 +1925,15 @@ class ExceptionStructure(ExceptGroupOps):
 
         if L == 0:
             raise self.fail("empty finally body", ins[H])
+        before = set(self._copies)
         end = self._register_copies(H, home, s, e, matches)
+        # 3.12+: the normal exit's copy reached only from a clause of a try in the body (the
+        # body itself returns) lies with that clause's code: a clause jumping there leaves
+        # this statement too
+        clause_exits = frozenset(
+            k for k in set(self._copies) - before
+            if k > end and self.home[k] not in (None, -1, home) and self._in(self.home[k], H)
+        ) if PY >= (3, 11) else frozenset()
         for k, extra in extras.items():
             if k in self._copies:
                 for q in extra:
@@ -1943,7 +1956,8 @@ class ExceptionStructure(ExceptGroupOps):
         follow = end
         inherited = self._inherit(follow, stop, exits)
         body, st = self.walk(
-            s, end, list(stack), frozenset({end}) | inherited, base_stack=list(stack[: h.depth])
+            s, end, list(stack), frozenset({end}) | inherited | clause_exits,
+            base_stack=list(stack[: h.depth]),
         )
         if len(outer) != h.depth:
             stack[:] = self._left_by_body(body, st, outer, ins[s])

@@ -601,6 +601,23 @@ def exl_while_ranges_hold_the_rest(lists, key):
     return out
 
 
+@cases((0, []), (2, []))
+def exl_retry_return_except_finally(fails, log):
+    # a retry loop (asyncio style): the body returns, so 3.11+ lay the copy of the finally
+    # body on the normal exit with the clause's code, and 3.12+ the loop's jump back after it
+    n = 0
+    while True:
+        try:
+            n += 1
+            if n <= fails:
+                raise TimeoutError(n)
+            return n
+        except TimeoutError as e:
+            log.append(("retry", e.args))
+        finally:
+            log.append(("release", n))
+
+
 @cases(*SEQS)
 def exl_while_true_try_except_continue(ks):
     items = list(ks)
