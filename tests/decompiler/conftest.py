@@ -106,6 +106,7 @@ KNOWN_BUGS: dict[str, Bug] = {
     "exceptions.exc_ternary_argument_in_finally": Bug(refused="3.10", why="a conditional expression as a call argument in a finally body (3.10 copies the rest of the statement and the re-raise into both arms of the exception path's copy)"),
     "exceptions.exc_finally_retry_loop_named_return": Bug(refused="3.9, 3.10", why="see exc_finally_retry_loop_break"),
     "exceptions.exc_else_if_arm_ending_in_if_with_finally": Bug(mismatch="3.12", why="an if whose false exit is the try's normal exit copied past the if/elif/else (the finally body, then `return None`): the return is written at each arm's end and the try's else comes back as a nested try (refused before the tenth session)"),
+    "exceptions.exc_except_and_finally_pass": Bug(mismatch="3.11", why="try/except inside `finally: pass` at the function's end: the return 3.11 puts after the statement is written in the clause and an else (refused before the tenth session)"),
     "except_star.exstar_tuple_and_rest": Bug(mismatch="3.12, 3.13", why="an outer except clause keeps its copied return when its try body is a try (plain except too)"),
 }
 

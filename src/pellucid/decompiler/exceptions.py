@@ -1923,8 +1923,6 @@ class ExceptionStructure(ExceptGroupOps):
             extras[k] = g[1]
             return g[0]
 
-        if L == 0:
-            raise self.fail("empty finally body", ins[H])
         before = set(self._copies)
         end = self._register_copies(H, home, s, e, matches)
         # 3.12+: the normal exit's copy reached only from a clause of a try in the body (the
@@ -1939,7 +1937,8 @@ class ExceptionStructure(ExceptGroupOps):
                 for q in extra:
                     self.reachable[q] = False
         if (
-            e < self.n
+            L  # (`finally: pass`: the copies are empty, the body falls into what follows)
+            and e < self.n
             and self.home[e] == home
             and e not in self._copies
             and ins[e - 1].op not in TERMINAL_OPS

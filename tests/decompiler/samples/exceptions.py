@@ -1208,3 +1208,35 @@ def exc_else_if_arm_ending_in_if_with_finally(k, b, c, log):
             log.append("none")
     finally:
         k = None  # (a store: the copies of the normal exit are not merged)
+
+
+@cases((0, []), (2, []))
+def exc_finally_pass(k, log):
+    # an empty finally body (3.11+: its copies are empty, the body falls into what follows)
+    try:
+        log.append(risky(k))
+    finally:
+        pass
+    log.append("after")
+
+
+@cases((0, []), (2, []), (1, []))
+def exc_except_and_finally_pass(k, log):
+    try:
+        log.append(risky(k))
+    except KeyError:
+        log.append("key")
+    finally:
+        pass
+
+
+@cases(([0, 1, 0, 2], []), ([], []))
+def exc_finally_pass_in_loop_continue(ks, log):
+    for k in ks:
+        try:
+            if k:
+                continue
+            log.append(k)
+        finally:
+            pass
+    return log
