@@ -250,6 +250,8 @@ def fold_suspensions(ins: list[Instr], entries: list[Entry]) -> tuple[list[Instr
             and ins[exit_].target is not None
             and ins[exit_].target > exit_
             and not any(reach[q] and q not in remove for q in range(exit_ + 1, ins[exit_].target))
+            # (not a try's jump over its handlers: a try around the loop, 3.11)
+            and not any(exit_ < e[2] < ins[exit_].target for e in entries)
         ):
             plumbing.add(exit_)
             exit_ = ins[exit_].target

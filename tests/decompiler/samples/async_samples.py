@@ -324,3 +324,41 @@ async def async_nested_async_def_with_closure(n):
 
     await run()
     return acc
+
+
+
+class _RaisingAIter(AIter):
+    """AIter that raises the items that are exceptions."""
+
+    async def __anext__(self):
+        x = await super().__anext__()
+        if isinstance(x, Exception):
+            raise x
+        return x
+
+
+@cases(([1, 2],), ([1, ValueError("bad"), 3],), ([],))
+async def async_for_in_try_except(items):
+    # 3.11: the async for's exhaustion handler is followed by the try's jump over its handlers
+    log = []
+    try:
+        async for x in _RaisingAIter(items):
+            log.append(x)
+    except ValueError as e:
+        log.append(str(e))
+    return log
+
+
+@cases(([1, 2],), ([1, None, 3],), ([1, ValueError("bad")],))
+async def async_for_else_break_in_try_except(items):
+    log = []
+    try:
+        async for x in _RaisingAIter(items):
+            if x is None:
+                break
+            log.append(x)
+        else:
+            log.append("done")
+    except ValueError as e:
+        log.append(str(e))
+    return log
