@@ -610,6 +610,13 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 self.emit(stmt)
             return stop  # the copied code ends the function (a return)
         if follow > stop and follow not in exits:
+            if loop.forever and not breaks and loop.break_targets <= {follow}:
+                # nothing leaves it but returns and raises (a retry loop in a with, 3.11+:
+                # its clause's path laid out past the with's body): nothing follows it, and
+                # the code up to its jump back is its own
+                for k in range(stop, body_end):
+                    self.reachable[k] = False
+                return stop
             raise self.fail("loop exits past its enclosing block", ins)
         return min(follow, stop) if follow in exits or follow == stop else follow
 

@@ -362,3 +362,21 @@ async def async_for_else_break_in_try_except(items):
     except ValueError as e:
         log.append(str(e))
     return log
+
+
+@cases((0,), (2,))
+async def async_with_retry_loop_return_except_finally(fails):
+    log = []
+    n = 0
+    async with ACM(log):
+        while True:
+            try:
+                n += 1
+                if n <= fails:
+                    raise TimeoutError(n)
+                await pause("try")
+                return n, log
+            except TimeoutError as e:
+                log.append(("retry", e.args))
+            finally:
+                log.append(("release", n))

@@ -361,3 +361,21 @@ def with_break_in_for_before_return(ks):
             n += k
         log.append(n)
     return n, log
+
+
+@cases((0, []), (2, []))
+def with_retry_loop_return_except_finally(fails, log):
+    # a retry loop in a with (3.11+): the clause's path through the finally's copy and the
+    # loop's jump back are laid out past the with's body
+    n = 0
+    with CM(log):
+        while True:
+            try:
+                n += 1
+                if n <= fails:
+                    raise TimeoutError(n)
+                return n
+            except TimeoutError as e:
+                log.append(("retry", e.args))
+            finally:
+                log.append(("release", n))
