@@ -882,7 +882,7 @@ class Evaluator:
             and load.line == before.line
             and before.op not in ("JUMP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE")
             and before.target is None
-            and not any(i.target in (k - 1, k) for i in self.ins)
+            and not (self._is_target(k - 1) or self._is_target(k))
         )
 
     def op_RAISE_VARARGS(self, ins: Instr, stack: list) -> None:

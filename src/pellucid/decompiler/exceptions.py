@@ -863,11 +863,6 @@ class ExceptionStructure(ExceptGroupOps):
                 q not in seen and self.home[q] == self.home[t] for q in range(t, last)
             ):
                 raise self.fail("loop continued only from an exception handler", self.ins[t])
-            # when only handler code lies between that and the jumps back (a clause's path
-            # through a finally body's copy, 3.12+), the loop ends with its last jump back
-            far = max(i.index for i in self.ins if i.target == t)
-            if far > last and all(self.home[q] != self.home[t] for q in range(last + 1, far + 1)):
-                last = far
             self.latch[t] = last
 
     def _copied_loop_test(self, k: int, t: int) -> bool:
