@@ -31,7 +31,7 @@ from itertools import islice
 from typing import Any
 
 from pellucid.decompiler.evaluate import const, name
-from pellucid.decompiler.instructions import CONDITIONAL_JUMPS, Instr
+from pellucid.decompiler.instructions import CONDITIONAL_JUMPS, MAX_COPY_SIZE, Instr
 
 PY = sys.version_info[:2]
 STORES = frozenset({"STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF"})
@@ -958,7 +958,7 @@ class PatternOps:
         X = t - size + 1
         if (
             not size
-            or self._copy_size(X, t + 1) > 4
+            or self._copy_size(X, t + 1) > MAX_COPY_SIZE
             or ins[X - 1].op in _LEAVES
             or ins[X - 1].op == "JUMP"
         ):

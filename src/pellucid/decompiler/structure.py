@@ -28,6 +28,7 @@ from pellucid.decompiler.exceptions import (
 from pellucid.decompiler.generators import GeneratorOps, fold_suspensions
 from pellucid.decompiler.instructions import (
     CONDITIONAL_JUMPS,
+    MAX_COPY_SIZE,
     PY,
     VALUE_JUMPS,
     Instr,
@@ -955,7 +956,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             return None
         body_end = latch - n + 1
         exit_ = latch + 1
-        outside = self._exit_inside_loop(cs, T, F, body_end, exit_)
+        outside = self._exit_inside_loop(T, F, body_end, exit_)
         if outside is not None:
             # the code after the loop (and more), laid out inside the loop's range: not body
             for k in outside:
@@ -1013,7 +1014,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             return stop
         return follow
 
-    def _exit_inside_loop(self, cs: int, T: int, F: int, body_end: int, exit_: int) -> list[int] | None:
+    def _exit_inside_loop(self, T: int, F: int, body_end: int, exit_: int) -> list[int] | None:
         """3.12+ lay a `while` loop's bottom test out after the handlers of a try in its body
         when only an except clause reaches it (the body's other paths leave): the code after
         the loop, which the top test and the bottom test's exit jump reach, and any code laid
@@ -1752,7 +1753,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             start = end - size
             if (
                 start <= T
-                or self._copy_size(X, X + size) > _MAX_COPY_SIZE
+                or self._copy_size(X, X + size) > MAX_COPY_SIZE
                 or any(self._is_target(j) for j in range(start, end))
                 or not self._same_code(start, X, size)
             ):
@@ -1793,7 +1794,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         # a tail of just the return is `if t: return a` / `return b`: same code
         for n_s in range(F - T, 1, -1):
             tail_start = F - n_s
-            if self._copy_size(tail_start, F) > _MAX_COPY_SIZE:
+            if self._copy_size(tail_start, F) > MAX_COPY_SIZE:
                 continue  # the compiler copies only small blocks
             if self.ins[tail_start].op == "POP_TOP":
                 continue  # a tail that drops the value: `if t: a()` / `else: b()`, statements
@@ -2509,8 +2510,6 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         raise NotImplementedError
 
 
-# Largest block (in instructions) that 3.12+ copy into each predecessor.
-_MAX_COPY_SIZE = 4
 # 3.13 forms these after copying blocks: they count as the two they were
 _FORMED_AFTER_COPIES = frozenset(
     {"RETURN_CONST", "LOAD_FAST_LOAD_FAST", "STORE_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST"}
