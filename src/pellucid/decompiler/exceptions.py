@@ -863,7 +863,26 @@ class ExceptionStructure(ExceptGroupOps):
                 q not in seen and self.home[q] == self.home[t] for q in range(t, last)
             ):
                 raise self.fail("loop continued only from an exception handler", self.ins[t])
+            last = self._back_edge_past_handlers(t, last, breaks) or last
             self.latch[t] = last
+
+    def _back_edge_past_handlers(self, t: int, last: int, breaks: set[int]) -> int | None:
+        """3.12+: a `while True` left only by returns and raises whose one jump back is a block
+        of its own, reached by jumps from handler code (a clause's path through a finally
+        body's copy) and laid out after handler code only: that jump, where the loop ends."""
+        ins, home = self.ins, self.home
+        edges = [i.index for i in ins if i.target == t]
+        if breaks or len(edges) != 1 or edges[0] <= last:
+            return None
+        far = edges[0]
+        if ins[far].op != "JUMP" or ins[far - 1].op not in TERMINAL_OPS | {"JUMP"}:
+            return None  # (fallen into: a clause's own `continue`)
+        sources = [i for i in ins if i.target == far]
+        if not sources or any(i.op != "JUMP" or home[i.index] in (None, -1) for i in sources):
+            return None
+        if any(home[q] == home[t] for q in range(last + 1, far + 1)):
+            return None
+        return far
 
     def _copied_loop_test(self, k: int, t: int) -> bool:
         """Does the conditional jump at k back to t end a copy of the `while` test just
