@@ -15,7 +15,7 @@ from typing import Any
 
 from pellucid.decompiler import values as V
 from pellucid.decompiler.errors import DecompilationError
-from pellucid.decompiler.instructions import Instr
+from pellucid.decompiler.instructions import TERMINAL, Instr
 
 PY = sys.version_info[:2]
 CO_FUTURE_ANNOTATIONS = 0x1000000
@@ -880,7 +880,8 @@ class Evaluator:
         return (
             load.op == "LOAD_CONST"
             and load.line == before.line
-            and before.op not in ("JUMP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE")
+            and before.op != "JUMP"
+            and before.op not in TERMINAL
             and before.target is None
             and not (self._is_target(k - 1) or self._is_target(k))
         )

@@ -42,9 +42,8 @@ from pellucid.decompiler import values as V
 from pellucid.decompiler.decode import decode
 from pellucid.decompiler.evaluate import name
 from pellucid.decompiler.exceptgroups import ExceptGroupOps, is_star_clause_handler
-from pellucid.decompiler.instructions import CONDITIONAL_JUMPS, INVERSE_JUMPS, PY, Instr
+from pellucid.decompiler.instructions import CONDITIONAL_JUMPS, INVERSE_JUMPS, PY, TERMINAL, Instr
 
-TERMINAL_OPS = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
 STORE_OPS = frozenset({"STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF"})
 DELETE_OPS = frozenset({"DELETE_FAST", "DELETE_NAME", "DELETE_GLOBAL", "DELETE_DEREF"})
 # 3.10+ copy small exit blocks (returns) into every predecessor; 3.9 never does
@@ -157,7 +156,7 @@ class ExceptionStructure(ExceptGroupOps):
         out = []
         if ins.target is not None:
             out.append(ins.target)
-        if ins.op not in TERMINAL_OPS and ins.op != "JUMP":
+        if ins.op not in TERMINAL and ins.op != "JUMP":
             out.append(k + 1)
         return out
 
@@ -182,7 +181,7 @@ class ExceptionStructure(ExceptGroupOps):
                 i = ins[k]  # (self._succ(k), inline: this runs for every instruction)
                 if i.target is not None:
                     work.append(i.target)
-                if i.op not in TERMINAL_OPS and i.op != "JUMP":
+                if i.op not in TERMINAL and i.op != "JUMP":
                     work.append(k + 1)
 
         flood(0, -1)
@@ -410,7 +409,7 @@ class ExceptionStructure(ExceptGroupOps):
                 return False
             if self._finally_end_len(j) and self._cover[j] is not None:
                 return True
-            if j < k - 1 and (self.ins[j].target is not None or self.ins[j].op in TERMINAL_OPS):
+            if j < k - 1 and (self.ins[j].target is not None or self.ins[j].op in TERMINAL):
                 return False
         return False
 
@@ -434,7 +433,7 @@ class ExceptionStructure(ExceptGroupOps):
             used.add(y)
             if a.op == "RETURN_VALUE":
                 return used
-            if a.target is not None or a.op in TERMINAL_OPS or _key(a.argval) != _key(b.argval):
+            if a.target is not None or a.op in TERMINAL or _key(a.argval) != _key(b.argval):
                 return None
             x += 1
             y += 1
@@ -536,7 +535,7 @@ class ExceptionStructure(ExceptGroupOps):
                 continue
             if a.target is not None:
                 work.append((a.target, c.target))
-            if a.op not in TERMINAL_OPS and a.op != "JUMP":
+            if a.op not in TERMINAL and a.op != "JUMP":
                 work.append((x + 1, y + 1))
         home = self.home[b]
         main = [k for k in used if self.home[k] == home]
@@ -623,7 +622,7 @@ class ExceptionStructure(ExceptGroupOps):
             cur = self.ins[q]
             if cur.op == "RETURN_VALUE":
                 return q + 1 - k
-            if cur.target is not None or cur.op in TERMINAL_OPS:
+            if cur.target is not None or cur.op in TERMINAL:
                 return 0
             q += 1
         return 0
@@ -646,7 +645,7 @@ class ExceptionStructure(ExceptGroupOps):
                     ins[q] = replace(j, target=t.target, argval=t.target)
                     threaded.add(t.index)
         for t in threaded:
-            falls_in = t > 0 and ins[t - 1].op not in TERMINAL_OPS and ins[t - 1].op != "JUMP"
+            falls_in = t > 0 and ins[t - 1].op not in TERMINAL and ins[t - 1].op != "JUMP"
             if not falls_in and not any(i.target == t for i in ins):
                 self.home[t] = None  # no longer reached
 
@@ -738,7 +737,7 @@ class ExceptionStructure(ExceptGroupOps):
                 return k + 1 - j if k > j else None
             if ins.op == "RAISE_VARARGS" and ins.arg == 0:
                 return k + 1 - j  # a bare `raise` after the try: re-raises the outer one
-            if ins.op in TERMINAL_OPS:
+            if ins.op in TERMINAL:
                 return None
             k += 1
         return None
@@ -801,7 +800,7 @@ class ExceptionStructure(ExceptGroupOps):
                 i = ins[k]  # (self._succ(k), inline)
                 if i.target is not None:
                     work.append(i.target)
-                if i.op not in TERMINAL_OPS and i.op != "JUMP":
+                if i.op not in TERMINAL and i.op != "JUMP":
                     work.append(k + 1)
         if PY >= (3, 12):
             self._fix_latches()
@@ -875,7 +874,7 @@ class ExceptionStructure(ExceptGroupOps):
         if breaks or len(edges) != 1 or edges[0] <= last:
             return None
         far = edges[0]
-        if ins[far].op != "JUMP" or ins[far - 1].op not in TERMINAL_OPS | {"JUMP"}:
+        if ins[far].op != "JUMP" or ins[far - 1].op not in TERMINAL | {"JUMP"}:
             return None  # (fallen into: a clause's own `continue`)
         sources = [i for i in ins if i.target == far]
         if not sources or any(i.op != "JUMP" or home[i.index] in (None, -1) for i in sources):
@@ -1145,7 +1144,7 @@ class ExceptionStructure(ExceptGroupOps):
         if nxt.op in ("COPY", "BUILD_LIST") and self.ins[H + 2].op in ("BUILD_LIST", "COPY"):
             return False
         k = H + 1
-        while k < self.n and self.ins[k].target is None and self.ins[k].op not in TERMINAL_OPS:
+        while k < self.n and self.ins[k].target is None and self.ins[k].op not in TERMINAL:
             if self.ins[k].op in ("CHECK_EXC_MATCH", "CHECK_EG_MATCH"):
                 return False
             if self.ins[k].op in STORE_OPS or self.ins[k].op == "POP_TOP":
@@ -1442,7 +1441,7 @@ class ExceptionStructure(ExceptGroupOps):
                 for p in reversed(places) if last else places:
                     if (
                         self._is_target(p) or ins[p - 1].op in STORE_OPS or ins[p - 1].op == "POP_TOP"
-                    ) and ins[p - 1].op not in TERMINAL_OPS and self._same(j, p, t):
+                    ) and ins[p - 1].op not in TERMINAL and self._same(j, p, t):
                         return p
         return None
 
@@ -1479,7 +1478,7 @@ class ExceptionStructure(ExceptGroupOps):
         """Does no path through the straight copy [a, b) reach b (a finally body
         that raises)?"""
         last = self.ins[b - 1]
-        return last.op in TERMINAL_OPS and not any(self.ins[k].target == b for k in range(a, b))
+        return last.op in TERMINAL and not any(self.ins[k].target == b for k in range(a, b))
 
     def _pure_exit(self, k: int) -> bool:
         while k < self.n:
@@ -1792,7 +1791,7 @@ class ExceptionStructure(ExceptGroupOps):
         body reaches."""
         first = prefer if prefer in targets else min(targets)
         k = first
-        while k < self.n and self.ins[k].op not in TERMINAL_OPS:
+        while k < self.n and self.ins[k].op not in TERMINAL:
             if self.ins[k].target is not None or k - first > 12:
                 return targets
             k += 1
@@ -1807,7 +1806,7 @@ class ExceptionStructure(ExceptGroupOps):
                 return targets  # reached otherwise too: leave it
         for t in others:
             before = self.ins[t - 1].op
-            if before not in TERMINAL_OPS and before != "JUMP":
+            if before not in TERMINAL and before != "JUMP":
                 return targets  # falls in from the code before it
         for idx, i in enumerate(self.ins):
             if i.target in others:
@@ -1955,7 +1954,7 @@ class ExceptionStructure(ExceptGroupOps):
             and e < self.n
             and self.home[e] == home
             and e not in self._copies
-            and ins[e - 1].op not in TERMINAL_OPS
+            and ins[e - 1].op not in TERMINAL
             and ins[e - 1].op != "JUMP"
         ):
             # the body falls off its end into code that is not the finally body's copy:
@@ -2001,7 +2000,7 @@ class ExceptionStructure(ExceptGroupOps):
         R = mine[-1] + 1
         if any(self.home[k] is not None and k not in mine for k in range(H + 1, R)):
             return None
-        if self.ins[R - 1].op not in TERMINAL_OPS and self.ins[R - 1].op != "JUMP":
+        if self.ins[R - 1].op not in TERMINAL and self.ins[R - 1].op != "JUMP":
             return None
         return R
 
@@ -2055,7 +2054,7 @@ class ExceptionStructure(ExceptGroupOps):
             claim_to = sup
         else:
             k = sup
-            while k < self.n and ins[k].op not in TERMINAL_OPS:
+            while k < self.n and ins[k].op not in TERMINAL:
                 if ins[k].target is not None or self.home[k] != W:
                     raise self.fail("with handler continues into unrecognized code", ins[k])
                 k += 1
@@ -2144,7 +2143,7 @@ class ExceptionStructure(ExceptGroupOps):
             depth = len(stack)
             while True:
                 cur = ins[k]
-                if cur.target is not None or cur.op in TERMINAL_OPS:
+                if cur.target is not None or cur.op in TERMINAL:
                     raise self.fail("with target is not a store", cur)
                 self.apply(cur, st)
                 k += 1
@@ -2177,7 +2176,7 @@ class ExceptionStructure(ExceptGroupOps):
         out = []
         if ins.target is not None and not ins.op.startswith("SETUP_"):
             out.append(ins.target)
-        if ins.op not in TERMINAL_OPS and ins.op != "JUMP":
+        if ins.op not in TERMINAL and ins.op != "JUMP":
             out.append(k + 1)
         return out
 
@@ -2233,7 +2232,7 @@ class ExceptionStructure(ExceptGroupOps):
                     continue
                 if i.target is not None:
                     work.append((i.target, B))
-                if op in TERMINAL_OPS or op == "JUMP":
+                if op in TERMINAL or op == "JUMP":
                     break
                 k += 1
         # homes
@@ -2352,7 +2351,7 @@ class ExceptionStructure(ExceptGroupOps):
                 leading = False
             if ins.op == "RETURN_VALUE":
                 return k + 1 - j
-            if ins.op in TERMINAL_OPS:
+            if ins.op in TERMINAL:
                 return None
             k += 1
         return None
@@ -2930,7 +2929,7 @@ class ExceptionStructure(ExceptGroupOps):
         else:
             # a finally body that never ends (raises or returns on every path)
             R = self._handler_end(H)
-            if ins[R - 1].op not in TERMINAL_OPS:
+            if ins[R - 1].op not in TERMINAL:
                 raise self.fail("finally body without its re-raise", ins[H])
         for k in range(H, R):
             if not self._owned(k, H) and self._b_stack[k] is not None:  # 3.9 keeps dead code
@@ -3075,7 +3074,7 @@ class ExceptionStructure(ExceptGroupOps):
                     return None
             elif X.target is not None or _key(X.argval) != _key(Y.argval):
                 return None
-            if Y.op not in TERMINAL_OPS and Y.op != "JUMP":
+            if Y.op not in TERMINAL and Y.op != "JUMP":
                 work.append((x + 1, y + 1))
         covered = set(seen.values()) | unwound
         # returns standing for the copy's end inside it (3.9 replaces a jump to the
@@ -3136,7 +3135,7 @@ class ExceptionStructure(ExceptGroupOps):
                 return used
             if a.target is not None:
                 return used if a.op == "JUMP" and a.target == b.target else None
-            if a.op in TERMINAL_OPS or _key(a.argval) != _key(b.argval):
+            if a.op in TERMINAL or _key(a.argval) != _key(b.argval):
                 return None
             x += 1
             y += 1
@@ -3183,7 +3182,7 @@ class ExceptionStructure(ExceptGroupOps):
             op = self.ins[j].op
             if self.ins[j].target is not None or op.startswith("SETUP_"):
                 return None
-            if op in TERMINAL_OPS:
+            if op in TERMINAL:
                 return j + 1 - k
             j += 1
         return None
@@ -3192,7 +3191,7 @@ class ExceptionStructure(ExceptGroupOps):
         """Is x reached only by jumps from [a, b) (nothing falls into it)?"""
         if x > 0:
             prev = self.ins[x - 1]
-            if prev.op not in TERMINAL_OPS and prev.op != "JUMP":
+            if prev.op not in TERMINAL and prev.op != "JUMP":
                 return False
         return all(a <= i.index < b for i in self.ins if i.target == x)
 

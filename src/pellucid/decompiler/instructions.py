@@ -67,6 +67,9 @@ CONDITIONAL_JUMPS = frozenset(
 )
 VALUE_JUMPS = frozenset({"JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP"})
 
+# Instructions after which control does not fall through to the next one (besides JUMP).
+TERMINAL = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
+
 # Largest block (in instructions, as the compiler counts them) that 3.10+ copy into each
 # predecessor (small exit blocks: a return, the code after a match or a loop).
 MAX_COPY_SIZE = 4

@@ -31,11 +31,10 @@ from itertools import islice
 from typing import Any
 
 from pellucid.decompiler.evaluate import const, name
-from pellucid.decompiler.instructions import CONDITIONAL_JUMPS, MAX_COPY_SIZE, Instr
+from pellucid.decompiler.instructions import CONDITIONAL_JUMPS, MAX_COPY_SIZE, TERMINAL, Instr
 
 PY = sys.version_info[:2]
 STORES = frozenset({"STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF"})
-_LEAVES = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
 LOADS = frozenset({"LOAD_FAST", "LOAD_NAME", "LOAD_GLOBAL", "LOAD_DEREF", "LOAD_CLASSDEREF"})
 
 
@@ -489,7 +488,7 @@ class PatternReader:
                 if end is not None:
                     return None
                 t = q
-                while t < self.n and ins[t].op not in _LEAVES:
+                while t < self.n and ins[t].op not in TERMINAL:
                     if ins[t].target is not None or t - q > 8:
                         return None
                     t += 1
@@ -530,7 +529,7 @@ class PatternReader:
                 elif (
                     ins[k].op != "JUMP"
                     and end > k
-                    and (ins[end - 1].op in _LEAVES or ins[end - 1].op == "JUMP")
+                    and (ins[end - 1].op in TERMINAL or ins[end - 1].op == "JUMP")
                 ):
                     # 3.10 and 3.13 lay the OR's success block out after the code its last
                     # failure falls into (the next case, or a copy of the code after the match)
@@ -926,13 +925,13 @@ class PatternOps:
         if sys.version_info[:2] == (3, 11):
             return None  # 3.11 jumps to the block instead
         ins = self.ins
-        t = next((k for k in range(after, min(stop, self.n)) if ins[k].op in _LEAVES), None)
+        t = next((k for k in range(after, min(stop, self.n)) if ins[k].op in TERMINAL), None)
         if t is None or any(ins[k].target is not None for k in range(after, t)):
             return None
         tails = []
         for c in cases:
             b_end = c.body_end or c.chain
-            if b_end is None or ins[b_end - 1].op not in _LEAVES:
+            if b_end is None or ins[b_end - 1].op not in TERMINAL:
                 continue
             n = 0
             while (
@@ -959,7 +958,7 @@ class PatternOps:
         if (
             not size
             or self._copy_size(X, t + 1) > MAX_COPY_SIZE
-            or ins[X - 1].op in _LEAVES
+            or ins[X - 1].op in TERMINAL
             or ins[X - 1].op == "JUMP"
         ):
             return None
@@ -978,7 +977,7 @@ class PatternOps:
             t = self.ins[j].target
             if t is not None and t > j:
                 reach = max(reach, t)
-            if (self.ins[j].op in _LEAVES or self.ins[j].op == "JUMP") and j >= reach:
+            if (self.ins[j].op in TERMINAL or self.ins[j].op == "JUMP") and j >= reach:
                 return j + 1
         raise NoMatch("relocated case body runs off the end")
 

@@ -30,6 +30,7 @@ from pellucid.decompiler.instructions import (
     CONDITIONAL_JUMPS,
     MAX_COPY_SIZE,
     PY,
+    TERMINAL,
     VALUE_JUMPS,
     Instr,
     exception_entries,
@@ -37,7 +38,6 @@ from pellucid.decompiler.instructions import (
 )
 from pellucid.decompiler.patterns import PatternOps
 
-TERMINAL = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
 # where try_at() can be true without an exception-table entry or a copy
 _TRY_START_OPS = frozenset({"BEFORE_WITH"} if PY >= (3, 11) else {"SETUP_FINALLY", "SETUP_WITH"})
 # the ops walk() looks at before running their handler
@@ -1648,11 +1648,15 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         exits into each path that ends the function, and lay some copies out after the
         enclosing block."""
         key = self._exit_key(target)
-        if key is None or (target > 0 and self.ins[target - 1].op not in TERMINAL | {"JUMP"}):
-            return None
-        if jumps is not None and any(i.target == target and i.index not in jumps for i in self.ins):
+        if key is None or not self._reached_only_by(target, jumps):
             return None
         return len(key)
+
+    def _reached_only_by(self, target: int, jumps: set[int] | None) -> bool:
+        """Nothing falls into ``target``, and only ``jumps`` (None: any jumps) reach it."""
+        if target > 0 and self.ins[target - 1].op not in TERMINAL | {"JUMP"}:
+            return False
+        return jumps is None or not any(i.target == target and i.index not in jumps for i in self.ins)
 
     def _exit_copy_stmts(self, target: int, size: int, stack: list) -> list[ast.stmt]:
         """The statements of the copied exit block [target, target + size)."""
@@ -1695,13 +1699,11 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         reached only by ``jumps``: the copy of a try statement's normal exit that ends the
         function, laid out past the block of the `if` whose false exit it is."""
         c = getattr(self, "_copies", {}).get(F)
-        if PY < (3, 12) or c is None or c.kind != "finally" or self.ins[F - 1].op not in TERMINAL | {"JUMP"}:
+        if PY < (3, 12) or c is None or c.kind != "finally" or not self._reached_only_by(F, jumps):
             return None
         key = self._exit_key(F + c.length)
         if key is None or len(key) != 2 or key[0][0] != "LOAD_CONST":
             return None  # (a constant: said before the finally body runs, the same value)
-        if any(i.target == F and i.index not in jumps for i in self.ins):
-            return None
         return c.length + len(key)
 
     def _jumps_over_empty_else(self, last: Instr | None, F: int) -> bool:
