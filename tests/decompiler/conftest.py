@@ -112,16 +112,17 @@ KNOWN_BUGS: dict[str, Bug] = {
 }
 
 
-def known_bug(test: str, sample: str) -> Bug | None:
-    """The entry under which ``test`` of ``sample`` is expected to fail on this Python."""
+def known_bug(test: str, sample: str) -> tuple[str, Bug] | None:
+    """("refused" or "mismatch", the entry) under which ``test`` of ``sample`` is expected to
+    fail on this Python, else None."""
     bug = KNOWN_BUGS.get(sample)
     if bug is None:
         return None
     here = sys.version_info[:2]
     if here in _versions(bug.refused) and test in _REFUSAL_FAILS:
-        return bug
+        return "refused", bug
     if here in _versions(bug.mismatch) and test == "test_verified":
-        return bug
+        return "mismatch", bug
     return None
 
 
@@ -137,9 +138,9 @@ def pytest_collection_modifyitems(config, items):
             continue
         func, _, param = item.name.partition("[")
         for sample in param.rstrip("]").split("-") if param else ():
-            bug = known_bug(func, sample)
-            if bug is not None:
-                kind = "refused" if func != "test_verified" or sys.version_info[:2] in _versions(bug.refused) else "mismatch"
+            known = known_bug(func, sample)
+            if known is not None:
+                kind, bug = known
                 item.add_marker(pytest.mark.xfail(strict=True, reason=f"known bug ({kind}): {bug.why}"))
                 break
 
