@@ -20,6 +20,13 @@ measured inside one process, so other load on the machine cancels out.  Modes:
 * ``nodecomp``  pellucid with the decompiler disabled: hooks, graph/guard dumps and index only
 * ``depyf``     inside ``depyf.prepare_debug`` (depyf 0.20.0, run with ``--depyf-python``)
 
+*A/B x* is the in-process A/B (``--ab-rounds``, see ``CHILD_AB``): in one more fresh process per
+cell, plain and pellucid sessions alternate, and the median of the paired wall ratios is shown,
+with *A/B own* = 1 + median(own / plain wall) beside it.  Fresh processes differ in speed by
+10-20 % from one to the next on a shared machine; neighbouring sessions in one process do not, so
+this is the steadiest measure of the overhead once first uses are paid (the columns before it
+include them).
+
 Ratios are to ``plain`` of the same workload and backend, medians over ``--repeat`` runs
 interleaved in the same benchmark run.  A mode whose run raised prints ``error``.  Before the
 clock starts every child imports torch.compile's stack and the tool, and compiles and calls an
@@ -124,6 +131,53 @@ print("RESULT " + json.dumps(result))
 """
 
 
+# In-process A/B: one fresh process per cell alternates plain sessions with pellucid ones
+# (torch._dynamo.reset() before each; the order flips every round).  Fresh processes here differ
+# in speed by 10-20 % from one to the next (same work, same hash seed), far more than the
+# overhead being measured; two sessions next to each other in one process do not.  What this
+# measures is the warm cost: both the tool's and torch's first uses are behind it.
+CHILD_AB = r"""
+import json, os, statistics, sys, time, warnings, contextlib, gc
+sys.path.insert(0, {workloads_dir!r})
+warnings.simplefilter("ignore")
+import torch
+torch.set_num_threads(1)
+import workloads
+import torch._dynamo, torch._inductor.compile_fx  # noqa: E401
+import pellucid, pellucid.dynamo  # noqa: E401
+name, backend, dump, rounds = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+w = workloads.WORKLOADS[name]
+def one(mode, tag):
+    torch._dynamo.reset()
+    fn, run = w.make()
+    run(fn)
+    gc.collect()
+    ctx = pellucid.prepare_debug(f"{{dump}}-{{tag}}") if mode == "pellucid" else contextlib.nullcontext()
+    t0 = time.perf_counter()
+    compiled = torch.compile(fn, backend=backend, **w.compile_kwargs)
+    with ctx as session:
+        run(compiled)
+        run(compiled)
+    return time.perf_counter() - t0, (session.own_time_s if session is not None else 0.0)
+result = {{}}
+try:
+    for k in range(2):  # warm-up: first uses of torch.compile's stack and of the tool
+        one("plain", f"w{{k}}")
+        one("pellucid", f"w{{k}}")
+    ratios, owns = [], []
+    for k in range(rounds):
+        order = ("plain", "pellucid") if k % 2 == 0 else ("pellucid", "plain")
+        got = {{m: one(m, k) for m in order}}
+        ratios.append(got["pellucid"][0] / got["plain"][0])
+        owns.append(got["pellucid"][1] / got["plain"][0])
+    result["ratio"] = statistics.median(ratios)
+    result["own_frac"] = statistics.median(owns)
+except Exception as e:
+    result["error"] = f"{{type(e).__name__}}: {{e}}"[:200]
+print("RESULT " + json.dumps(result))
+"""
+
+
 def _child_env(cache_dir: str) -> dict[str, str]:
     env = dict(os.environ)
     env.update(
@@ -144,6 +198,13 @@ def measure(python: str, mode: str, name: str, backend: str, cold_tool: bool = F
         return run_child(argv, _child_env(os.path.join(tmp, "inductor-cache")), "error")
 
 
+def measure_ab(name: str, backend: str, rounds: int) -> dict:
+    with tempfile.TemporaryDirectory(prefix="pellucid-bench-") as tmp:
+        code = CHILD_AB.format(workloads_dir=WORKLOADS_DIR)
+        argv = [sys.executable, "-c", code, name, backend, os.path.join(tmp, "dump"), str(rounds)]
+        return run_child(argv, _child_env(os.path.join(tmp, "inductor-cache")), "error")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
@@ -155,6 +216,10 @@ def main() -> None:
     ap.add_argument(
         "--cold-tool", action="store_true",
         help="no warm-up inside the tool's prepare_debug: its first use is measured",
+    )
+    ap.add_argument(
+        "--ab-rounds", type=int, default=10,
+        help="plain/pellucid session pairs per cell in the in-process A/B (0: skip it)",
     )
     args = ap.parse_args()
 
@@ -177,6 +242,8 @@ def main() -> None:
     own_modes = [m for m in modes if m in ("pellucid", "nodecomp")]
     for m in own_modes:
         header += f" {m + ' own ms':>16s} {'own x':>7s}"
+    if args.ab_rounds:
+        header += f" {'A/B x':>7s} {'A/B own':>8s}"
     header += f" {'plain us/call':>14s}"
     for m in modes[1:]:
         header += f" {m + ' x':>12s}"
@@ -208,11 +275,20 @@ def main() -> None:
         for m in own_modes:
             own, own_x = med(m, "own"), med(m, "own_x")
             row += f" {own * 1e3:16.1f} {own_x:7.3f}" if (own and own_x) else f" {'error':>16s} {'':>7s}"
+        ab: dict = {}
+        if args.ab_rounds:
+            ab = measure_ab(name, backend, args.ab_rounds)
+            if "ratio" in ab:
+                row += f" {ab['ratio']:7.3f} {1 + ab['own_frac']:8.3f}"
+            else:
+                row += f" {'error':>7s} {'':>8s}"
         row += f" {base_s * 1e6 if base_s else float('nan'):14.1f}"
         for m in modes[1:]:
             s = med(m, "steady")
             row += f" {s / base_s:12.3f}" if (s and base_s) else f" {'error':>12s}"
         print(row, flush=True)
+        if "error" in ab:
+            print(f"    A/B: {ab['error']}")
         for m in modes:
             errs = {s["error"] for s in samples[m] if "error" in s}
             for e in errs:
