@@ -174,6 +174,9 @@ BACKEND_WORKLOADS = [
     ("eager", "classes_and_super"),
     ("eager", "optimizer_step"),
     ("eager", "method"),
+    ("eager", "match_graph_break"),
+    ("eager", "autograd_function_graph_break"),
+    ("eager", "pytree_graph_break"),
     ("eager", "bert"),
     ("eager", "gpt2"),
     ("eager", "llama_generate"),
@@ -187,10 +190,13 @@ BACKEND_WORKLOADS = [
     ("aot_eager", "classes_and_super"),
     ("aot_eager", "optimizer_step"),
     ("aot_eager", "bert"),
+    ("aot_eager", "autograd_function_graph_break"),
+    ("aot_eager", "pytree_graph_break"),
     ("inductor", "readme"),
     ("inductor", "mlp_backward"),
     ("inductor", "dynamic_true"),
     ("inductor", "with_graph_break"),
+    ("inductor", "match_graph_break"),
 ]
 
 EXPECTED_STAGES = {
@@ -204,6 +210,8 @@ EXPECTED_STAGES = {
 def test_workload(tmp_path, backend, name):
     if workloads.WORKLOADS[name].heavy:
         pytest.importorskip("transformers")
+    if name == "match_graph_break" and sys.version_info < (3, 10):
+        pytest.skip("`match` is Python 3.10+ syntax")
     d = str(tmp_path / "dump")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

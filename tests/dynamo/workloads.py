@@ -396,6 +396,74 @@ def make_llama_generate():
     return generate, run
 
 
+def make_match_graph_break():
+    """A `match` on a string argument before a graph break: each mode is a recompile (a guard
+    on the string), so the function gets several cache entries and resume functions."""
+    from match_workload import match_graph_break  # (`match`: Python 3.10+ syntax)
+
+    _seed()
+    x = torch.randn(4)
+
+    def run(fn):
+        return [fn(x, m) for m in ("double", "neg", "minus", "other", "double")]
+
+    return match_graph_break, run
+
+
+class _TripleFn(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * 3
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad * 3 + x * 0
+
+
+def autograd_function_graph_break(x):
+    y = _TripleFn.apply(x).sin()
+    print("pellucid graph break after a custom autograd.Function")
+    return (y * 2).sum()
+
+
+def make_autograd_function_graph_break():
+    """A custom autograd.Function traced by Dynamo, a graph break, then backward through both
+    graphs: gradients must match eager."""
+    _seed()
+    base = torch.randn(5)
+
+    def run(fn):
+        x = base.clone().requires_grad_(True)
+        loss = fn(x)
+        loss.backward()
+        return [loss.detach(), x.grad]
+
+    return autograd_function_graph_break, run
+
+
+def pytree_graph_break(x, acc):
+    acc.add_(x)  # mutates an input: replayed after the graph
+    a = x.relu() + acc
+    print("pellucid graph break before a nested output")
+    return {"a": a, "pair": (a * 2, [a - 1, {"n": a.sum()}])}
+
+
+def make_pytree_graph_break():
+    """Nested dict/tuple/list outputs and an input mutated in place, around a graph break."""
+    _seed()
+    xs = [torch.randn(4) for _ in range(3)]
+
+    def run(fn):
+        acc = torch.zeros(4)
+        outs = [fn(x, acc) for x in xs]
+        flat = [[o["a"], o["pair"][0], o["pair"][1][0], o["pair"][1][1]["n"]] for o in outs]
+        return flat + [acc]
+
+    return pytree_graph_break, run
+
+
 WORKLOADS: dict[str, Workload] = {
     w.name: w
     for w in [
@@ -413,6 +481,9 @@ WORKLOADS: dict[str, Workload] = {
         Workload("classes_and_super", make_classes_and_super, {}),
         Workload("optimizer_step", make_optimizer_step, {}),
         Workload("method", make_method, {}),
+        Workload("match_graph_break", make_match_graph_break, {}),
+        Workload("autograd_function_graph_break", make_autograd_function_graph_break, {}),
+        Workload("pytree_graph_break", make_pytree_graph_break, {}),
         Workload("bert", make_bert, {}, heavy=True),
         Workload("gpt2", make_gpt2, {}, heavy=True),
         Workload("llama_generate", make_llama_generate, {}, heavy=True),
