@@ -145,7 +145,7 @@ torch.set_num_threads(1)
 import workloads
 import torch._dynamo, torch._inductor.compile_fx  # noqa: E401
 import pellucid, pellucid.dynamo  # noqa: E401
-name, backend, dump, rounds = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+name, backend, rounds, dump = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 w = workloads.WORKLOADS[name]
 def one(mode, tag):
     torch._dynamo.reset()
@@ -191,18 +191,22 @@ def _child_env(cache_dir: str) -> dict[str, str]:
     return env
 
 
-def measure(python: str, mode: str, name: str, backend: str, cold_tool: bool = False) -> dict:
+def _run_fresh(python: str, code: str, args: list[str]) -> dict:
+    """Run ``code`` in a fresh interpreter with ``args`` and a dump path under a temporary
+    directory (its own Inductor cache beside it); the child's RESULT dict."""
     with tempfile.TemporaryDirectory(prefix="pellucid-bench-") as tmp:
-        code = CHILD.format(workloads_dir=WORKLOADS_DIR, cold_tool=cold_tool)
-        argv = [python, "-c", code, mode, name, backend, os.path.join(tmp, "dump")]
+        argv = [python, "-c", code, *args, os.path.join(tmp, "dump")]
         return run_child(argv, _child_env(os.path.join(tmp, "inductor-cache")), "error")
+
+
+def measure(python: str, mode: str, name: str, backend: str, cold_tool: bool = False) -> dict:
+    code = CHILD.format(workloads_dir=WORKLOADS_DIR, cold_tool=cold_tool)
+    return _run_fresh(python, code, [mode, name, backend])
 
 
 def measure_ab(name: str, backend: str, rounds: int) -> dict:
-    with tempfile.TemporaryDirectory(prefix="pellucid-bench-") as tmp:
-        code = CHILD_AB.format(workloads_dir=WORKLOADS_DIR)
-        argv = [sys.executable, "-c", code, name, backend, os.path.join(tmp, "dump"), str(rounds)]
-        return run_child(argv, _child_env(os.path.join(tmp, "inductor-cache")), "error")
+    code = CHILD_AB.format(workloads_dir=WORKLOADS_DIR)
+    return _run_fresh(sys.executable, code, [name, backend, str(rounds)])
 
 
 def main() -> None:
