@@ -14,7 +14,6 @@ import itertools
 import json
 import os
 import re
-import tempfile
 from typing import Any, Callable, Iterator
 
 LOCK_NAME = ".pellucid.lock"
@@ -45,8 +44,12 @@ class DumpDir:
         self._fd_pid = 0
         try:
             os.makedirs(self.path, exist_ok=True)
-            with tempfile.NamedTemporaryFile(dir=self.path, prefix=".pellucid-probe-"):
-                pass
+            # The lock file is the write probe: creating it (or opening it for writing) is
+            # what every dump does first.  A directory that keeps an old lock file but
+            # forbids new files is caught by its permissions.
+            self._open_lock()
+            if not os.access(self.path, os.W_OK | os.X_OK):
+                raise PermissionError(13, "Permission denied")
         except OSError as e:
             raise DumpDirError(
                 e.errno,
@@ -59,16 +62,20 @@ class DumpDir:
             with contextlib.suppress(OSError):
                 os.close(self._fd)
 
+    def _open_lock(self) -> int:
+        """This process's descriptor of the lock file (opened once per process)."""
+        if self._fd is None or self._fd_pid != os.getpid():
+            self._fd = os.open(os.path.join(self.path, LOCK_NAME), os.O_RDWR | os.O_CREAT, 0o644)
+            self._fd_pid = os.getpid()
+        return self._fd
+
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
         """Hold the directory's exclusive lock (re-entrant within this object)."""
         import fcntl
 
         if self._depth == 0:
-            if self._fd is None or self._fd_pid != os.getpid():
-                self._fd = os.open(os.path.join(self.path, LOCK_NAME), os.O_RDWR | os.O_CREAT, 0o644)
-                self._fd_pid = os.getpid()
-            fcntl.flock(self._fd, fcntl.LOCK_EX)
+            fcntl.flock(self._open_lock(), fcntl.LOCK_EX)
         self._depth += 1
         try:
             yield
