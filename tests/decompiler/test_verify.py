@@ -162,6 +162,33 @@ def test_loops_compare_equal_with_different_layout():
     assert verify.compare_code(func(src1), func(src2)) == []
 
 
+def test_filter_on_its_own_line_compares_equal():
+    # 3.12+ jumps from a filter on its own line to the loop's back edge (another line), and
+    # straight back to the loop head from a filter on the `for` line: threaded alike.
+    one_line = func("def f(xs):\n    return [x for x in xs if x.ok]\n")
+    own_line = func("def f(xs):\n    return [x for x in xs\n            if x.ok]\n")
+    assert verify.compare_code(one_line, own_line) == []
+    negated = func("def f(xs):\n    return [x for x in xs\n            if not x.ok]\n")
+    assert verify.compare_code(one_line, negated)
+
+
+def test_jump_to_a_jump_is_threaded():
+    raw = [
+        ("LOAD_FAST", "x", 0, "", False),
+        ("POP_JUMP_IF_TRUE", 8, 2, "", True),  # over the next jump: folded with it
+        ("JUMP", 10, 4, "", True),
+        ("LOAD_FAST", "y", 6, "", False),  # (not a target: the fold's landing is index 3)
+        ("JUMP", 12, 8, "", True),
+        ("RETURN_VALUE", None, 10, "", False),
+        ("RETURN_VALUE", None, 12, "", False),
+    ]
+    targets = {1: 3, 2: 5, 4: 6}
+    new_index = verify._thread_jumps(raw, targets, set())
+    assert raw[1][0] == "POP_JUMP_IF_FALSE" and targets[1] == 5
+    assert new_index[2] is None and new_index[3] == 2
+    assert verify._kept(new_index, 2) == 2
+
+
 def test_jump_variants_unified_and_bookkeeping_dropped():
     code = func("def f(a):\n    while a:\n        a = a - 1\n    return a\n")
     norm = verify.normalize(code)

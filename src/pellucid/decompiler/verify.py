@@ -361,18 +361,28 @@ def normalize(code: CodeType) -> NormalizedCode:
         # first kept instruction at or after ``offset`` (len(raw): the end)
         return bisect_left(offsets, offset)
 
+    entries = [
+        (index_of(start), index_of(end), index_of(target), depth, lasti)
+        for start, end, target, depth, lasti in _exception_table(code)
+    ]
+    targets = {k: index_of(r[1]) for k, r in enumerate(raw) if r[4]}
+    new_index = _thread_jumps(raw, targets, {e[2] for e in entries})
+
     instructions = []
-    for opname, arg, offset, argrepr, is_jump in raw:
+    for k, (opname, arg, offset, argrepr, is_jump) in enumerate(raw):
+        if new_index[k] is None:
+            continue
         if is_jump:
-            arg = JumpTarget(index_of(arg))
+            arg = JumpTarget(_kept(new_index, targets[k]))
         instructions.append(NormalizedInstruction(opname, arg, offset, argrepr))
 
     table: list[ExceptionEntry] = []
-    for start, end, target, depth, lasti in _exception_table(code):
-        s, e = index_of(start), index_of(end)
+    for start, end, target, depth, lasti in entries:
+        s, e = _kept(new_index, start), _kept(new_index, end)
+        target = _kept(new_index, target)
         if s >= e:
             continue
-        entry = ExceptionEntry(s, e, index_of(target), depth, lasti)
+        entry = ExceptionEntry(s, e, target, depth, lasti)
         prev = table[-1] if table else None
         if (
             prev is not None
@@ -403,6 +413,68 @@ def normalize(code: CodeType) -> NormalizedCode:
         instructions=instructions,
         exception_table=table,
     )
+
+
+# Conditional jumps and the jump on the opposite outcome (after JUMP_ALIASES).
+_INVERSE = {
+    "POP_JUMP_IF_FALSE": "POP_JUMP_IF_TRUE",
+    "POP_JUMP_IF_TRUE": "POP_JUMP_IF_FALSE",
+    "POP_JUMP_IF_NONE": "POP_JUMP_IF_NOT_NONE",
+    "POP_JUMP_IF_NOT_NONE": "POP_JUMP_IF_NONE",
+}
+
+
+def _thread_jumps(
+    raw: list[tuple[str, Any, int, str, bool]], targets: dict[int, int], handlers: set[int]
+) -> list[int | None]:
+    """Jump threading, on ``raw`` and ``targets`` (jump index -> target index) in place.
+
+    Where a jump lands on an unconditional jump is a choice the compiler makes from line
+    numbers (3.12+ keeps a jump to a ``JUMP_BACKWARD`` on another line, where it would jump
+    straight back on the same line), not a difference in behaviour: a jump to a ``JUMP`` goes
+    to that jump's target, and ``POP_JUMP_IF_X +1; JUMP t`` becomes ``POP_JUMP_IF_notX t``
+    when nothing else lands on the ``JUMP``.  Both are exact equivalences, applied alike to
+    the original and to the recompiled code.  Returns old index -> new index (None: removed).
+    """
+    n = len(raw)
+    landed = set(targets.values()) | handlers
+    removed: set[int] = set()
+    for k, target in targets.items():
+        op = raw[k][0]
+        if (
+            op in _INVERSE
+            and target == k + 2
+            and raw[k + 1][0] == "JUMP"
+            and (k + 1) not in landed
+        ):
+            raw[k] = (_INVERSE[op],) + raw[k][1:]
+            targets[k] = targets[k + 1]
+            removed.add(k + 1)
+    for k in removed:
+        del targets[k]
+    for k, target in targets.items():
+        seen = set()
+        while target < n and raw[target][0] == "JUMP" and target not in seen:
+            seen.add(target)
+            target = targets[target]
+        targets[k] = target
+    new_index: list[int | None] = []
+    kept = 0
+    for k in range(n):
+        if k in removed:
+            new_index.append(None)
+        else:
+            new_index.append(kept)
+            kept += 1
+    new_index.append(kept)
+    return new_index
+
+
+def _kept(new_index: list[int | None], k: int) -> int:
+    """The new index of old index ``k``, or of the first kept instruction after it."""
+    while new_index[k] is None:
+        k += 1
+    return new_index[k]  # type: ignore[return-value]
 
 
 # --------------------------------------------------------------------------------------------
