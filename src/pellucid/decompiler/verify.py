@@ -6,7 +6,8 @@ than slot indices, constants by type and value), jump targets as indices into th
 instruction list, exception-table entries likewise, nested code objects recursively, plus the
 signature and the flags that change behaviour. Line numbers, positions, file names and
 instructions that only exist for bookkeeping (NOP, CACHE, EXTENDED_ARG, RESUME, ...) are
-ignored.
+ignored, and jumps are threaded (a jump to an unconditional jump goes to its target), since
+where CPython 3.12+ lets a jump land depends on line numbers.
 
 Public functions:
 
