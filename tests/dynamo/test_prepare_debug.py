@@ -119,6 +119,53 @@ def test_functions_compiled_before_are_named(tmp_path, monkeypatch, capsys):
     assert os.path.exists(tmp_path / f["cache_entries"][0]["guard_file"])
 
 
+def test_torch_functions_compiled_before_are_only_noted_in_the_index(tmp_path, capsys):
+    """torch.cond called outside torch.compile compiles a wrapper of torch's own: not the
+    user's doing, so no message on stderr; the index notes it."""
+
+    def branchy(x):
+        return torch.cond(x.sum() > 0, lambda t: t + 1, lambda t: t - 1, (x,))
+
+    branchy(torch.ones(2))  # eager: torch compiles its cond wrapper
+    with pellucid.prepare_debug(str(tmp_path)):
+        pass
+    assert "compiled before prepare_debug" not in capsys.readouterr().err
+    s = checks.load_index(str(tmp_path))["sessions"][0]
+    assert any("torch's own" in m and "cond" in m for m in s["messages"]), s["messages"]
+
+
+@pytest.mark.parametrize(
+    ("backend", "stage", "taken", "not_taken"),
+    [
+        ("eager", "captured_graph", "cond_true_0", "cond_false_0"),
+        ("aot_eager", "aot_forward_graph", "true_graph_0", "false_graph_0"),
+    ],
+)
+def test_higher_order_op_subgraphs_get_files_and_run_from_them(
+    tmp_path, backend, stage, taken, not_taken
+):
+    """torch.cond's branches are graphs of their own (submodules of the graph that calls
+    them): each gets a file, stage ``<stage>.<attribute>``, and the branch taken runs from it."""
+
+    def fn(x):
+        return torch.cond(x.sum() > 0, lambda t: t.sin(), lambda t: t.cos(), (x,))
+
+    x = torch.ones(5)
+    d = str(tmp_path)
+    got, seen = checks.run_seeing_dump_files(d, lambda: torch.compile(fn, backend=backend)(x))
+    assert torch.allclose(got, x.sin())
+    index = checks.load_index(d)
+    checks.check_files_compile(d, index)
+    (g,) = index["sessions"][0]["graphs"]
+    for sub in (taken, not_taken):
+        rel = g["stages"][f"{stage}.{sub}"]
+        text = open(os.path.join(d, rel), encoding="utf-8").read()
+        assert text.startswith(f"# {sub}: a subgraph") and "def forward(" in text, text
+    assert g["stages"][f"{stage}.{taken}"] in seen, seen
+    assert g["stages"][f"{stage}.{not_taken}"] not in seen, seen
+    assert g["stages"][stage] in seen, seen
+
+
 def test_graph_breaks_and_recompiles_are_indexed(tmp_path, monkeypatch):
     monkeypatch.setattr("pellucid.decompiler.decompile", _forced_failure)
     with warnings.catch_warnings():

@@ -12,8 +12,8 @@ from pellucid.report import DumpError, build_report, load_dump
 from pellucid.report import highlight as hl
 from pellucid.report.fxgraph import parse_fx_graph
 from pellucid.report.html import Markup, esc, h, join
-from pellucid.report.model import SourceCache, SourceLoc, recompile_location, resume_parent
-from pellucid.report.pages import display_name
+from pellucid.report.model import Graph, SourceCache, SourceLoc, recompile_location, resume_parent
+from pellucid.report.pages import display_name, stage_title
 from pellucid.report.svg import Edge, Node, dot_path, dot_source, render_graph
 
 EVIL = '</script><img src=x onerror="alert(1)">'
@@ -339,6 +339,24 @@ def test_hostile_strings_are_escaped_everywhere(tmp_path, engine, pyg):
     main = open(index, encoding="utf-8").read()
     assert "&lt;/script&gt;&lt;img" in main
     assert 'id="s0-graph-breaks"' not in main and 'id="graph-breaks"' in main
+
+
+def test_subgraph_stages_follow_their_parent():
+    stages = {
+        "inductor_forward": "i.py",
+        "aot_forward_graph.true_graph_0": "at.py",
+        "captured_graph.cond_true_0": "ct.py",
+        "aot_forward_graph": "a.py",
+        "captured_graph": "c.py",
+        "odd": "o.py",
+    }
+    g = Graph("__compiled_fn_1", "0/0", stages, None, {})
+    assert [s for s, _ in g.ordered_stages()] == [
+        "captured_graph", "captured_graph.cond_true_0", "aot_forward_graph",
+        "aot_forward_graph.true_graph_0", "inductor_forward", "odd",
+    ]
+    assert stage_title("captured_graph.cond_true_0") == "captured graph (Dynamo) › subgraph cond_true_0"
+    assert stage_title("odd") == "odd"
 
 
 def test_display_name():

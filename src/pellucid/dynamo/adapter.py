@@ -15,6 +15,7 @@ which records each one and restores every one of them on exit.
 from __future__ import annotations
 
 import importlib
+import os
 import types
 from typing import Any, Callable, Iterator
 
@@ -76,6 +77,15 @@ def torch_version() -> str:
     import torch
 
     return str(torch.__version__)
+
+
+def is_torch_code(code: types.CodeType) -> bool:
+    """Whether ``code`` is torch's own (e.g. the wrapper ``torch.cond`` compiles when called
+    outside torch.compile), not the user's."""
+    import torch
+
+    root = os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
+    return os.path.abspath(code.co_filename).startswith(root)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -306,6 +316,15 @@ def is_fx_graph_module(obj: Any) -> bool:
         return isinstance(obj, torch.fx.GraphModule)
     except Exception:  # noqa: BLE001
         return False
+
+
+def graph_submodules(gm: Any) -> list[tuple[str, Any]]:
+    """(attribute, GraphModule) of ``gm``'s direct children that are graphs themselves: the
+    bodies higher-order ops call (``torch.cond`` branches, checkpointed regions, ...)."""
+    children = getattr(gm, "named_children", None)
+    if children is None:
+        return []
+    return [(name, m) for name, m in children() if is_fx_graph_module(m)]
 
 
 def recompiling_graph_module() -> Any:

@@ -465,7 +465,26 @@ class DumpSession:
         self, gm: Any, owner: str, stage: str, cid: str | None, run_from_file: bool = True
     ) -> None:
         """Write ``gm``'s annotated source as the stage's file and (``run_from_file``) make
-        its ``forward`` the file's; a graph still waiting for its recompile is only read."""
+        its ``forward`` the file's; a graph still waiting for its recompile is only read.
+        Its subgraphs (the bodies of higher-order ops: ``torch.cond``'s branches, a
+        checkpointed region, a ``while_loop`` body) get files of their own, dumped the same
+        way, as stage ``<stage>.<attribute>``."""
+        self._dump_one_graph(gm, owner, stage, cid, run_from_file)
+        self._dump_subgraphs(gm, owner, stage, cid, run_from_file)
+
+    def _dump_subgraphs(
+        self, gm: Any, owner: str, stage: str, cid: str | None, run_from_file: bool
+    ) -> None:
+        for name, sub in adapter.graph_submodules(gm):
+            substage = f"{stage}.{safe_name(name)}"
+            try:
+                self._dump_graph(sub, owner, substage, cid, run_from_file)
+            except Exception as e:  # noqa: BLE001 - never break compilation
+                self._fail("graph", f"{owner}.{substage}", f"{type(e).__name__}: {e}")
+
+    def _dump_one_graph(
+        self, gm: Any, owner: str, stage: str, cid: str | None, run_from_file: bool
+    ) -> None:
         if run_from_file and adapter.waits_for_recompile(gm):
             # Its pending recompile, done now, makes the annotated code (once: torch's own
             # recompile, see adapter.annotate_codegen); on_exec_with_source files it and runs
@@ -542,6 +561,12 @@ class DumpSession:
 
     @staticmethod
     def _graph_header(owner: str, stage: str) -> str:
+        parent, _, sub = stage.rpartition(".")
+        if parent:
+            return (
+                f"# {sub}: a subgraph (the body of a higher-order op, e.g. a torch.cond branch)\n"
+                f"# called from {parent} of {owner}, dumped by pellucid; this file is what runs.\n"
+            )
         return f"# {stage} of {owner}, dumped by pellucid; this file is what runs.\n"
 
     def _remember_gm(self, gm: Any, owner: str, stage: str, path: str) -> None:
@@ -646,6 +671,7 @@ class DumpSession:
                 self._graph_bodies.setdefault(owner, {})[stage] = new_src
                 hit = (path, content)
                 self._fx_sources[src] = hit
+                self._dump_subgraphs(gm, owner, stage, cid, run_from_file=True)
         if hit is None:
             if self.clean_wild_fx_code:
                 return False
@@ -758,19 +784,29 @@ class DumpSession:
                     "cache_entries": rows,
                 }
             )
-        if self.preexisting:
-            names = ", ".join(
-                f"{c.co_name} ({c.co_filename}:{c.co_firstlineno})" for c in self.preexisting
-            )
+        users = [c for c in self.preexisting if not adapter.is_torch_code(c)]
+        torch_own = [c for c in self.preexisting if c not in users]
+
+        def where(codes: list[types.CodeType]) -> str:
+            return ", ".join(f"{c.co_name} ({c.co_filename}:{c.co_firstlineno})" for c in codes)
+
+        if users:
             msg = (
-                f"pellucid: {len(self.preexisting)} function(s) were compiled before prepare_debug: "
-                f"{names}. Their guards and transformed code are dumped for reading, but they keep "
+                f"pellucid: {len(users)} function(s) were compiled before prepare_debug: "
+                f"{where(users)}. Their guards and transformed code are dumped for reading, but they keep "
                 "running the code compiled before (not from the dump files). To debug them, call "
                 "torch._dynamo.reset() before prepare_debug, or enter prepare_debug before their "
                 "first call."
             )
             self.messages.append(msg)
             print(msg, file=sys.stderr)
+        if torch_own:
+            # e.g. the wrapper torch.cond compiles when called outside torch.compile: nothing
+            # the user compiled, so only noted in the index
+            self.messages.append(
+                f"pellucid: torch's own {where(torch_own)} was compiled before prepare_debug "
+                "(dumped for reading; it keeps running the code compiled before)."
+            )
         compiles = []
         for fc in self.compiles:
             m = metrics.get(fc.compile_id or "")

@@ -130,9 +130,15 @@ class Graph:
     raw: dict[str, Any]
 
     def ordered_stages(self) -> list[tuple[str, str]]:
-        known = [(s, self.stages[s]) for s in STAGE_ORDER if s in self.stages]
-        rest = sorted((s, p) for s, p in self.stages.items() if s not in STAGE_ORDER)
-        return known + rest
+        """Pipeline order; a stage's subgraphs (``<stage>.<attribute>``: bodies of
+        higher-order ops) right after it; stages of other names last."""
+
+        def key(stage: str) -> tuple[int, str]:
+            head = stage.split(".", 1)[0]
+            rank = STAGE_ORDER.index(head) if head in STAGE_ORDER else len(STAGE_ORDER)
+            return rank, stage
+
+        return [(s, self.stages[s]) for s in sorted(self.stages, key=key)]
 
 
 @dataclass

@@ -47,6 +47,16 @@ STAGE_TITLES = {
 }
 
 
+def stage_title(stage: str) -> str:
+    """A stage's title; a subgraph (``<stage>.<attribute>``) is titled by its parent's."""
+    if stage in STAGE_TITLES:
+        return STAGE_TITLES[stage]
+    parent, _, sub = stage.rpartition(".")
+    if parent:
+        return f"{stage_title(parent)} › subgraph {sub}"
+    return stage
+
+
 @dataclass
 class Site:
     """What every page needs: the dump, where pages go, and how to name and link them."""
@@ -956,7 +966,7 @@ def compile_section(site: Site, s: Session, c: Compile, root: Function, here: st
         stages = [
             h(
                 "span",
-                h("a", STAGE_TITLES.get(st, st), href=f"{gp}#stage-{slug(st)}") if gp else st,
+                h("a", stage_title(st), href=f"{gp}#stage-{slug(st)}") if gp else st,
                 " (",
                 site.file_link(rel, short(rel)),
                 ")",
@@ -1365,13 +1375,13 @@ def graph_page(site: Site, s: Session, g: Graph) -> str:
     body.append(
         h(
             "nav",
-            [h("a", STAGE_TITLES.get(st, st), href=f"#stage-{slug(st)}") for st, _ in stages],
+            [h("a", stage_title(st), href=f"#stage-{slug(st)}") for st, _ in stages],
             class_="toc",
         )
     )
     for st, rel in stages:
         text = site.dump.read(rel)
-        body.append(h("h2", STAGE_TITLES.get(st, st), id=f"stage-{slug(st)}"))
+        body.append(h("h2", stage_title(st), id=f"stage-{slug(st)}"))
         body.append(h("div", "file: ", site.file_link(rel), class_="muted"))
         if text is None:
             body.append(h("p", "The file is missing.", class_="bad"))
