@@ -18,6 +18,10 @@ def f(x):
     return y * 2 + 1
 
 
+def g(x):
+    return torch.cond(x.sum() >= 0, lambda t: t * 2 + 1, lambda t: t - 1, (x,))
+
+
 def main() -> None:
     dump_dir, backend, mode = sys.argv[1], sys.argv[2], sys.argv[3]
     if mode == "stub":
@@ -28,7 +32,7 @@ def main() -> None:
 
         pd.decompile = stub_decompiler.decompile
     warnings.simplefilter("ignore")
-    compiled = torch.compile(f, backend=backend)
+    compiled = torch.compile(g if mode == "cond" else f, backend=backend)
     x = torch.arange(-2.0, 3.0)
     with pellucid.prepare_debug(dump_dir):
         compiled(x)

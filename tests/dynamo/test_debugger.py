@@ -153,6 +153,27 @@ def test_pdb_stops_in_transformed_code_and_graph(tmp_path, backend, graph_stage,
     assert "RESULT [1.0, 1.0, 1.0, 3.0, 5.0]" in "".join(s.out)
 
 
+def test_pdb_stops_in_a_torch_cond_branch(tmp_path):
+    """A breakpoint in the file of a higher-order op's subgraph (the branch torch.cond takes)
+    is hit under debug()."""
+    d = str(tmp_path / "dump")
+    s = Session([sys.executable, "-u", TARGET, d, "eager", "cond"])
+    s.until("READY")
+    s.until("(Pdb) ")
+    index = json.load(open(os.path.join(d, "index.json")))
+    (graph,) = index["sessions"][0]["graphs"]
+    branch = os.path.join(d, graph["stages"]["captured_graph.cond_true_0"])
+    line = first_body_line(branch, "forward")
+    assert "Breakpoint 1" in s.send(f"b {branch}:{line}")
+    out = s.send("c")
+    assert f"{branch}({line})" in out, out
+    s.proc.stdin.write("c\n")
+    s.proc.stdin.flush()
+    s.until("RESULT")
+    s.finish()
+    assert "RESULT [-3.0, -1.0, 1.0, 3.0, 5.0]" in "".join(s.out)
+
+
 def _dap_send(sock: socket.socket, seq: list[int], command: str, **arguments) -> int:
     seq[0] += 1
     msg = {"seq": seq[0], "type": "request", "command": command, "arguments": arguments}
