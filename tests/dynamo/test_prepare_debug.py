@@ -224,6 +224,7 @@ BACKEND_WORKLOADS = [
     ("eager", "match_graph_break"),
     ("eager", "autograd_function_graph_break"),
     ("eager", "pytree_graph_break"),
+    ("eager", "higher_order_ops"),
     ("eager", "bert"),
     ("eager", "gpt2"),
     ("eager", "llama_generate"),
@@ -239,11 +240,13 @@ BACKEND_WORKLOADS = [
     ("aot_eager", "bert"),
     ("aot_eager", "autograd_function_graph_break"),
     ("aot_eager", "pytree_graph_break"),
+    ("aot_eager", "higher_order_ops"),
     ("inductor", "readme"),
     ("inductor", "mlp_backward"),
     ("inductor", "dynamic_true"),
     ("inductor", "with_graph_break"),
     ("inductor", "match_graph_break"),
+    ("inductor", "higher_order_ops"),
 ]
 
 EXPECTED_STAGES = {

@@ -175,6 +175,33 @@ def test_contract_keeps_closure_layout():
     assert fn(1) == 11
 
 
+def test_nested_code_goes_back_to_the_equivalent_original_of_its_name():
+    """Recompiled nested functions take the place of Dynamo's equivalent ones (their identity
+    kept), even among several of one name; pellucid's own ``(lambda: w).__closure__[0]``,
+    like no lambda of Dynamo's, stays itself."""
+    src = (
+        "def f(x, w):\n"
+        "    a = lambda t: t * w\n"
+        "    b = lambda t: t - 1\n"
+        "    return a, b\n"
+    )
+    reference = next(c for c in compile(src, "u.py", "exec").co_consts if isinstance(c, types.CodeType))
+    ours = (
+        "def t(x, w):\n"
+        "    cell = (lambda: w).__closure__[0]\n"
+        "    a = lambda t: t * w\n"
+        "    b = lambda t: t - 1\n"
+        "    return a, b, cell\n"
+    )
+    code = recompile.compile_checked(ours, "x.py", "t", reference, reference)
+    originals = [c for c in reference.co_consts if isinstance(c, types.CodeType)]
+    nested = [c for c in code.co_consts if isinstance(c, types.CodeType)]
+    assert nested[1] is originals[0] and nested[2] is originals[1]
+    assert nested[0].co_filename == "x.py" and nested[0].co_argcount == 0
+    a, b, cell = types.FunctionType(code, {})(1, 3)
+    assert (a(2), b(2), cell.cell_contents) == (6, 1, 3)
+
+
 def test_contract_rejects_wrong_arguments():
     reference = (lambda a, b: a + b).__code__
     with pytest.raises(recompile.ContractError, match="arguments differ"):

@@ -464,6 +464,29 @@ def make_pytree_graph_break():
     return pytree_graph_break, run
 
 
+def higher_order_ops(x, w):
+    y = torch.cond(x.sum() > 0, lambda t: (t * w).sin(), lambda t: (t - w).cos(), (x,))
+    z = torch.utils.checkpoint.checkpoint(lambda t: torch.relu(t) * 2, y, use_reentrant=False)
+    print("pellucid graph break between higher-order ops")
+    return (z * w).sum()
+
+
+def make_higher_order_ops():
+    """torch.cond (both branches taken, one per input) and a checkpointed region: graphs whose
+    subgraphs get files of their own; then a graph break, and backward through all of it."""
+    _seed()
+    xs = [torch.ones(4), -torch.ones(4)]
+    base = torch.randn(4)
+
+    def run(fn):
+        w = base.clone().requires_grad_(True)
+        losses = [fn(x, w) for x in xs]
+        sum(losses).backward()
+        return [torch.stack([loss.detach() for loss in losses]), w.grad]
+
+    return higher_order_ops, run
+
+
 WORKLOADS: dict[str, Workload] = {
     w.name: w
     for w in [
@@ -484,6 +507,7 @@ WORKLOADS: dict[str, Workload] = {
         Workload("match_graph_break", make_match_graph_break, {}),
         Workload("autograd_function_graph_break", make_autograd_function_graph_break, {}),
         Workload("pytree_graph_break", make_pytree_graph_break, {}),
+        Workload("higher_order_ops", make_higher_order_ops, {}),
         Workload("bert", make_bert, {}, heavy=True),
         Workload("gpt2", make_gpt2, {}, heavy=True),
         Workload("llama_generate", make_llama_generate, {}, heavy=True),

@@ -35,6 +35,7 @@ WORKLOADS = {
     "dynamic_auto": "eager",
     "mlp_backward": "aot_eager",
     "method": "inductor",
+    "higher_order_ops": "aot_eager",
     "hostile": "eager",
 }
 HOSTILE = '</script><img src=x onerror="window.__pwned=1">'
@@ -133,6 +134,16 @@ def test_mlp_backward_report_has_aot_stages(dumps, browser):
     texts = "\n".join(check.texts[p] for p in graph_pages)
     assert "joint graph (AOTAutograd)" in texts
     assert "backward graph (AOTAutograd)" in texts
+
+
+def test_higher_order_op_subgraphs_are_shown_after_their_graph(dumps, browser):
+    check, _ = build_and_check(dumps, browser, "higher_order_ops")
+    texts = "\n".join(check.texts[p] for p in check.pages if "compiled_fn" in p)
+    for sub in ("cond_true_0", "cond_false_0", "wrap_body_0"):
+        assert f"captured graph (Dynamo) › subgraph {sub}" in texts, sub
+    assert "forward graph (AOTAutograd) › subgraph true_graph_0" in texts
+    first = texts.index("captured graph (Dynamo) › subgraph")
+    assert texts.index("captured graph (Dynamo)") < first < texts.index("forward graph (AOTAutograd)")
 
 
 def test_inductor_report_has_output_code(dumps, browser):

@@ -168,14 +168,22 @@ def _find_code(module_code: types.CodeType, name: str) -> types.CodeType:
     raise ContractError(f"compiled file has no code object {name!r}")
 
 
-def _replace_nested(code: types.CodeType, originals: dict[str, types.CodeType]) -> types.CodeType:
-    """Put Dynamo's own nested code objects (resume functions...) back in place of recompiled ones."""
+def _replace_nested(
+    code: types.CodeType, originals: dict[str, list[types.CodeType]]
+) -> types.CodeType:
+    """Put Dynamo's own nested code objects (resume functions, the user's lambdas it
+    recreates) back in place of recompiled ones, so that they keep their identity.
+
+    A recompiled code object takes the place of Dynamo's of the same name whose bytecode it
+    is equivalent to; failing that, of the only one of that name, if the name is a real one
+    (``<lambda>`` and the like are shared by unrelated functions: pellucid's own
+    ``(lambda: x).__closure__[0]``, for one, stays as it is)."""
     consts = list(code.co_consts)
     changed = False
     for i, c in enumerate(consts):
         if not isinstance(c, types.CodeType):
             continue
-        orig = originals.get(c.co_name)
+        orig = _original_of(c, originals.get(c.co_name, []))
         if orig is not None:
             if orig.co_freevars != c.co_freevars:
                 raise ContractError(
@@ -190,6 +198,17 @@ def _replace_nested(code: types.CodeType, originals: dict[str, types.CodeType]) 
                 consts[i] = new
                 changed = True
     return code.replace(co_consts=tuple(consts)) if changed else code
+
+
+def _original_of(c: types.CodeType, candidates: list[types.CodeType]) -> types.CodeType | None:
+    from pellucid.decompiler.verify import compare_code
+
+    for orig in candidates:
+        if orig.co_freevars == c.co_freevars and not compare_code(orig, c):
+            return orig
+    if len(candidates) == 1 and not c.co_name.startswith("<"):
+        return candidates[0]
+    return None
 
 
 _LOAD_GLOBAL = dis.opmap["LOAD_GLOBAL"]
@@ -288,7 +307,10 @@ def compile_checked(
     except SyntaxError as e:
         raise ContractError(f"decompiled source does not compile: {e}") from e
     code = _find_code(module_code, function_name)
-    originals = {c.co_name: c for c in transformed.co_consts if isinstance(c, types.CodeType)}
+    originals: dict[str, list[types.CodeType]] = {}
+    for c in transformed.co_consts:
+        if isinstance(c, types.CodeType):
+            originals.setdefault(c.co_name, []).append(c)
     code = _replace_nested(code, originals)
     code = code.replace(co_qualname=function_name) if hasattr(code, "co_qualname") else code
 
