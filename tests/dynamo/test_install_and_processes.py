@@ -169,3 +169,64 @@ def test_torchrun_ranks_gloo_dump_into_one_directory(tmp_path):
     assert len(set(files)) == 1  # same transformed code text for both ranks
     assert len(graphs) == 2, graphs  # rank-specific constants: two graph files
     json.dumps(index)
+
+
+DDP_SCRIPT = r"""
+import json, os, sys, tempfile, warnings
+sys.path.insert(0, {here!r})
+warnings.simplefilter("ignore")
+import torch
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel as DDP
+import checks
+
+dist.init_process_group("gloo", store=dist.FileStore(tempfile.mktemp(), 1), rank=0, world_size=1)
+
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = torch.nn.ModuleList([torch.nn.Linear(512, 512) for _ in range(3)])
+
+    def forward(self, x):
+        for layer in self.layers:
+            x = torch.relu(layer(x))
+        return x
+
+
+torch.manual_seed(0)
+net, x = Net(), torch.randn(4, 512)
+expected = net(x)
+# 1 MB per layer, 2 MB buckets: DDP's DDPOptimizer splits Dynamo's graph and compiles each part
+model = DDP(net, bucket_cap_mb=2)
+compiled = torch.compile(model, backend="aot_eager")
+out, seen = checks.run_seeing_dump_files(sys.argv[1], lambda: compiled(x))
+out.sum().backward()
+print("RESULT", json.dumps({{"same": bool(torch.allclose(out, expected, atol=1e-5)), "seen": sorted(seen)}}))
+sys.stdout.flush()
+dist.destroy_process_group()
+"""
+
+
+def test_ddp_split_graph_parts_each_get_their_stages(tmp_path):
+    """Under DDP, Dynamo's graph is split and each part compiled on its own (one AOTAutograd
+    compilation each): every part's graphs get stages and files of their own (``_part<k>``),
+    none overwritten, and each part's forward runs from its file."""
+    d = str(tmp_path / "dump")
+    script = tmp_path / "ddp.py"
+    script.write_text(DDP_SCRIPT.format(here=HERE))
+    p = subprocess.run([sys.executable, str(script), d], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, (p.stdout + p.stderr)[-3000:]
+    result = json.loads(p.stdout.split("RESULT ", 1)[1])
+    assert result["same"]
+    index = checks.load_index(d)
+    checks.check_files_compile(d, index)
+    graph = next(g for g in index["sessions"][0]["graphs"] if len(g.get("aot_ids", [])) > 1)
+    parts = len(graph["aot_ids"])
+    for stage in ("aot_joint_graph", "aot_forward_graph", "aot_backward_graph"):
+        names = [stage] + [f"{stage}_part{k}" for k in range(1, parts)]
+        files = [graph["stages"][n] for n in names]
+        assert len(set(files)) == parts, (stage, files)
+    for k in range(parts):
+        fwd = graph["stages"]["aot_forward_graph" + (f"_part{k}" if k else "")]
+        assert fwd in result["seen"], (fwd, result["seen"])

@@ -349,14 +349,18 @@ def test_subgraph_stages_follow_their_parent():
         "aot_forward_graph": "a.py",
         "captured_graph": "c.py",
         "odd": "o.py",
+        "inductor_forward_part1": "i1.py",
+        "aot_forward_graph_part1": "a1.py",
     }
     g = Graph("__compiled_fn_1", "0/0", stages, None, {})
     assert [s for s, _ in g.ordered_stages()] == [
         "captured_graph", "captured_graph.cond_true_0", "aot_forward_graph",
         "aot_forward_graph.true_graph_0", "inductor_forward", "odd",
+        "aot_forward_graph_part1", "inductor_forward_part1",
     ]
     assert stage_title("captured_graph.cond_true_0") == "captured graph (Dynamo) › subgraph cond_true_0"
     assert stage_title("odd") == "odd"
+    assert stage_title("aot_forward_graph_part1") == "forward graph (AOTAutograd), part 1 of the split graph"
 
 
 def test_display_name():

@@ -273,6 +273,24 @@ def bytecode_logger() -> Any:
     return _resolve("torch._dynamo.convert_frame", "bytecode_log")
 
 
+def current_aot_id() -> int | None:
+    """The id of the AOTAutograd compilation whose graph is being compiled now (None if
+    unknown): AOTAutograd names it ``<aot_id>_<forward|backward|...>`` while it runs."""
+    try:
+        import torch._guards
+
+        ctx = torch._guards.TracingContext.try_get()
+        names = getattr(ctx, "aot_graph_name", None) if ctx is not None else None
+        if not names:
+            from torch._functorch._aot_autograd import logging_utils
+
+            names = logging_utils.graph_being_compiled
+        head = str(names[0]).split("_", 1)[0] if names else ""
+        return int(head) if head.isdigit() else None
+    except Exception:  # noqa: BLE001
+        return None
+
+
 def inductor_graph_is_backward() -> bool | None:
     """Whether Inductor is lowering a backward graph now (None if unknown)."""
     try:

@@ -416,10 +416,13 @@ class DumpSession:
         graph = self.graphs.setdefault(
             owner, {"name": owner, "compile_id": cid, "stages": {}, "aot_id": None}
         )
-        if maybe_id is not None and graph.get("aot_id") is None and stage.startswith("aot_"):
-            graph["aot_id"] = maybe_id
-        if stage == "aot_backward_graph" or (
-            stage == "aot_forward_graph" and adapter.current_backend_name() in _KEEPS_GRAPHS
+        base = stage
+        if maybe_id is not None and stage.startswith("aot_"):
+            if graph.get("aot_id") is None:
+                graph["aot_id"] = maybe_id
+            stage = _part_stage(stage, self._aot_part(graph, maybe_id))
+        if base == "aot_backward_graph" or (
+            base == "aot_forward_graph" and adapter.current_backend_name() in _KEEPS_GRAPHS
         ):
             # AOTAutograd logs its graphs before the backend compiles them, and a backend may
             # make a logged graph's code again at once (aot_eager marks it for a boxed-call
@@ -429,11 +432,11 @@ class DumpSession:
             # graph, but Inductor rewrites the forward graph in place.  Held until then: a graph
             # of a compile Dynamo restarts is never called, and its file is still wanted.
             self._pending_graphs[id(gm)] = (gm, owner, stage, cid)
-            if stage == "aot_forward_graph":
+            if base == "aot_forward_graph":
                 self._annotated.add(gm.graph)  # its recompile makes the code to file, once
             path = os.path.join(self.dump.path, _stage_file(owner, stage))
             self._gm_stage[id(gm)] = (weakref.ref(gm), owner, stage, path)
-            if stage == "aot_backward_graph" and not adapter.waits_for_recompile(gm):
+            if base == "aot_backward_graph" and not adapter.waits_for_recompile(gm):
                 # Backends compile a copy of the backward graph, when the backward first runs:
                 # the copy's recompile is recognised by its body and dumps the stage.
                 self._plain_bodies.setdefault(tuple(_graph_body(gm.code)), (owner, stage))
@@ -441,8 +444,17 @@ class DumpSession:
         # The joint graph, which only the partitioner reads, is dumped as it is: a lazy one's
         # recompile is not forced (nothing calls it; if something did, its recompile would run
         # it from its file).
-        joint = stage == "aot_joint_graph" and adapter.waits_for_recompile(gm)
+        joint = base == "aot_joint_graph" and adapter.waits_for_recompile(gm)
         self._dump_graph(gm, owner, stage, cid, run_from_file=not joint)
+
+    @staticmethod
+    def _aot_part(graph: dict[str, Any], aot_id: Any) -> int:
+        """Which of the graph's AOTAutograd compilations ``aot_id`` is: 0 for the first; more
+        when a backend splits Dynamo's graph and compiles each part (DDP's DDPOptimizer)."""
+        ids = graph.setdefault("aot_ids", [])
+        if aot_id not in ids:
+            ids.append(aot_id)
+        return ids.index(aot_id)
 
     def _flush_pending_graphs(self, final: bool) -> None:
         """Dump the AOT graphs logged since the last hook.  Until ``final`` (exit), when what
@@ -451,7 +463,7 @@ class DumpSession:
         is recompiled)."""
         for key, (gm, owner, stage, cid) in list(self._pending_graphs.items()):
             waiting = adapter.waits_for_recompile(gm)
-            if not final and (waiting or stage == "aot_backward_graph"):
+            if not final and (waiting or _base_stage(stage) == "aot_backward_graph"):
                 continue  # dumped by its (or its copy's) recompile, else on exit
             del self._pending_graphs[key]
             if stage in self.graphs[owner]["stages"]:
@@ -692,15 +704,20 @@ class DumpSession:
         if "def call(" not in src and "def run(" not in src:
             return path
         cid = adapter.current_compile_id()
-        owner = getattr(self._current_graph, "name", None)
-        if cid and self.graphs_by_compile.get(cid):
-            owner = self.graphs_by_compile[cid][-1]
+        aot_id = adapter.current_aot_id()
+        owner = self.aot_owner.get(aot_id) if aot_id is not None else None
+        if owner is None:
+            owner = getattr(self._current_graph, "name", None)
+            if cid and self.graphs_by_compile.get(cid):
+                owner = self.graphs_by_compile[cid][-1]
         owner = owner or "__unowned_graph"
+        graph = self.graphs.get(owner, {})
+        part = self._aot_part(graph, aot_id) if graph and aot_id is not None else 0
         bw = adapter.inductor_graph_is_backward()
         if bw is None:
             # A cache hit loads without lowering: the first module of a graph is its forward.
-            bw = "inductor_forward" in self.graphs.get(owner, {}).get("stages", {})
-        stage = "inductor_backward" if bw else "inductor_forward"
+            bw = _part_stage("inductor_forward", part) in graph.get("stages", {})
+        stage = _part_stage("inductor_backward" if bw else "inductor_forward", part)
         new_path, _ = self.dump.write_named(_stage_file(owner, stage), src)
         rel = self._file(new_path, "inductor_output_code", graph=owner, stage=stage, compile_id=cid)
         self.graphs.setdefault(
@@ -1065,6 +1082,15 @@ _KEEPS_GRAPHS = frozenset({"aot_eager"})
 
 # A function name no source uses: files are built once under it, then named by replacing it.
 _PLACEHOLDER = "__pellucid_name_placeholder__"
+
+
+def _part_stage(stage: str, part: int) -> str:
+    """The stage's name for part ``part`` of a split graph (part 0: the stage itself)."""
+    return stage if part == 0 else f"{stage}_part{part}"
+
+
+def _base_stage(stage: str) -> str:
+    return re.sub(r"_part\d+$", "", stage)
 
 
 def _stage_file(owner: str, stage: str) -> str:

@@ -133,12 +133,19 @@ class Graph:
         """Pipeline order; a stage's subgraphs (``<stage>.<attribute>``: bodies of
         higher-order ops) right after it; stages of other names last."""
 
-        def key(stage: str) -> tuple[int, str]:
-            head = stage.split(".", 1)[0]
-            rank = STAGE_ORDER.index(head) if head in STAGE_ORDER else len(STAGE_ORDER)
-            return rank, stage
+        def key(stage: str) -> tuple[int, int, str]:
+            base, part = split_part(stage.split(".", 1)[0])
+            rank = STAGE_ORDER.index(base) if base in STAGE_ORDER else len(STAGE_ORDER)
+            return part, rank, stage
 
         return [(s, self.stages[s]) for s in sorted(self.stages, key=key)]
+
+
+def split_part(stage: str) -> tuple[str, int]:
+    """``aot_forward_graph_part2`` -> (``aot_forward_graph``, 2): the stages of part k > 0 of
+    a graph a backend split and compiled part by part (DDP's DDPOptimizer)."""
+    m = re.fullmatch(r"(.+)_part(\d+)", stage)
+    return (m.group(1), int(m.group(2))) if m else (stage, 0)
 
 
 @dataclass

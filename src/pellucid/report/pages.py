@@ -32,6 +32,7 @@ from pellucid.report.model import (
     SourceLoc,
     compile_sort_key,
     resume_parent,
+    split_part,
 )
 from pellucid.report.svg import Edge, Node, render_graph
 
@@ -54,6 +55,9 @@ def stage_title(stage: str) -> str:
     parent, _, sub = stage.rpartition(".")
     if parent:
         return f"{stage_title(parent)} › subgraph {sub}"
+    base, part = split_part(stage)
+    if part and base in STAGE_TITLES:
+        return f"{STAGE_TITLES[base]}, part {part} of the split graph"
     return stage
 
 
