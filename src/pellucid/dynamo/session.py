@@ -801,29 +801,20 @@ class DumpSession:
                     "cache_entries": rows,
                 }
             )
+        # Torch's own functions (e.g. the wrapper torch.cond compiles when called outside
+        # torch.compile) are nothing the user compiled: their index records say so, no message.
         users = [c for c in self.preexisting if not adapter.is_torch_code(c)]
-        torch_own = [c for c in self.preexisting if c not in users]
-
-        def where(codes: list[types.CodeType]) -> str:
-            return ", ".join(f"{c.co_name} ({c.co_filename}:{c.co_firstlineno})" for c in codes)
-
         if users:
+            names = ", ".join(f"{c.co_name} ({c.co_filename}:{c.co_firstlineno})" for c in users)
             msg = (
                 f"pellucid: {len(users)} function(s) were compiled before prepare_debug: "
-                f"{where(users)}. Their guards and transformed code are dumped for reading, but they keep "
+                f"{names}. Their guards and transformed code are dumped for reading, but they keep "
                 "running the code compiled before (not from the dump files). To debug them, call "
                 "torch._dynamo.reset() before prepare_debug, or enter prepare_debug before their "
                 "first call."
             )
             self.messages.append(msg)
             print(msg, file=sys.stderr)
-        if torch_own:
-            # e.g. the wrapper torch.cond compiles when called outside torch.compile: nothing
-            # the user compiled, so only noted in the index
-            self.messages.append(
-                f"pellucid: torch's own {where(torch_own)} was compiled before prepare_debug "
-                "(dumped for reading; it keeps running the code compiled before)."
-            )
         compiles = []
         for fc in self.compiles:
             m = metrics.get(fc.compile_id or "")
