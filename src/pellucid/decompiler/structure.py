@@ -80,6 +80,23 @@ class Block:
     fall: int | None = None
 
 
+# operands a call pops besides its arguments (the callable, NULL/self, a kwnames tuple)
+_CALL_OPERANDS = {
+    "CALL": 2,  # 3.11+
+    "CALL_KW": 3,  # 3.13
+    "CALL_FUNCTION": 1,  # 3.9/3.10
+    "CALL_METHOD": 2,
+    "CALL_FUNCTION_KW": 2,
+}
+# displays: items popped per unit of their argument
+_BUILDS = {"BUILD_TUPLE": 1, "BUILD_LIST": 1, "BUILD_SET": 1, "BUILD_MAP": 2, "BUILD_SLICE": 1}
+# operators: operands popped for the one value pushed
+_POPS_TO_ONE = {
+    "BINARY_OP": 2, "COMPARE_OP": 2, "IS_OP": 2, "CONTAINS_OP": 2, "BINARY_SLICE": 3,
+    "UNARY_NEGATIVE": 1, "UNARY_NOT": 1, "UNARY_INVERT": 1, "UNARY_POSITIVE": 1,
+}
+
+
 @dataclass
 class Region:
     """Where a walk ends, and which jump targets mean 'fall off the end'."""
@@ -177,15 +194,35 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         return shape and after.op in ("COMPARE_OP", "IS_OP", "CONTAINS_OP")
 
     def _store_follows(self, j: int) -> bool:
+        """Is the value a COPY leaves stored next, once a store target (names, attributes,
+        subscripts, calls: `globals()[k] = v = x`) is built above it?"""
         extra = 0
         for k in range(j, self.n):
-            op = self.ins[k].op
-            if op in ("LOAD_FAST", "LOAD_GLOBAL", "LOAD_DEREF", "LOAD_NAME", "LOAD_CONST"):
+            ins = self.ins[k]
+            op = ins.op
+            if op in ("LOAD_FAST", "LOAD_GLOBAL", "LOAD_DEREF", "LOAD_NAME", "LOAD_CONST", "PUSH_NULL"):
                 extra += 1
             elif op == "LOAD_ATTR" and extra >= 1:
                 pass
+            elif op == "LOAD_METHOD" and extra >= 1:
+                extra += 1
             elif op == "BINARY_SUBSCR" and extra >= 2:
                 extra -= 1
+            elif op == "KW_NAMES":
+                pass
+            elif op in _CALL_OPERANDS or op in _BUILDS or op in _POPS_TO_ONE:
+                # an expression inside the target: pops what lies above the value, pushes one
+                if op in _POPS_TO_ONE:
+                    pops = _POPS_TO_ONE[op]
+                elif not isinstance(ins.argval, int):
+                    return False
+                elif op in _BUILDS:
+                    pops = ins.argval * _BUILDS[op]
+                else:
+                    pops = ins.argval + _CALL_OPERANDS[op]
+                if extra < pops:
+                    return False
+                extra -= pops - 1
             elif op in ("STORE_FAST", "STORE_GLOBAL", "STORE_NAME", "STORE_DEREF", "UNPACK_SEQUENCE", "UNPACK_EX"):
                 return extra == 0  # (an unpacking: `a, b = c = x`)
             elif op == "STORE_ATTR":
@@ -295,6 +332,10 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         stmts, stack = self.walk(0, self.n, [], frozenset())
         if stack:
             raise self.fail(f"{len(stack)} values left on the stack at the end")
+        if self.assign_chains:
+            # targets of `a = b = x` stored while x stayed on the stack, whose statement
+            # never came: refuse rather than lose the stores
+            raise self.fail("a chained assignment's targets were never written")
         return stmts
 
     def check_supported(self) -> None:

@@ -18,6 +18,15 @@ def asg_chain_mixed_targets(o, lst, d):
     return o, lst, d, name
 
 
+@cases(lazy(lambda: ({}, [0, 0])))
+def asg_chain_targets_built_by_calls(d, lst):
+    # ast.__getattr__: `globals()[name] = value = x`, a call inside a target of the chain
+    get = d.setdefault
+    get("k", {})["a"] = v = len(lst) + 1
+    d.setdefault("m", {})["b"] = w = max(lst, key=abs)
+    return d, v, w
+
+
 @cases(
     ((1, 2, 3),),
 )
