@@ -67,7 +67,7 @@ def parse_run_args(argv: list[str]) -> RunOptions:
     opts: dict[str, Any] = {"dump_dir": None, "report": False, "open": False, "debug": False}
     i = 0
     while i < len(argv):
-        a = argv[i]
+        a = _long_option(argv[i])
         if a in ("-h", "--help"):
             return RunOptions("", help=True)
         if a == "--":
@@ -96,6 +96,23 @@ def parse_run_args(argv: list[str]) -> RunOptions:
     if i >= len(argv):
         raise UsageError("a script or -m module is required")
     return RunOptions(argv[i], list(argv[i + 1 :]), module=False, **opts)
+
+
+_LONG_OPTIONS = ("--dump-dir", "--report", "--open", "--debug", "--help")
+
+
+def _long_option(arg: str) -> str:
+    """``arg`` with an unambiguous prefix of a long option spelled out, as argparse allows
+    (``--dump`` -> ``--dump-dir``, ``--rep`` -> ``--report``); anything else as it is."""
+    if not arg.startswith("--") or arg == "--":
+        return arg
+    name, eq, value = arg.partition("=")
+    if name in _LONG_OPTIONS:
+        return arg
+    matches = [o for o in _LONG_OPTIONS if o.startswith(name)]
+    if len(matches) > 1:
+        raise UsageError(f"ambiguous option {name} (could be {', '.join(matches)})")
+    return matches[0] + eq + value if matches else arg
 
 
 def default_dump_dir(target: str, module: bool, now: float | None = None) -> str:

@@ -294,6 +294,8 @@ def test_run_toy_example_default_dump_dir(tmp_path):
             ("pkg.mod", ["--x", "--", "y"], True, None, False),
         ),
         (["-mpkg", "a"], ("pkg", ["a"], True, None, False)),
+        (["--dump", "D", "--rep", "s.py", "--dump", "x"], ("s.py", ["--dump", "x"], False, "D", True)),
+        (["--dump=D", "s.py"], ("s.py", [], False, "D", False)),
     ],
 )
 def test_parse_run_args(argv, expected):
@@ -301,6 +303,13 @@ def test_parse_run_args(argv, expected):
 
     o = parse_run_args(argv)
     assert (o.target, o.args, o.module, o.dump_dir, o.report) == expected
+
+
+def test_parse_run_args_ambiguous_prefix():
+    from pellucid.runner import UsageError, parse_run_args
+
+    with pytest.raises(UsageError, match="ambiguous option --d .could be --dump-dir, --debug"):
+        parse_run_args(["--d", "s.py"])
 
 
 @needs_torch
