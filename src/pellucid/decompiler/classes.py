@@ -372,7 +372,53 @@ def class_body(code: CodeType) -> list[ast.stmt]:
     pre = declarations(code, w.ins)
     if doc is not None:
         pre.insert(0, ast.Expr(value=ast.Constant(value=doc)))
-    return pre + body or [ast.Pass()]
+    out = pre + body or [ast.Pass()]
+    for st in out:
+        demangle(st, code.co_name)
+    return out
+
+
+# identifier fields the compiler mangles inside a class (a call's keyword names it does not)
+_MANGLED_FIELDS = {
+    ast.Name: ("id",),
+    ast.Attribute: ("attr",),
+    ast.arg: ("arg",),
+    ast.FunctionDef: ("name",),
+    ast.AsyncFunctionDef: ("name",),
+    ast.ClassDef: ("name",),
+    ast.ExceptHandler: ("name",),
+    ast.alias: ("name", "asname"),
+}
+
+
+def demangle(node: ast.AST, class_name: str) -> None:
+    """Write private names of class ``class_name`` as the source did (``self.__x``, not
+    ``self._C__x``): the compiler mangles them again, to the same names, and 3.13's
+    ``__static_attributes__`` records them as written.  A nested class's body is its own
+    class's business (class_body demangles it with its name)."""
+    prefix = f"_{class_name.lstrip('_')}__"
+    if prefix == "___":
+        return
+
+    def plain(name: Any) -> Any:
+        if not isinstance(name, str) or not name.startswith(prefix) or "." in name:
+            return name
+        tail = name[len(prefix) :]
+        return f"__{tail}" if tail and not tail.endswith("__") else name
+
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        for attr in _MANGLED_FIELDS.get(type(n), ()):
+            setattr(n, attr, plain(getattr(n, attr, None)))
+        if isinstance(n, (ast.Global, ast.Nonlocal)):
+            n.names = [plain(x) for x in n.names]
+        if isinstance(n, ast.ClassDef):
+            todo.extend(n.bases)
+            todo.extend(n.keywords)
+            todo.extend(n.decorator_list)
+            continue
+        todo.extend(ast.iter_child_nodes(n))
 
 
 def _drop_static_attributes(body: list[ast.stmt]) -> list[ast.stmt]:
