@@ -397,14 +397,13 @@ def demangle(node: ast.AST, class_name: str) -> None:
     ``__static_attributes__`` records them as written.  A nested class's body is its own
     class's business (class_body demangles it with its name)."""
     prefix = f"_{class_name.lstrip('_')}__"
-    if prefix == "___":
-        return
 
     def plain(name: Any) -> Any:
-        if not isinstance(name, str) or not name.startswith(prefix) or "." in name:
+        # the name as written is the one that mangles to this one (see mangle)
+        if not isinstance(name, str) or not name.startswith(prefix):
             return name
-        tail = name[len(prefix) :]
-        return f"__{tail}" if tail and not tail.endswith("__") else name
+        written = "__" + name[len(prefix) :]
+        return written if mangle(class_name, written) == name else name
 
     todo = [node]
     while todo:

@@ -32,7 +32,7 @@ from types import CodeType
 from typing import Any, Iterator
 
 from pellucid.decompiler.decode import decode
-from pellucid.decompiler.instructions import JUMP_ALIASES
+from pellucid.decompiler.instructions import INVERSE_JUMPS, JUMP_ALIASES
 
 __all__ = [
     "Difference",
@@ -416,15 +416,6 @@ def normalize(code: CodeType) -> NormalizedCode:
     )
 
 
-# Conditional jumps and the jump on the opposite outcome (after JUMP_ALIASES).
-_INVERSE = {
-    "POP_JUMP_IF_FALSE": "POP_JUMP_IF_TRUE",
-    "POP_JUMP_IF_TRUE": "POP_JUMP_IF_FALSE",
-    "POP_JUMP_IF_NONE": "POP_JUMP_IF_NOT_NONE",
-    "POP_JUMP_IF_NOT_NONE": "POP_JUMP_IF_NONE",
-}
-
-
 def _thread_jumps(
     raw: list[tuple[str, Any, int, str, bool]], targets: dict[int, int], handlers: set[int]
 ) -> list[int | None]:
@@ -443,12 +434,12 @@ def _thread_jumps(
     for k, target in targets.items():
         op = raw[k][0]
         if (
-            op in _INVERSE
+            op in INVERSE_JUMPS
             and target == k + 2
             and raw[k + 1][0] == "JUMP"
             and (k + 1) not in landed
         ):
-            raw[k] = (_INVERSE[op],) + raw[k][1:]
+            raw[k] = (INVERSE_JUMPS[op],) + raw[k][1:]
             targets[k] = targets[k + 1]
             removed.add(k + 1)
     for k in removed:

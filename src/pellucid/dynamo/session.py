@@ -463,7 +463,7 @@ class DumpSession:
         is recompiled)."""
         for key, (gm, owner, stage, cid) in list(self._pending_graphs.items()):
             waiting = adapter.waits_for_recompile(gm)
-            if not final and (waiting or _base_stage(stage) == "aot_backward_graph"):
+            if not final and (waiting or stage.startswith("aot_backward_graph")):
                 continue  # dumped by its (or its copy's) recompile, else on exit
             del self._pending_graphs[key]
             if stage in self.graphs[owner]["stages"]:
@@ -1078,10 +1078,6 @@ _PLACEHOLDER = "__pellucid_name_placeholder__"
 def _part_stage(stage: str, part: int) -> str:
     """The stage's name for part ``part`` of a split graph (part 0: the stage itself)."""
     return stage if part == 0 else f"{stage}_part{part}"
-
-
-def _base_stage(stage: str) -> str:
-    return re.sub(r"_part\d+$", "", stage)
 
 
 def _stage_file(owner: str, stage: str) -> str:
