@@ -21,6 +21,12 @@ class Account:
         except ValueError as __e:  # unreachable
             return __e  # unreachable
 
+    def refuse(self):
+        try:
+            raise ValueError(self.__owner)
+        except ValueError as __e:
+            return __e.args
+
 
 class _Hidden:
     class Inner:
@@ -32,4 +38,5 @@ class _Hidden:
 
 
 def _check():
-    return Account("ann").report(), _Hidden()._Hidden__secret(), sorted(vars(Account))
+    account = Account("ann")
+    return account.report(), account.refuse(), _Hidden()._Hidden__secret(), sorted(vars(Account))
