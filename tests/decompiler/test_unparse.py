@@ -33,3 +33,22 @@ def test_same_text_as_ast_unparse(name, text):
     except SyntaxError:
         pytest.skip(f"{name}: syntax newer than this Python")
     assert unparse(tree) == ast.unparse(tree)
+
+
+def _without_locations(tree: ast.AST) -> ast.AST:
+    for node in ast.walk(tree):
+        for attr in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
+            if hasattr(node, attr):
+                delattr(node, attr)
+    return tree
+
+
+@pytest.mark.parametrize("name", ["argparse", "dataclasses", "typing"])
+def test_trees_without_locations(name):
+    """The decompiler's trees carry no line numbers: unparse needs none (ast.unparse reads
+    statements' ``lineno``) and writes what ast.unparse writes once they are filled in."""
+    text = pathlib.Path(importlib.util.find_spec(name).origin).read_text(encoding="utf-8")
+    bare = _without_locations(ast.parse(text))
+    with pytest.raises(AttributeError):
+        ast.unparse(_without_locations(ast.parse(text)))
+    assert unparse(bare) == ast.unparse(ast.fix_missing_locations(_without_locations(ast.parse(text))))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import contextlib
 import sys
 from types import CodeType, FunctionType
 from typing import Any
@@ -779,10 +780,27 @@ def _annotation_ast(v: Any, future: bool) -> ast.expr:
 
 if hasattr(ast, "_Unparser"):
 
+    class _Delimit:
+        """What ``ast._Unparser.delimit`` makes with ``@contextmanager`` (a generator and a
+        wrapper per bracket pair): ``start`` written on entry, ``end`` on exit."""
+
+        __slots__ = ("_end", "_start", "_write")
+
+        def __init__(self, write: Any, start: str, end: str) -> None:
+            self._write, self._start, self._end = write, start, end
+
+        def __enter__(self) -> None:
+            self._write(self._start)
+
+        def __exit__(self, *exc: object) -> None:
+            self._write(self._end)
+
     class _Unparser(ast._Unparser):  # type: ignore[name-defined,misc]
-        """``ast.unparse``'s own unparser with its per-node method lookup cached by node class:
-        the same methods and output in about three quarters of the time (``NodeVisitor.visit``
-        builds the method name and looks it up for every node)."""
+        """``ast.unparse``'s own unparser, the same methods and output in about two thirds of
+        the time: its per-node method lookup is cached by node class (``NodeVisitor.visit``
+        builds the method name and looks it up for every node), its bracket context managers
+        are plain objects, and statements need no ``lineno`` (only read to look up type-ignore
+        comments, of which a built tree has none)."""
 
         _methods: dict[type, Any] = {}
 
@@ -798,17 +816,31 @@ if hasattr(ast, "_Unparser"):
                 self._methods[node.__class__] = method
             method(self, node)
 
+        def delimit(self, start: str, end: str) -> _Delimit:
+            return _Delimit(self.write, start, end)
+
+        def delimit_if(self, start: str, end: str, condition: bool) -> Any:
+            return _Delimit(self.write, start, end) if condition else contextlib.nullcontext()
+
+        def get_type_comment(self, node: Any) -> str | None:
+            ignores = self._type_ignores
+            comment = (ignores.get(node.lineno) if ignores else None) or node.type_comment
+            return None if comment is None else f" # type: {comment}"
+
     def unparse(tree: ast.AST) -> str:
         """``ast.unparse(tree)``, the same text, faster (see ``_Unparser``)."""
         return _Unparser().visit(tree)
 
 else:  # pragma: no cover - a Python without ast's private unparser class
-    unparse = ast.unparse
+
+    def unparse(tree: ast.AST) -> str:
+        return ast.unparse(with_statement_lines(tree))
 
 
 def with_statement_lines(node: ast.AST) -> ast.AST:
-    """ast.unparse reads `lineno` of statements (for type comments) and nothing
-    else; set it on statements only, far cheaper than fix_missing_locations."""
+    """``ast.unparse`` reads ``lineno`` of statements (for type comments) and nothing
+    else: set it on statements only, far cheaper than ``fix_missing_locations``
+    (:func:`unparse` needs none)."""
     todo = [node]
     while todo:
         n = todo.pop()
@@ -924,13 +956,13 @@ def tree_for(code: CodeType, fn: FunctionType | None, as_def: bool = False) -> t
     ``as_def``: a lambda's code comes back as a ``def`` (torch.compile rewrites a lambda's
     frame into statements no lambda can hold)."""
     if code.co_name in COMPREHENSIONS:
-        return with_statement_lines(comprehension_source(code)), False
+        return comprehension_source(code), False
     if code.co_name == "<module>":
-        return with_statement_lines(ast.Module(body=module_body(code), type_ignores=[])), False
+        return ast.Module(body=module_body(code), type_ignores=[]), False
     if is_class_body(code):
-        return with_statement_lines(class_source_def(code)), False
+        return class_source_def(code), False
     if code.co_name.startswith(_GENERIC_SCOPE) and code.co_name.endswith(">"):
-        return with_statement_lines(ast.Module(body=generic_scope_source(code), type_ignores=[])), False
+        return ast.Module(body=generic_scope_source(code), type_ignores=[]), False
     if code.co_name == "<lambda>" and not as_def:
         # a lambda is an expression: give it as one, unless its body is statements no lambda
         # holds (torch.compile rewrites a lambda's frame so): then as a def
@@ -942,7 +974,7 @@ def tree_for(code: CodeType, fn: FunctionType | None, as_def: bool = False) -> t
                 defaults = [_value_ast(v) for v in (fn.__defaults__ or ())]
                 kwdefaults = [(k, _value_ast(v)) for k, v in (fn.__kwdefaults__ or {}).items()]
             expr = ast.Lambda(args=arguments(code, defaults, kwdefaults, {}), body=value)
-            return with_statement_lines(ast.Module(body=[ast.Expr(value=expr)], type_ignores=[])), False
+            return ast.Module(body=[ast.Expr(value=expr)], type_ignores=[]), False
     defaults: list[ast.expr] = []
     kwdefaults: list[tuple[str, ast.expr]] = []
     annotations: dict[str, ast.expr] = {}
@@ -959,4 +991,4 @@ def tree_for(code: CodeType, fn: FunctionType | None, as_def: bool = False) -> t
         node.type_params = _type_params(fn.__type_params__)
     if not node.name.isidentifier():
         node.name = def_name(node.name)
-    return with_statement_lines(node), bool(code.co_flags & CO_FUTURE_ANNOTATIONS and annotations)
+    return node, bool(code.co_flags & CO_FUTURE_ANNOTATIONS and annotations)

@@ -25,7 +25,7 @@ import types
 from dataclasses import dataclass
 
 from pellucid.decompiler.decode import NAME_SHIFT, opargs
-from pellucid.decompiler.emit import unparse, with_statement_lines
+from pellucid.decompiler.emit import unparse
 from pellucid.dynamo.adapter import iter_code_constants
 
 SCOPE_PREFIX = "__pellucid_scope_for_"
@@ -155,9 +155,8 @@ def build(
                 type_params=[],
             )
         ]
-    # unparse reads statements' lines only (the text is what gets compiled): no
-    # fix_missing_locations over the whole tree
-    src = unparse(with_statement_lines(ast.Module(body=body, type_ignores=[])))
+    # the text is what gets compiled: no locations needed on the tree
+    src = unparse(ast.Module(body=body, type_ignores=[]))
     return Built(source=header + src + "\n", function_name=function_name)
 
 
