@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import sys
 import types
 from typing import Any, Callable, Iterator
 
@@ -43,7 +44,7 @@ class UnsupportedTorchError(RuntimeError):
 
 
 def _resolve(module: str, path: str) -> Any:
-    obj: Any = importlib.import_module(module)
+    obj: Any = sys.modules.get(module) or importlib.import_module(module)
     for part in path.split("."):
         obj = getattr(obj, part)
     return obj
