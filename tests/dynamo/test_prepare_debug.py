@@ -35,6 +35,7 @@ def _torch_state():
         sc.InstructionTranslatorBase.__dict__["log_graph_break"],
         torch._functorch.config.enable_autograd_cache,
         torch._inductor.config.fx_graph_cache,
+        tuple(torch._dynamo.trace_rules.SKIP_DIRS),
     )
 
 
@@ -166,6 +167,47 @@ def test_higher_order_op_subgraphs_get_files_and_run_from_them(
     assert g["stages"][f"{stage}.{taken}"] in seen, seen
     assert g["stages"][f"{stage}.{not_taken}"] not in seen, seen
     assert g["stages"][stage] in seen, seen
+
+
+@pytest.mark.parametrize("backend", ["eager", "aot_eager"])
+def test_compiled_autograd_never_compiles_pellucids_own_code(tmp_path, backend):
+    """Compiled autograd logs its backward graph through ``lazy_format_graph_code`` with
+    Dynamo's frame callback on; that function's code is pellucid's trampoline then.  Dynamo
+    must skip pellucid's files as it skips torch's: before, it compiled the trampoline and
+    ``on_graph`` as user code and dumped them beside the user's frames."""
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 1))
+    reference = [p.detach().clone() for p in model.parameters()]
+    x = torch.randn(4, 8)
+
+    def step(x):
+        loss = model(x).sum()
+        loss.backward()
+        return loss
+
+    ref_model = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 1))
+    with torch.no_grad():
+        for p, r in zip(ref_model.parameters(), reference):
+            p.copy_(r)
+    expected = ref_model(x).sum()
+    expected.backward()
+    d = str(tmp_path)
+    with torch._dynamo.config.patch(compiled_autograd=True):
+        got, seen = checks.run_seeing_dump_files(d, lambda: torch.compile(step, backend=backend)(x))
+    assert torch.allclose(got, expected)
+    for p, q in zip(model.parameters(), ref_model.parameters()):
+        assert torch.allclose(p.grad, q.grad, atol=1e-6)
+    index = checks.load_index(d)
+    checks.check_files_compile(d, index)
+    session = index["sessions"][0]
+    package = os.path.dirname(pellucid.__file__)
+    assert not [f for f in session["functions"] if f["filename"].startswith(package)], session["functions"]
+    assert not [n for n in os.listdir(d) if "on_graph" in n or "lazy_format" in n]
+    assert all(c["executed_from_file"] for c in session["compiles"]), session["compiles"]
+    # the backward graph compiled autograd captured ran from its file too
+    names = [f["name"] for f in session["functions"]]
+    assert "step" in names and "forward" in names, names
+    assert any(n.startswith("__transformed_code_0_for_forward") for n in seen), seen
 
 
 def test_graph_breaks_and_recompiles_are_indexed(tmp_path, monkeypatch):

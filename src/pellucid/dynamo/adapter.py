@@ -36,6 +36,8 @@ REQUIRED_INTERNALS: tuple[tuple[str, str], ...] = (
     ("torch._inductor.codecache", "PyCodeCache.load_by_key_path"),
     ("torch._guards", "CompileContext.current_compile_id"),
     ("torch.compiler", "set_stance"),
+    ("torch._dynamo.trace_rules", "SKIP_DIRS"),
+    ("torch._dynamo.trace_rules", "_recompile_re"),
 )
 
 
@@ -384,6 +386,27 @@ def graph_module_source(
             pass
     python_code = gm._graph.python_code(root_module="self", verbose=verbose)
     return python_code.src, dict(python_code.globals)
+
+
+def skip_own_frames(patcher: Patcher) -> None:
+    """Until ``patcher`` restores it, Dynamo never compiles a frame of pellucid's own code.
+
+    pellucid's hooks run inside torch, sometimes with Dynamo's frame callback on: compiled
+    autograd logs its graph through ``lazy_format_graph_code``, whose code is pellucid's
+    trampoline then.  Torch's own files are on Dynamo's skip list; pellucid's package joins it,
+    or Dynamo would trace the hooks as user code (and dump them)."""
+    rules = importlib.import_module("torch._dynamo.trace_rules")
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+    skip_dirs = rules.SKIP_DIRS
+    skip_dirs.append(package)
+    rules._recompile_re()
+
+    def undo() -> None:
+        if package in skip_dirs:
+            skip_dirs.remove(package)
+        rules._recompile_re()
+
+    patcher.call_on_restore("torch._dynamo.trace_rules.SKIP_DIRS[pellucid]", undo)
 
 
 def annotate_codegen(patcher: Patcher, wanted: Callable[[Any], bool]) -> None:

@@ -213,6 +213,7 @@ class DumpSession:
         for c in self.preexisting:
             self._function(c, compiled_before=True)
 
+        adapter.skip_own_frames(p)
         handle = adapter.register_bytecode_hook(_bytecode_hook)
         p.call_on_restore("torch._dynamo.convert_frame._bytecode_hooks[pellucid]", handle.remove)
 
