@@ -186,6 +186,46 @@ def test_verify_false_is_default_and_same_text():
     assert DECOMPILE(target) == DECOMPILE(target, verify=False)
 
 
+def _counting(n):
+    k = 0
+    while k < n:
+        yield k
+        k += 1
+
+
+async def _awaiting(x):
+    return await x
+
+
+async def _async_counting(n):
+    for k in range(n):
+        yield k
+
+
+def test_running_objects_give_the_code_they_run():
+    """A generator, coroutine, async generator or frame: the code object it runs."""
+    gen = _counting(3)
+    next(gen)  # also mid-run
+    coro = _awaiting(None)
+    try:
+        for obj, fn in [(gen, _counting), (coro, _awaiting), (_async_counting(2), _async_counting)]:
+            assert DECOMPILE(obj, verify=True) == DECOMPILE(fn, verify=True)
+    finally:
+        coro.close()
+    assert DECOMPILE(_frame(), verify=True) == DECOMPILE(_frame, verify=True)
+
+
+def _frame():
+    return sys._getframe()
+
+
+def test_names_no_source_can_spell_are_refused_clearly():
+    """pytest rewrites this module's asserts into code using ``@py_assert1``-like names:
+    no source spells them, so decompiling says so (before, an 'internal error')."""
+    with pytest.raises(DecompilationError, match="@py_assert"):
+        DECOMPILE(test_running_objects_give_the_code_they_run)
+
+
 @pytest.mark.parametrize(
     "bad",
     [42, "def f(): pass", None, len, print, object(), [1, 2], types],

@@ -6,7 +6,15 @@ import ast
 import functools
 import inspect
 import sys
-from types import CodeType, FunctionType, MethodType
+from types import (
+    AsyncGeneratorType,
+    CodeType,
+    CoroutineType,
+    FrameType,
+    FunctionType,
+    GeneratorType,
+    MethodType,
+)
 from typing import Any, Callable, TypeVar
 
 from pellucid.decompiler.errors import DecompilationError
@@ -17,6 +25,15 @@ _RECURSION_LIMIT = 20000 if sys.version_info >= (3, 11) else 6000
 T = TypeVar("T")
 
 
+# objects that run a code object, and the attribute holding it
+_RUNNING_CODE = {
+    GeneratorType: "gi_code",
+    CoroutineType: "cr_code",
+    AsyncGeneratorType: "ag_code",
+    FrameType: "f_code",
+}
+
+
 def _unwrap(obj: Any) -> tuple[CodeType, FunctionType | None]:
     """Return (code, function-or-None) for anything that wraps Python code."""
     seen = set()
@@ -24,6 +41,9 @@ def _unwrap(obj: Any) -> tuple[CodeType, FunctionType | None]:
         seen.add(id(obj))
         if isinstance(obj, CodeType):
             return obj, None
+        running = _RUNNING_CODE.get(type(obj))
+        if running is not None:  # a generator, coroutine or frame: the code it runs
+            return getattr(obj, running), None
         wrapped = getattr(obj, "__wrapped__", None)
         if wrapped is not None and wrapped is not obj:
             obj = wrapped  # functools.wraps / lru_cache: the user's function
@@ -71,7 +91,8 @@ def decompile(obj: Any, verify: bool = False) -> str:
     """Return Python source equivalent to ``obj``'s bytecode.
 
     ``obj`` may be a function, bound method, code object, ``functools.partial``,
-    a ``functools.wraps``/``lru_cache`` wrapper or a callable instance.  For a
+    a ``functools.wraps``/``lru_cache`` wrapper, a callable instance, or a generator,
+    coroutine or frame (the code it runs: ``decompile(sys._getframe())`` in a debugger).  For a
     function the result is a complete ``def`` statement (a module code object
     gives a module's source).  With ``verify=True`` the source is compiled again
     and its normalized bytecode compared with the original; any difference
@@ -110,8 +131,35 @@ def decompile(obj: Any, verify: bool = False) -> str:
     return source
 
 
+def _unspellable_name(code: CodeType) -> str | None:
+    """A name ``code`` (or code nested in it) uses that no source can spell, if any: a
+    bytecode rewriter made it (pytest's assertion rewriting names temporaries ``@py_assert1``).
+    Names starting with a dot are the compiler's own (``.0``, a comprehension's iterator);
+    imports name modules (``collections.abc``, ``''`` for ``from . import x``)."""
+    for name in code.co_varnames + code.co_names + code.co_cellvars + code.co_freevars:
+        if not name.isidentifier() and not name.startswith(".") and not _module_name(name):
+            return name
+    for const in code.co_consts:
+        if isinstance(const, CodeType):
+            found = _unspellable_name(const)
+            if found is not None:
+                return found
+    return None
+
+
+def _module_name(name: str) -> bool:
+    return name == "" or all(part.isidentifier() for part in name.split("."))
+
+
 def _guarded(make: Callable[[CodeType, Any], T], code: CodeType, fn: Any) -> T:
     """``make(code, fn)`` with decompilation's error contract: only DecompilationError leaves."""
+    bad = _unspellable_name(code)
+    if bad is not None:
+        raise DecompilationError(
+            f"the code uses the name {bad!r}, which no source can spell (made by a bytecode "
+            "rewriter, such as pytest's assertion rewriting)",
+            code_name=getattr(code, "co_qualname", code.co_name),
+        )
     # long and/or chains and deep nesting recurse once per level
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, _RECURSION_LIMIT))
