@@ -302,3 +302,33 @@ def test_debugpy_stops_at_breakpoint_in_dumped_graph_file(tmp_path):
     assert (graph_file, graph_line) in stops, (stops, out[-3000:])
     assert (tfile, tline) in stops, stops
     assert "RESULT [1.0, 1.0, 1.0, 3.0, 5.0]" in out, out[-3000:]
+
+
+def test_debug_says_when_a_call_runs_eagerly_and_the_function_stays_compilable(tmp_path, capsys):
+    """Under debug() nothing recompiles: a call no dumped cache entry admits runs eagerly, so
+    breakpoints in the dump files cannot stop it.  pellucid says so (once per function, with
+    the failed guard); after the block the function compiles again as usual."""
+    import torch
+    import workloads
+
+    import pellucid
+    from pellucid.dynamo import adapter
+
+    fn = torch.compile(workloads.toy_example, backend="eager")
+    code = workloads.toy_example.__code__
+    with pellucid.prepare_debug(str(tmp_path)):
+        fn(torch.randn(4), torch.randn(4))
+    capsys.readouterr()
+    before = torch._dynamo.eval_frame._callback_from_stance
+    a, b = torch.randn(6), torch.randn(6)
+    with pellucid.debug(pause=False):
+        got = fn(a, b)
+        fn(torch.randn(7), torch.randn(7))
+    assert torch._dynamo.eval_frame._callback_from_stance is before
+    assert torch.allclose(got, workloads.toy_example(a, b))
+    err = capsys.readouterr().err
+    assert err.count("inputs its dumped code does not cover") == 1, err
+    assert "toy_example" in err and "size mismatch" in err and "ran eagerly" in err, err
+    entries = len(adapter.cache_entries(code))
+    fn(torch.randn(6), torch.randn(6))
+    assert len(adapter.cache_entries(code)) > entries  # compiled again, not marked to skip

@@ -36,6 +36,10 @@ REQUIRED_INTERNALS: tuple[tuple[str, str], ...] = (
     ("torch._inductor.codecache", "PyCodeCache.load_by_key_path"),
     ("torch._guards", "CompileContext.current_compile_id"),
     ("torch.compiler", "set_stance"),
+    ("torch._dynamo.eval_frame", "_callback_from_stance"),
+    ("torch._dynamo.eval_frame", "innermost_backend"),
+    ("torch._dynamo.types", "ConvertFrameReturn"),
+    ("torch._dynamo.guards", "get_and_maybe_log_recompilation_reasons"),
     ("torch._dynamo.trace_rules", "SKIP_DIRS"),
     ("torch._dynamo.trace_rules", "_recompile_re"),
 )
@@ -327,6 +331,45 @@ def disable_compile_caches(patcher: Patcher) -> None:
 def set_stance(stance: str) -> Any:
     """``torch.compiler.set_stance(stance)`` as a context manager."""
     return _resolve("torch.compiler", "set_stance")(stance)
+
+
+def run_cached_reporting_misses(
+    patcher: Patcher, on_miss: Callable[[types.CodeType, list[str]], None]
+) -> None:
+    """Until ``patcher`` restores it, compiled functions run only the code already compiled
+    for them, as under ``set_stance("eager_on_recompile")``, and a call that no cache entry's
+    guards admit runs eagerly after ``on_miss(code, guard failure reasons)``.
+
+    That stance runs such a call eagerly without a word; a debugger's breakpoints in the
+    dumped files then never stop it, and nothing says why.  Built like torch's own
+    ``fail_on_recompile`` stance (a frame callback called on cache misses only), reporting
+    instead of raising; frames never compiled run eagerly and stay compilable."""
+    eval_frame = importlib.import_module("torch._dynamo.eval_frame")
+    entries = _resolve("torch._dynamo.eval_frame", "_debug_get_cache_entry_list")
+    innermost_backend = eval_frame.innermost_backend
+    convert_return = _resolve("torch._dynamo.types", "ConvertFrameReturn")
+    reasons_of = _resolve("torch._dynamo.guards", "get_and_maybe_log_recompilation_reasons")
+    original = eval_frame._callback_from_stance
+
+    def callback_from_stance(callback: Any) -> Any:
+        if callback in (False, None):
+            return original(callback)
+
+        def run_cached(frame: Any, *args: Any, **kwargs: Any) -> Any:
+            cached = list(entries(frame.f_code))
+            if cached:  # compiled before: this call would recompile
+                try:
+                    reasons = list(reasons_of(cached, frame, innermost_backend(callback), skip_logging=True))
+                except Exception:  # noqa: BLE001 - the reasons are a courtesy
+                    reasons = []
+                on_miss(frame.f_code, reasons)
+            # run this call eagerly; the code stays compilable (not marked to skip)
+            return convert_return(apply_to_code=False)
+
+        run_cached._torchdynamo_orig_backend = callback  # type: ignore[attr-defined]
+        return run_cached
+
+    patcher.setattr(eval_frame, "_callback_from_stance", callback_from_stance)
 
 
 def is_fx_graph_module(obj: Any) -> bool:

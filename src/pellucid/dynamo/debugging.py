@@ -1,8 +1,9 @@
 """``debug()``: pause once, then run the already compiled code from the dumped files.
 
-Inside the block, ``torch.compiler.set_stance("eager_on_recompile")`` keeps Dynamo from
-compiling anything new: calls whose guards pass run the code compiled under ``prepare_debug``
-(loaded from the dump files, so breakpoints there hit); others run eagerly.  With the default
+Inside the block Dynamo compiles nothing new (as under ``set_stance("eager_on_recompile")``):
+calls whose guards pass run the code compiled under ``prepare_debug`` (loaded from the dump
+files, so breakpoints there hit); others run eagerly, and pellucid says so once per function,
+with the guard that failed (a breakpoint that never stops otherwise goes unexplained).  With the default
 ``breakpoint()`` hook the pause uses a ``pdb.Pdb`` that skips torch's and the standard
 library's frames, so ``step`` from transformed code lands in the graph's ``forward`` file
 rather than in Dynamo's wrappers.  Under another debugger (debugpy/VS Code) its own
@@ -15,6 +16,7 @@ import os
 import pdb
 import sys
 import sysconfig
+import types
 from types import TracebackType
 from typing import Any
 
@@ -104,7 +106,7 @@ class debug:  # noqa: N801 - depyf-compatible lower-case name
 
     def __init__(self, pause: bool = True) -> None:
         self.pause = pause
-        self._stance: Any = None
+        self._patcher: adapter.Patcher | None = None
 
     def __enter__(self) -> debug:
         if session.current() is not None:
@@ -125,8 +127,9 @@ class debug:  # noqa: N801 - depyf-compatible lower-case name
                 "the compiled code runs as usual."
             )
         print(msg, file=sys.stderr)
-        self._stance = adapter.set_stance("eager_on_recompile")
-        self._stance.__enter__()
+        self._patcher = adapter.Patcher()
+        self._missed: set[int] = set()
+        adapter.run_cached_reporting_misses(self._patcher, self._on_miss)
         if self.pause and os.environ.get("PYTHONBREAKPOINT") != "0":
             caller = sys._getframe(1)
             if sys.breakpointhook is sys.__breakpointhook__ and not os.environ.get(
@@ -143,6 +146,20 @@ class debug:  # noqa: N801 - depyf-compatible lower-case name
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        if self._stance is not None:
-            self._stance.__exit__(exc_type, exc, tb)
-            self._stance = None
+        if self._patcher is not None:
+            self._patcher.restore()
+            self._patcher = None
+
+    def _on_miss(self, code: types.CodeType, reasons: list[str]) -> None:
+        """Say once per function that a call ran eagerly, not from the dumped files."""
+        if id(code) in self._missed:
+            return
+        self._missed.add(id(code))
+        why = f" (guard failed: {'; '.join(r.strip() for r in reasons)[:300]})" if reasons else ""
+        print(
+            f"pellucid: {code.co_name} ({code.co_filename}:{code.co_firstlineno}) was called with "
+            f"inputs its dumped code does not cover{why}. Nothing recompiles under debug(), so "
+            "this call ran eagerly, not from the dump files, and their breakpoints do not stop "
+            "it. Run these inputs under prepare_debug() first.",
+            file=sys.stderr,
+        )
