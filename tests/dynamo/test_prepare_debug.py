@@ -210,6 +210,32 @@ def test_compiled_autograd_never_compiles_pellucids_own_code(tmp_path, backend):
     assert any(n.startswith("__transformed_code_0_for_forward") for n in seen), seen
 
 
+def test_frames_dynamo_gave_up_on_are_indexed_and_reported(tmp_path):
+    """A frame whose compilation fails (here fullgraph=True meeting a graph break) is in no
+    dump file: the index says which, why and at which line; the report shows it."""
+    from pellucid.report import build_report
+
+    def whole(x):
+        y = x.sin()
+        print("pellucid: a graph break that fullgraph refuses")
+        return y + 1
+
+    def fine(x):
+        return x.cos()
+
+    d = str(tmp_path / "dump")
+    with pellucid.prepare_debug(d):
+        torch.compile(fine, backend="eager")(torch.ones(2))
+        with pytest.raises(Exception, match="print"):
+            torch.compile(whole, backend="eager", fullgraph=True)(torch.ones(2))
+    (x,) = checks.load_index(d)["sessions"][0]["frames_not_compiled"]
+    assert x["function"] == "whole" and x["error"] == "Unsupported", x
+    assert x["user_filename"] == __file__ and x["firstlineno"] < x["user_lineno"], x
+    assert "print" in x["reason"]
+    html = open(build_report(d, str(tmp_path / "report")), encoding="utf-8").read()
+    assert "Frames not compiled (1)" in html and "Not compiled 1" in html
+
+
 def test_graph_breaks_and_recompiles_are_indexed(tmp_path, monkeypatch):
     monkeypatch.setattr("pellucid.decompiler.decompile", _forced_failure)
     with warnings.catch_warnings():

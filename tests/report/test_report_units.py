@@ -209,6 +209,7 @@ def test_sparse_and_odd_index_still_reports(tmp_path):
                 ],
                 "graphs": [{"name": "__compiled_fn_1", "stages": {"captured_graph": "gone.py"}}],
                 "graph_breaks": [{"reason": None, "lineno": "x", "user_stack": [None]}],
+                "frames_not_compiled": [None, {}, {"user_lineno": "x", "reason": None}],
                 "failures": [{"kind": "decompile"}],
                 "files": [{"path": "gone.py"}, {"path": "../../../../../../etc/passwd"}],
                 "new_field": {"anything": 1},
@@ -218,6 +219,7 @@ def test_sparse_and_odd_index_still_reports(tmp_path):
     )
     index = build_report(str(tmp_path), str(tmp_path / "out"), engine="builtin")
     html = open(index, encoding="utf-8").read()
+    assert "Frames not compiled (2)" in html
     assert "newer than this report knows" in html
     assert "(missing)" in html
     assert 'href="../../' not in html  # nothing outside the dump directory is linked
@@ -309,6 +311,18 @@ def hostile_dump(d):
                         "filename": user,
                         "lineno": 3,
                         "user_stack": [{"filename": user, "lineno": 3, "name": EVIL}] * 2,
+                    }
+                ],
+                "frames_not_compiled": [
+                    {
+                        "compile_id": EVIL,
+                        "function": EVIL,
+                        "filename": user,
+                        "firstlineno": 1,
+                        "error": EVIL,
+                        "reason": f"{EVIL}\n  Explanation: {EVIL}\n  Hint: {EVIL}",
+                        "user_filename": user,
+                        "user_lineno": 3,
                     }
                 ],
                 "failures": [{"kind": EVIL, "where": EVIL, "reason": EVIL, "compile_id": EVIL}],

@@ -207,6 +207,8 @@ class DumpSession:
 
     def start(self) -> None:
         p = self.patcher
+        # Dynamo's records of compiles before this block (held: their ids stay theirs)
+        self._metrics_before = adapter.compilation_metrics()
         self.preexisting = [
             c for c in adapter.compiled_original_codes() if adapter.cache_entries(c)
         ]
@@ -851,6 +853,7 @@ class DumpSession:
             "compiles": compiles,
             "graphs": list(self.graphs.values()),
             "graph_breaks": self.graph_breaks,
+            "frames_not_compiled": self._frames_not_compiled(),
             "failures": self.failures,
             "messages": self.messages,
             "files": sorted(self.files.values(), key=lambda r: r["path"]),
@@ -870,6 +873,28 @@ class DumpSession:
             }
 
         self.dump.update_json(INDEX_NAME, merge)
+
+    def _frames_not_compiled(self) -> list[dict[str, Any]]:
+        """Frames Dynamo gave up on in this block (with ``fullgraph=True`` it raised; otherwise
+        they ran eagerly), from its compilation records: the error and the user's line."""
+        before = {id(m) for m in getattr(self, "_metrics_before", [])}
+        out = []
+        for m in adapter.compilation_metrics():
+            if id(m) in before or not getattr(m, "fail_type", None):
+                continue
+            out.append(
+                {
+                    "compile_id": str(m.compile_id) if getattr(m, "compile_id", None) else None,
+                    "function": getattr(m, "co_name", None),
+                    "filename": getattr(m, "co_filename", None),
+                    "firstlineno": getattr(m, "co_firstlineno", None),
+                    "error": str(m.fail_type),
+                    "reason": str(getattr(m, "fail_reason", None) or ""),
+                    "user_filename": getattr(m, "fail_user_frame_filename", None),
+                    "user_lineno": getattr(m, "fail_user_frame_lineno", None),
+                }
+            )
+        return out
 
     def _entry_row(
         self,

@@ -148,15 +148,10 @@ def split_part(stage: str) -> tuple[str, int]:
     return (m.group(1), int(m.group(2))) if m else (stage, 0)
 
 
-@dataclass
-class GraphBreak:
-    number: int  # 1-based, in the order they happened
-    compile_id: str | None
-    function: str
+class _DynamoReason:
+    """Reading Dynamo's multi-line message (``reason``): its kind, explanation and hints."""
+
     reason: str
-    loc: SourceLoc
-    user_stack: list[SourceLoc]
-    resumed_by: list[str] = field(default_factory=list)  # compile ids of the resume frames
 
     def _lines(self) -> list[str]:
         return [ln.strip() for ln in self.reason.strip().splitlines() if ln.strip()]
@@ -180,6 +175,29 @@ class GraphBreak:
     @property
     def hints(self) -> list[str]:
         return [ln[len("Hint:") :].strip() for ln in self._lines() if ln.startswith("Hint:")]
+
+
+@dataclass
+class GraphBreak(_DynamoReason):
+    number: int  # 1-based, in the order they happened
+    compile_id: str | None
+    function: str
+    reason: str
+    loc: SourceLoc
+    user_stack: list[SourceLoc]
+    resumed_by: list[str] = field(default_factory=list)  # compile ids of the resume frames
+
+
+@dataclass
+class FrameNotCompiled(_DynamoReason):
+    """A frame Dynamo gave up on: it ran eagerly (or, with ``fullgraph=True``, raised)."""
+
+    number: int  # 1-based
+    compile_id: str | None
+    function: str
+    error: str  # the exception's type name
+    reason: str
+    loc: SourceLoc  # the user's line Dynamo was tracing (or the def line)
 
 
 @dataclass
@@ -302,6 +320,7 @@ class Session:
     failures: list[dict[str, Any]]
     messages: list[str]
     files: list[dict[str, Any]]
+    not_compiled: list[FrameNotCompiled] = field(default_factory=list)
 
     @property
     def id(self) -> str:
@@ -573,6 +592,26 @@ def _link(session_raw: dict[str, Any], number: int, sources: SourceCache) -> Ses
             )
         )
 
+    not_compiled = []
+    for i, x in enumerate(
+        y for y in _list(session_raw.get("frames_not_compiled")) if isinstance(y, dict)
+    ):
+        where = (
+            (x.get("user_filename"), x.get("user_lineno"))
+            if x.get("user_filename")
+            else (x.get("filename"), x.get("firstlineno"))
+        )
+        not_compiled.append(
+            FrameNotCompiled(
+                number=i + 1,
+                compile_id=x.get("compile_id"),
+                function=_s(x.get("function"), "?"),
+                error=_s(x.get("error"), "error"),
+                reason=_s(x.get("reason"), "compilation failed"),
+                loc=_loc(where[0], where[1], sources),
+            )
+        )
+
     # functions that only appear in compiles (e.g. two resume functions with one key)
     for c in compiles:
         fn = by_key.get(c.function_key)
@@ -674,6 +713,7 @@ def _link(session_raw: dict[str, Any], number: int, sources: SourceCache) -> Ses
         failures=[f for f in _list(session_raw.get("failures")) if isinstance(f, dict)],
         messages=[str(m) for m in _list(session_raw.get("messages"))],
         files=[f for f in _list(session_raw.get("files")) if isinstance(f, dict)],
+        not_compiled=not_compiled,
     )
 
 

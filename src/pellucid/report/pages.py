@@ -23,6 +23,7 @@ from pellucid.report.model import (
     TIME_LABELS,
     Compile,
     Dump,
+    FrameNotCompiled,
     Function,
     Graph,
     GraphBreak,
@@ -401,6 +402,41 @@ def recompile_event(site: Site, s: Session, r: Recompile, here: str) -> Markup:
     )
 
 
+def not_compiled_event(site: Site, s: Session, x: FrameNotCompiled, here: str) -> Markup:
+    return h(
+        "div",
+        h(
+            "div",
+            h("span", f"Not compiled {x.number}", class_="pill bad"),
+            " ",
+            h("code", x.function),
+            " — frame ",
+            x.compile_id or "?",
+            ", at ",
+            loc_link(site, s, x.loc, None, here)
+            if x.loc.filename
+            else h("span", "an unknown line"),
+            ": ",
+            h("code", x.error),
+            class_="where",
+        ),
+        source_line_box(site, x.loc) if x.loc.filename else None,
+        h("div", h("b", x.kind)),
+        h("div", x.explanation) if x.explanation else None,
+        h("ul", [h("li", "Hint: ", t) for t in x.hints], class_="hints") if x.hints else None,
+        h(
+            "div",
+            "Dynamo gave up on this frame, so nothing of it is in the dump: it ran eagerly "
+            "(with fullgraph=True, or an error Dynamo does not recover from, the error reached "
+            "the program instead).",
+            class_="muted",
+        ),
+        reason_details(x.reason),
+        class_="event break",
+        id=f"not-compiled-{x.number}",
+    )
+
+
 def failures_section(site: Site, s: Session) -> Markup:
     items = []
     for f in s.failures:
@@ -713,6 +749,8 @@ def cards(s: Session) -> Markup:
         ("recompilations", str(len(s.recompiles)), "warn" if s.recompiles else ""),
         ("problems", str(len(s.failures)), "bad" if s.failures else ""),
     ]
+    if s.not_compiled:
+        data.append(("frames not compiled", str(len(s.not_compiled)), "bad"))
     if failed:
         data.append(("frames on Dynamo's bytecode", str(failed), "bad"))
     frame_times = [c.times.get("entire_frame") for c in s.compiles]
@@ -798,6 +836,16 @@ def session_body(site: Site, s: Session, multi: bool) -> list[Any]:
         out.append(
             h("p", "No graph breaks: every compiled frame became whole graphs.", class_="muted")
         )
+    if s.not_compiled:
+        out.append(h("h2", f"Frames not compiled ({len(s.not_compiled)})", id=f"{sid}not-compiled"))
+        out.append(
+            h(
+                "p",
+                "Frames whose compilation failed: the error and the line Dynamo was tracing.",
+                class_="help",
+            )
+        )
+        out.extend(not_compiled_event(site, s, x, here) for x in s.not_compiled)
     out.append(h("h2", f"Recompilations ({len(s.recompiles)})", id=f"{sid}recompilations"))
     if s.recompiles:
         out.append(
