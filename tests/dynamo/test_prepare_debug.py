@@ -236,6 +236,28 @@ def test_frames_dynamo_gave_up_on_are_indexed_and_reported(tmp_path):
     assert "Frames not compiled (1)" in html and "Not compiled 1" in html
 
 
+def test_inductor_cpp_wrapper_output_code_is_dumped_and_loaded_from_the_dump(tmp_path):
+    """With ``cpp_wrapper=True`` Inductor's output module holds C++ source and binds
+    ``call = _wrap_func(...)`` (no ``def call``): it is an output module all the same."""
+    torch.manual_seed(0)
+    lin = torch.nn.Linear(8, 8).eval()
+    x = torch.randn(2, 8)
+
+    def f(x):
+        return lin(x).sin()
+
+    d = str(tmp_path)
+    with torch.no_grad(), torch._inductor.config.patch(cpp_wrapper=True):
+        expected = f(x)
+        got, seen = checks.run_seeing_dump_files(d, lambda: torch.compile(f)(x))
+    assert torch.allclose(got, expected, atol=1e-6)
+    (g,) = checks.load_index(d)["sessions"][0]["graphs"]
+    rel = g["stages"]["inductor_forward"]
+    text = open(os.path.join(d, rel), encoding="utf-8").read()
+    assert "cpp_wrapper_src" in text and "call = " in text
+    assert rel in seen, seen  # the wrapper's `call` ran from the dumped module
+
+
 def test_graph_breaks_and_recompiles_are_indexed(tmp_path, monkeypatch):
     monkeypatch.setattr("pellucid.decompiler.decompile", _forced_failure)
     with warnings.catch_warnings():

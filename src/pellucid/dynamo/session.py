@@ -704,8 +704,8 @@ class DumpSession:
                 src = f.read()
         except OSError:
             return path
-        if "def call(" not in src and "def run(" not in src:
-            return path
+        if not _OUTPUT_CODE_ENTRY.search(src):
+            return path  # not a graph's output code (a kernel module, say)
         cid = adapter.current_compile_id()
         aot_id = adapter.current_aot_id()
         owner = self.aot_owner.get(aot_id) if aot_id is not None else None
@@ -1096,6 +1096,10 @@ class DumpSession:
 # Backends that leave the AOT forward graph they are given as it was logged (they may mark it
 # for a recompile with another calling convention, which does not change the graph).
 _KEEPS_GRAPHS = frozenset({"aot_eager"})
+
+# Inductor's output code defines its entry point: `def call(args)` (Python wrapper), `def run(`,
+# or `call = _wrap_func(inductor_entry)` (the C++ wrapper, cpp_wrapper=True)
+_OUTPUT_CODE_ENTRY = re.compile(r"def call\(|def run\(|^call = ", re.M)
 
 # A function name no source uses: files are built once under it, then named by replacing it.
 _PLACEHOLDER = "__pellucid_name_placeholder__"
