@@ -36,6 +36,7 @@ def _torch_state():
         torch._functorch.config.enable_autograd_cache,
         torch._inductor.config.fx_graph_cache,
         tuple(torch._dynamo.trace_rules.SKIP_DIRS),
+        torch._dynamo.reset,
     )
 
 
@@ -256,6 +257,31 @@ def test_inductor_cpp_wrapper_output_code_is_dumped_and_loaded_from_the_dump(tmp
     text = open(os.path.join(d, rel), encoding="utf-8").read()
     assert "cpp_wrapper_src" in text and "call = " in text
     assert rel in seen, seen  # the wrapper's `call` ran from the dumped module
+
+
+def test_dynamo_reset_inside_the_block_starts_a_new_index_session(tmp_path):
+    """After torch._dynamo.reset() Dynamo's compile ids start again: what was compiled before
+    it is finished as one index session (its cache entries still there), what follows is
+    another, so no session holds two compiles with one id."""
+    d = str(tmp_path)
+    fn = torch.compile(workloads.toy_example, backend="eager")
+    a, b = torch.randn(4), torch.randn(4)
+    with pellucid.prepare_debug(d):
+        first = fn(a, b)
+        torch._dynamo.reset()
+        second = fn(a, b)
+    assert torch.equal(first, second)
+    index = checks.load_index(d)
+    checks.check_files_compile(d, index)
+    one, two = index["sessions"]
+    for s in (one, two):
+        ids = [c["compile_id"] for c in s["compiles"]]
+        assert ids and len(ids) == len(set(ids)), ids
+        assert all(c["executed_from_file"] for c in s["compiles"])
+        assert all(f["cache_entries"] for f in s["functions"] if f["kind"] == "user")
+    assert one["id"] != two["id"] and one["id"] in two["messages"][0]
+    files = {c["transformed_code_file"] for c in one["compiles"]}
+    assert files.isdisjoint(c["transformed_code_file"] for c in two["compiles"])
 
 
 def test_graph_breaks_and_recompiles_are_indexed(tmp_path, monkeypatch):

@@ -36,6 +36,7 @@ REQUIRED_INTERNALS: tuple[tuple[str, str], ...] = (
     ("torch._inductor.codecache", "PyCodeCache.load_by_key_path"),
     ("torch._guards", "CompileContext.current_compile_id"),
     ("torch.compiler", "set_stance"),
+    ("torch._dynamo", "reset"),
     ("torch._dynamo.eval_frame", "_callback_from_stance"),
     ("torch._dynamo.eval_frame", "innermost_backend"),
     ("torch._dynamo.types", "ConvertFrameReturn"),
@@ -258,6 +259,11 @@ def compile_frame_globals() -> dict[str, Any] | None:
 def exec_with_source_owner() -> tuple[Any, str]:
     """(module, attribute) of FX's ``_exec_with_source``."""
     return importlib.import_module("torch.fx.graph_module"), "_exec_with_source"
+
+
+def dynamo_module() -> Any:
+    """``torch._dynamo`` (whose ``reset`` users call)."""
+    return importlib.import_module("torch._dynamo")
 
 
 def py_code_cache() -> Any:

@@ -110,12 +110,27 @@ class DumpSession:
         self.dump = DumpDir(dump_src_dir)
         self.clean_wild_fx_code = clean_wild_fx_code
         self.log_bytecode = log_bytecode
-        self.started = time.time()
         # time spent in pellucid's own code (hooks, dumps, exit), without torch's work it wraps:
         # a load-independent measure of its overhead, recorded in the index
         self.own_time_s = 0.0
-        self.session_id = f"{os.getpid()}-{int(self.started * 1000)}"
+        self._own_depth = 0  # nested hooks (a recompile inside a dump) count their time once
         self.patcher = adapter.Patcher()
+        self._warned: set[str] = set()
+        self._current_graph = threading.local()
+        # graphs whose every recompile makes the annotated code (adapter.annotate_codegen)
+        self._annotated: weakref.WeakSet[Any] = weakref.WeakSet()
+        self._orig_lazy: types.FunctionType | None = None
+        self._orig_exec_with_source: Any = None
+        self._orig_load_by_key_path: Any = None
+        self._orig_log_graph_break: Any = None
+        self._orig_reset: Any = None
+        self._begin()
+
+    def _begin(self) -> None:
+        """Start the state one index session records (again after ``torch._dynamo.reset()``)."""
+        self.started = time.time()
+        self.session_id = f"{os.getpid()}-{int(self.started * 1000)}"
+        self._own_at_begin = self.own_time_s
         self.functions: dict[str, FunctionRecord] = {}
         self.compiles: list[FrameCompile] = []
         self.graphs: dict[str, dict[str, Any]] = {}
@@ -128,22 +143,17 @@ class DumpSession:
         self.failed_codes: list[tuple[str, types.CodeType, str]] = []
         # transformed-code file (relative) -> the Dynamo code object it was decompiled from
         self.dynamo_codes: dict[str, types.CodeType] = {}
-        self._warned: set[str] = set()
         self._fx_sources: dict[str, tuple[str, str]] = {}  # fx src -> (path, file content)
-        self._code_files: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
         self._code_file_by_id: dict[int, tuple[types.CodeType, str]] = {}
-        self._current_graph = threading.local()
         self._graph_bodies: dict[str, dict[str, str]] = {}
         self._gm_stage: dict[int, tuple[Any, str, str, str]] = {}
         # AOT graphs logged but not dumped yet: id -> (graph module, owner, stage, compile id)
         self._pending_graphs: dict[int, tuple[Any, str, str, str | None]] = {}
-        # graphs whose every recompile makes the annotated code (adapter.annotate_codegen)
-        self._annotated: weakref.WeakSet[Any] = weakref.WeakSet()
+        self._annotated.clear()  # (the set the codegen patch reads: cleared, not replaced)
         # id -> (graph module, owner, stage, compile id): first dumps their recompile makes
         self._first_dump: dict[int, tuple[Any, str, str, str | None]] = {}
         # last return lines of graphs filed annotated: a cheap first test (_same_graph_file)
         self._return_lines: set[str] = set()
-        self._own_depth = 0  # nested hooks (a recompile inside a dump) count their time once
         self._created: set[str] = set()
         self._contents: dict[str, str] = {}  # relative path -> text, for files written once
         self._plain_bodies: dict[tuple[str, ...], tuple[str, str]] = {}
@@ -152,10 +162,23 @@ class DumpSession:
         self._resume_sources: dict[int, tuple[types.CodeType, tuple[str, bool]]] = {}
         self._unchecked: set[str] = set()  # written files whose text was never compiled
         self.preexisting: list[types.CodeType] = []
-        self._orig_lazy: types.FunctionType | None = None
-        self._orig_exec_with_source: Any = None
-        self._orig_load_by_key_path: Any = None
-        self._orig_log_graph_break: Any = None
+        # Dynamo's records of compiles before this session (held: their ids stay theirs)
+        self._metrics_before: list[Any] = []
+
+    def restart(self) -> None:
+        """``torch._dynamo.reset()`` inside the block: finish this index session while its
+        cache entries still exist, and record what follows as a new session (Dynamo's compile
+        ids and graph names start again after a reset; one session must not hold both)."""
+        previous = self.session_id
+        self.finish()
+        self._begin()
+        if self.session_id == previous:
+            self.session_id += "-r"
+        self._metrics_before = adapter.compilation_metrics()
+        self.messages.append(
+            f"torch._dynamo.reset() was called inside prepare_debug: what was compiled before "
+            f"it is in session {previous}"
+        )
 
     # ------------------------------------------------------------------ bookkeeping
 
@@ -207,7 +230,6 @@ class DumpSession:
 
     def start(self) -> None:
         p = self.patcher
-        # Dynamo's records of compiles before this block (held: their ids stay theirs)
         self._metrics_before = adapter.compilation_metrics()
         self.preexisting = [
             c for c in adapter.compiled_original_codes() if adapter.cache_entries(c)
@@ -240,6 +262,10 @@ class DumpSession:
         itb = adapter.instruction_translator_class()
         self._orig_log_graph_break = itb.__dict__["log_graph_break"]
         p.setattr(itb, "log_graph_break", _log_graph_break, raw=True)
+
+        dynamo = adapter.dynamo_module()
+        self._orig_reset = dynamo.reset
+        p.setattr(dynamo, "reset", _reset)
 
     def stop(self) -> None:
         self.patcher.restore()
@@ -844,7 +870,9 @@ class DumpSession:
             "started": self.started,
             "finished": time.time(),
             # own time until here; writing the index below is the one part not in it
-            "pellucid_time_s": round(self.own_time_s + time.perf_counter() - t_finish, 6),
+            "pellucid_time_s": round(
+                self.own_time_s - self._own_at_begin + time.perf_counter() - t_finish, 6
+            ),
             "options": {
                 "clean_wild_fx_code": self.clean_wild_fx_code,
                 "log_bytecode": self.log_bytecode,
@@ -1293,6 +1321,18 @@ def _log_graph_break(self: Any, code_options: Any, reason: str, exc: Any) -> Any
             s._fail("graph_break", "log_graph_break", f"{type(e).__name__}: {e}")
         return s._orig_log_graph_break(self, code_options, reason, exc)
     return adapter.instruction_translator_class().log_graph_break(self, code_options, reason, exc)
+
+
+def _reset(*args: Any, **kwargs: Any) -> Any:
+    s = _current
+    if s is not None:
+        try:
+            with _lock, _own_time(s):
+                s.restart()
+        except Exception as e:  # noqa: BLE001 - the user's program must go on
+            s._fail("reset", "torch._dynamo.reset", f"{type(e).__name__}: {e}")
+        return s._orig_reset(*args, **kwargs)
+    return adapter.dynamo_module().reset(*args, **kwargs)
 
 
 @contextlib.contextmanager
