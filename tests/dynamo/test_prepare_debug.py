@@ -36,6 +36,7 @@ def _torch_state():
         torch._functorch.config.enable_autograd_cache,
         torch._inductor.config.fx_graph_cache,
         tuple(torch._dynamo.trace_rules.SKIP_DIRS),
+        torch._dynamo.trace_rules.SKIP_DIRS_RE,
         torch._dynamo.reset,
     )
 

@@ -5,11 +5,11 @@ Nothing else in :mod:`pellucid.dynamo` imports a private torch name: it asks thi
 fails with :class:`UnsupportedTorchError` naming the first missing internal, so an unsupported
 torch version stops at the door instead of half-way through a compile.
 
-Where torch offers an extension point (``register_bytecode_hook``, ``set_stance``, logging)
-it is used; the remaining patches (``_exec_with_source``, ``PyCodeCache.load_by_key_path``,
-``lazy_format_graph_code``'s code object, ``log_graph_break``, ``Graph.python_code``) go
-through :class:`Patcher`,
-which records each one and restores every one of them on exit.
+Where torch offers an extension point (``register_bytecode_hook``, logging) it is used; the
+remaining patches (``_exec_with_source``, ``PyCodeCache.load_by_key_path``,
+``lazy_format_graph_code``'s code object, ``log_graph_break``, ``Graph.python_code``,
+``torch._dynamo.reset``, Dynamo's skip list, and under ``debug()`` the stance callback) go
+through :class:`Patcher`, which records each one and restores every one of them on exit.
 """
 
 from __future__ import annotations
@@ -35,7 +35,6 @@ REQUIRED_INTERNALS: tuple[tuple[str, str], ...] = (
     ("torch.fx.graph", "Graph.python_code"),
     ("torch._inductor.codecache", "PyCodeCache.load_by_key_path"),
     ("torch._guards", "CompileContext.current_compile_id"),
-    ("torch.compiler", "set_stance"),
     ("torch._dynamo", "reset"),
     ("torch._dynamo.eval_frame", "_callback_from_stance"),
     ("torch._dynamo.eval_frame", "innermost_backend"),
@@ -334,11 +333,6 @@ def disable_compile_caches(patcher: Patcher) -> None:
         patcher.setattr(owner, attr, False)
 
 
-def set_stance(stance: str) -> Any:
-    """``torch.compiler.set_stance(stance)`` as a context manager."""
-    return _resolve("torch.compiler", "set_stance")(stance)
-
-
 def run_cached_reporting_misses(
     patcher: Patcher, on_miss: Callable[[types.CodeType, list[str]], None]
 ) -> None:
@@ -437,6 +431,10 @@ def graph_module_source(
     return python_code.src, dict(python_code.globals)
 
 
+# Dynamo's skip-file regex without and with pellucid's package (building it costs ~0.25 ms)
+_SKIP_RE_WITH_PELLUCID: dict[int, tuple[Any, Any]] = {}
+
+
 def skip_own_frames(patcher: Patcher) -> None:
     """Until ``patcher`` restores it, Dynamo never compiles a frame of pellucid's own code.
 
@@ -447,13 +445,24 @@ def skip_own_frames(patcher: Patcher) -> None:
     rules = importlib.import_module("torch._dynamo.trace_rules")
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
     skip_dirs = rules.SKIP_DIRS
+    without = rules.SKIP_DIRS_RE
     skip_dirs.append(package)
-    rules._recompile_re()
+    known = _SKIP_RE_WITH_PELLUCID.get(id(without))
+    if known is not None and known[0] is without:
+        rules.SKIP_DIRS_RE = known[1]
+    else:
+        rules._recompile_re()
+        _SKIP_RE_WITH_PELLUCID.clear()
+        _SKIP_RE_WITH_PELLUCID[id(without)] = (without, rules.SKIP_DIRS_RE)
+    with_pellucid = rules.SKIP_DIRS_RE
 
     def undo() -> None:
         if package in skip_dirs:
             skip_dirs.remove(package)
-        rules._recompile_re()
+        if rules.SKIP_DIRS_RE is with_pellucid:
+            rules.SKIP_DIRS_RE = without
+        else:  # torch added a skip directory meanwhile: its regex is made again
+            rules._recompile_re()
 
     patcher.call_on_restore("torch._dynamo.trace_rules.SKIP_DIRS[pellucid]", undo)
 
