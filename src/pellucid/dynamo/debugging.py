@@ -3,10 +3,11 @@
 Inside the block Dynamo compiles nothing new (as under ``set_stance("eager_on_recompile")``):
 calls whose guards pass run the code compiled under ``prepare_debug`` (loaded from the dump
 files, so breakpoints there hit); others run eagerly, and pellucid says so once per function,
-with the guard that failed (a breakpoint that never stops otherwise goes unexplained).  With the default
-``breakpoint()`` hook the pause uses a ``pdb.Pdb`` that skips torch's and the standard
-library's frames, so ``step`` from transformed code lands in the graph's ``forward`` file
-rather than in Dynamo's wrappers.  Under another debugger (debugpy/VS Code) its own
+with the guard that failed (a breakpoint that never stops otherwise goes unexplained).
+
+With the default ``breakpoint()`` hook the pause uses a ``pdb.Pdb`` that skips torch's and the
+standard library's frames, so ``step`` from transformed code lands in the graph's ``forward``
+file rather than in Dynamo's wrappers.  Under another debugger (debugpy/VS Code) its own
 ``breakpoint()`` hook is used.
 """
 
@@ -16,8 +17,7 @@ import os
 import pdb
 import sys
 import sysconfig
-import types
-from types import TracebackType
+from types import CodeType, TracebackType
 from typing import Any
 
 from pellucid.dynamo import adapter, session
@@ -107,6 +107,7 @@ class debug:  # noqa: N801 - depyf-compatible lower-case name
     def __init__(self, pause: bool = True) -> None:
         self.pause = pause
         self._patcher: adapter.Patcher | None = None
+        self._missed: set[int] = set()  # functions already said to have run eagerly
 
     def __enter__(self) -> debug:
         if session.current() is not None:
@@ -128,7 +129,6 @@ class debug:  # noqa: N801 - depyf-compatible lower-case name
             )
         print(msg, file=sys.stderr)
         self._patcher = adapter.Patcher()
-        self._missed: set[int] = set()
         adapter.run_cached_reporting_misses(self._patcher, self._on_miss)
         if self.pause and os.environ.get("PYTHONBREAKPOINT") != "0":
             caller = sys._getframe(1)
@@ -150,7 +150,7 @@ class debug:  # noqa: N801 - depyf-compatible lower-case name
             self._patcher.restore()
             self._patcher = None
 
-    def _on_miss(self, code: types.CodeType, reasons: list[str]) -> None:
+    def _on_miss(self, code: CodeType, reasons: list[str]) -> None:
         """Say once per function that a call ran eagerly, not from the dumped files."""
         if id(code) in self._missed:
             return

@@ -168,7 +168,7 @@ class DumpSession:
     def restart(self) -> None:
         """``torch._dynamo.reset()`` inside the block: finish this index session while its
         cache entries still exist, and record what follows as a new session (Dynamo's compile
-        ids and graph names start again after a reset; one session must not hold both)."""
+        ids start again after a reset; one session must not hold two compiles with one id)."""
         previous = self.session_id
         self.finish()
         self._begin()
@@ -903,9 +903,9 @@ class DumpSession:
         self.dump.update_json(INDEX_NAME, merge)
 
     def _frames_not_compiled(self) -> list[dict[str, Any]]:
-        """Frames Dynamo gave up on in this block (with ``fullgraph=True`` it raised; otherwise
+        """Frames Dynamo gave up on in this session (with ``fullgraph=True`` it raised; otherwise
         they ran eagerly), from its compilation records: the error and the user's line."""
-        before = {id(m) for m in getattr(self, "_metrics_before", [])}
+        before = {id(m) for m in self._metrics_before}
         out = []
         for m in adapter.compilation_metrics():
             if id(m) in before or not getattr(m, "fail_type", None):
