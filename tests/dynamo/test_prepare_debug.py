@@ -285,6 +285,55 @@ def test_dynamo_reset_inside_the_block_starts_a_new_index_session(tmp_path):
     assert files.isdisjoint(c["transformed_code_file"] for c in two["compiles"])
 
 
+def test_a_full_disk_keeps_the_program_running_and_says_what_failed(tmp_path, monkeypatch):
+    """A transformed-code file the dump directory refuses (ENOSPC here): the frame runs
+    Dynamo's own bytecode, the warning names the write (not the decompiler), the index says
+    ``write``."""
+    import errno
+
+    from pellucid.dynamo.files import DumpDir
+
+    create = DumpDir._create
+
+    def full(path, content):
+        if os.path.basename(path).startswith("__transformed_code_"):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return create(path, content)
+
+    monkeypatch.setattr(DumpDir, "_create", staticmethod(full))
+    a, b = torch.randn(4), torch.randn(4)
+    d = str(tmp_path)
+    with pytest.warns(pellucid.dynamo.PellucidWarning) as caught:
+        with pellucid.prepare_debug(d):
+            got = torch.compile(workloads.toy_example, backend="eager")(a, b)
+    assert torch.allclose(got, workloads.toy_example(a, b))
+    texts = [str(w.message) for w in caught]
+    assert any("could not write the file for toy_example" in t and d in t for t in texts), texts
+    session = checks.load_index(d)["sessions"][0]  # written all the same
+    assert {f["kind"] for f in session["failures"]} == {"write"}, session["failures"]
+    assert not any(c["executed_from_file"] for c in session["compiles"])
+
+
+def test_a_very_long_function_name_still_gets_its_files(tmp_path):
+    """Identifiers have no length limit, file names do (255 bytes): a 240-character function
+    name is cut in the middle (start and end kept, no hash), and everything is dumped and run
+    from its file as usual."""
+    name = "f_" + "x" * 238
+    scope = {"torch": torch}
+    exec(f"def {name}(a):\n    b = a.sin()\n    print('pellucid: a break')\n    return b * 2\n", scope)
+    fn = scope[name]
+    d = str(tmp_path)
+    with pellucid.prepare_debug(d):
+        got = torch.compile(fn, backend="eager")(torch.ones(2))
+    assert torch.allclose(got, fn(torch.ones(2)))
+    index = checks.load_index(d)
+    checks.check_files_compile(d, index)
+    session = index["sessions"][0]
+    assert session["failures"] == [] and all(c["executed_from_file"] for c in session["compiles"])
+    assert max(len(n) for n in os.listdir(d)) < 200
+    assert any(n.endswith("_at_3.py") and n.startswith("full_code_for_torch_dynamo_resume_in_f_xx") for n in os.listdir(d))
+
+
 def test_graph_breaks_and_recompiles_are_indexed(tmp_path, monkeypatch):
     monkeypatch.setattr("pellucid.decompiler.decompile", _forced_failure)
     with warnings.catch_warnings():

@@ -23,9 +23,19 @@ _SAFE = re.compile(r"[^A-Za-z0-9_]")
 _TMP_SERIAL = itertools.count()
 
 
+# longest function-name part of a file name: the longest file name made of it (a read-only
+# transformed-code file) stays far below the usual 255-byte limit
+MAX_NAME = 120
+
+
 def safe_name(name: str) -> str:
-    """A file-name-safe spelling of a function name (``<lambda>`` -> ``_lambda_``)."""
-    return _SAFE.sub("_", name) or "_"
+    """A file-name-safe spelling of a function name (``<lambda>`` -> ``_lambda_``); a very long
+    name keeps its start and its end (``..._at_<line>`` of a resume function), no hash: names
+    stay stable across runs, and the ``{n}``/``.<k>`` numbering tells apart names cut alike."""
+    safe = _SAFE.sub("_", name) or "_"
+    if len(safe) > MAX_NAME:
+        safe = safe[: MAX_NAME - 40] + "___" + safe[-37:]
+    return safe
 
 
 class DumpDirError(OSError):

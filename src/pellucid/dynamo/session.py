@@ -306,14 +306,17 @@ class DumpSession:
             blame_decompiler = "Decompil" in type(e).__name__ or isinstance(
                 e, (recompile.InventedNamesError, recompile.LostCellsError)
             )
-            kind = "decompile" if blame_decompiler else "recompile"
+            unwritable = isinstance(e, OSError)  # (the dump directory, e.g. a full disk)
+            kind = "decompile" if blame_decompiler else "write" if unwritable else "recompile"
             self._fail(kind, fn.key, reason, compile_id=cid, function=code.co_name)
             self.failed_codes.append((code.co_name, new_code, reason))
+            what = "write the file" if unwritable else "turn Dynamo's code"
             self._warn_once(
                 fn.key,
-                f"pellucid: could not turn Dynamo's code for {code.co_name} "
-                f"({code.co_filename}:{code.co_firstlineno}) into source ({reason}); "
-                "running Dynamo's own bytecode for it",
+                f"pellucid: could not {what} for {code.co_name} "
+                f"({code.co_filename}:{code.co_firstlineno})"
+                + (f" in {self.dump.path}" if unwritable else " into source")
+                + f" ({reason}); running Dynamo's own bytecode for it",
             )
             result = None
         fc.hook_time_s = time.perf_counter() - t0
@@ -817,7 +820,11 @@ class DumpSession:
                 self._entry_row(rec, code, i, ce, metrics, failed_by_entry)
                 for i, ce in enumerate(entries)
             ]
-            full = self._write_full_code(rec, code, rows) if code is not None else None
+            try:
+                full = self._write_full_code(rec, code, rows) if code is not None else None
+            except OSError as e:  # the index is written all the same
+                self._fail("write", rec.key, f"{type(e).__name__}: {e}")
+                full = None
             function_rows.append(
                 {
                     "key": rec.key,
@@ -956,15 +963,19 @@ class DumpSession:
                 f"__guard_{n}_for_{safe}", parts, title=title, failed=failed
             )
 
-        path, n = self._write_once(f"__guard_{{n}}_for_{safe}.py", render)
-        gfile = self._file(path, "guard", function=rec.name, compile_id=cid)
+        try:
+            path, n = self._write_once(f"__guard_{{n}}_for_{safe}.py", render)
+            gfile: str | None = self._file(path, "guard", function=rec.name, compile_id=cid)
+        except OSError as e:  # the index is written all the same
+            self._fail("write", rec.key, f"{type(e).__name__}: {e}", compile_id=cid)
+            gfile, n = None, -1
         terms = [guards.translate_part(p) for p in parts]
         m = metrics.get(cid or "")
         return {
             "index": index,
             "compile_id": cid,
             "guard_file": gfile,
-            "guard_function": f"__guard_{n}_for_{safe}",
+            "guard_function": f"__guard_{n}_for_{safe}" if gfile else None,
             "guards": [
                 {
                     "code": t.code,
@@ -1013,9 +1024,13 @@ class DumpSession:
             f"# Decompiled by pellucid for reading only: Dynamo runs its own bytecode for this entry of\n"
             f"# {rec.name} ({rec.filename}:{rec.firstlineno}), compile id {cid}.\n"
         )
-        path, _ = self._write_once(
-            f"__transformed_code_{{n}}_for_{safe}.readonly.py", lambda n: header + src
-        )
+        try:
+            path, _ = self._write_once(
+                f"__transformed_code_{{n}}_for_{safe}.readonly.py", lambda n: header + src
+            )
+        except OSError as e:  # the index is written all the same
+            self._fail("write", rec.key, f"{type(e).__name__}: {e}", compile_id=cid)
+            return None
         rel = self._file(path, "transformed_code_readonly", function=rec.name, compile_id=cid)
         self._unchecked.add(rel)  # parsed, never compiled (nothing runs from it)
         return rel
@@ -1044,8 +1059,9 @@ class DumpSession:
                 out += ["# ---- original source: not available ----", ""]
         for row in rows:
             out.append(f"# ==== cache entry {row['index']} (compile id {row['compile_id']}) ====")
-            out.append(f"# guard: {row['guard_file']}")
-            out.append(self._text(row["guard_file"]))
+            out.append(f"# guard: {row['guard_file'] or 'not written'}")
+            if row["guard_file"]:
+                out.append(self._text(row["guard_file"]))
             tf = row["transformed_code_file"]
             if tf:
                 out.append(
