@@ -345,7 +345,6 @@ def run_cached_reporting_misses(
     ``fail_on_recompile`` stance (a frame callback called on cache misses only), reporting
     instead of raising; frames never compiled run eagerly and stay compilable."""
     eval_frame = importlib.import_module("torch._dynamo.eval_frame")
-    entries = _resolve("torch._dynamo.eval_frame", "_debug_get_cache_entry_list")
     innermost_backend = eval_frame.innermost_backend
     convert_return = _resolve("torch._dynamo.types", "ConvertFrameReturn")
     reasons_of = _resolve("torch._dynamo.guards", "get_and_maybe_log_recompilation_reasons")
@@ -356,7 +355,7 @@ def run_cached_reporting_misses(
             return original(callback)
 
         def run_cached(frame: Any, *args: Any, **kwargs: Any) -> Any:
-            cached = list(entries(frame.f_code))
+            cached = cache_entries(frame.f_code)
             if cached:  # compiled before: this call would recompile
                 try:
                     reasons = list(reasons_of(cached, frame, innermost_backend(callback), skip_logging=True))
@@ -431,8 +430,9 @@ def graph_module_source(
     return python_code.src, dict(python_code.globals)
 
 
-# Dynamo's skip-file regex without and with pellucid's package (building it costs ~0.25 ms)
-_SKIP_RE_WITH_PELLUCID: dict[int, tuple[Any, Any]] = {}
+# Dynamo's skip-file regex without and with pellucid's package, the last pair made (building
+# one costs ~0.25 ms)
+_skip_res: tuple[Any, Any] = (None, None)
 
 
 def skip_own_frames(patcher: Patcher) -> None:
@@ -447,13 +447,12 @@ def skip_own_frames(patcher: Patcher) -> None:
     skip_dirs = rules.SKIP_DIRS
     without = rules.SKIP_DIRS_RE
     skip_dirs.append(package)
-    known = _SKIP_RE_WITH_PELLUCID.get(id(without))
-    if known is not None and known[0] is without:
-        rules.SKIP_DIRS_RE = known[1]
+    global _skip_res
+    if _skip_res[0] is without:
+        rules.SKIP_DIRS_RE = _skip_res[1]
     else:
         rules._recompile_re()
-        _SKIP_RE_WITH_PELLUCID.clear()
-        _SKIP_RE_WITH_PELLUCID[id(without)] = (without, rules.SKIP_DIRS_RE)
+        _skip_res = (without, rules.SKIP_DIRS_RE)
     with_pellucid = rules.SKIP_DIRS_RE
 
     def undo() -> None:

@@ -124,12 +124,15 @@ class DumpSession:
         self._orig_load_by_key_path: Any = None
         self._orig_log_graph_break: Any = None
         self._orig_reset: Any = None
+        self._part = 0  # index sessions this block has finished (one per torch._dynamo.reset())
         self._begin()
 
     def _begin(self) -> None:
         """Start the state one index session records (again after ``torch._dynamo.reset()``)."""
         self.started = time.time()
         self.session_id = f"{os.getpid()}-{int(self.started * 1000)}"
+        if self._part:  # (unique even when the reset came in the same millisecond)
+            self.session_id += f"-{self._part}"
         self._own_at_begin = self.own_time_s
         self.functions: dict[str, FunctionRecord] = {}
         self.compiles: list[FrameCompile] = []
@@ -166,14 +169,12 @@ class DumpSession:
         self._metrics_before: list[Any] = []
 
     def restart(self) -> None:
-        """``torch._dynamo.reset()`` inside the block: finish this index session while its
-        cache entries still exist, and record what follows as a new session (Dynamo's compile
-        ids start again after a reset; one session must not hold two compiles with one id)."""
+        """After :meth:`finish`, on ``torch._dynamo.reset()`` inside the block: record what
+        follows as a new index session (Dynamo's compile ids start again after a reset; one
+        session must not hold two compiles with one id)."""
         previous = self.session_id
-        self.finish()
+        self._part += 1
         self._begin()
-        if self.session_id == previous:
-            self.session_id += "-r"
         self._metrics_before = adapter.compilation_metrics()
         self.messages.append(
             f"torch._dynamo.reset() was called inside prepare_debug: what was compiled before "
@@ -822,8 +823,8 @@ class DumpSession:
             ]
             try:
                 full = self._write_full_code(rec, code, rows) if code is not None else None
-            except OSError as e:  # the index is written all the same
-                self._fail("write", rec.key, f"{type(e).__name__}: {e}")
+            except OSError as e:
+                self._write_failed(rec.key, e)
                 full = None
             function_rows.append(
                 {
@@ -909,6 +910,11 @@ class DumpSession:
 
         self.dump.update_json(INDEX_NAME, merge)
 
+    def _write_failed(self, where: str, e: OSError, compile_id: str | None = None) -> None:
+        """A file of the exit work the dump directory refused (a full disk): recorded, and the
+        index is written all the same."""
+        self._fail("write", where, f"{type(e).__name__}: {e}", compile_id=compile_id)
+
     def _frames_not_compiled(self) -> list[dict[str, Any]]:
         """Frames Dynamo gave up on in this session (with ``fullgraph=True`` it raised; otherwise
         they ran eagerly), from its compilation records: the error and the user's line."""
@@ -966,8 +972,8 @@ class DumpSession:
         try:
             path, n = self._write_once(f"__guard_{{n}}_for_{safe}.py", render)
             gfile: str | None = self._file(path, "guard", function=rec.name, compile_id=cid)
-        except OSError as e:  # the index is written all the same
-            self._fail("write", rec.key, f"{type(e).__name__}: {e}", compile_id=cid)
+        except OSError as e:
+            self._write_failed(rec.key, e, compile_id=cid)
             gfile, n = None, -1
         terms = [guards.translate_part(p) for p in parts]
         m = metrics.get(cid or "")
@@ -1028,8 +1034,8 @@ class DumpSession:
             path, _ = self._write_once(
                 f"__transformed_code_{{n}}_for_{safe}.readonly.py", lambda n: header + src
             )
-        except OSError as e:  # the index is written all the same
-            self._fail("write", rec.key, f"{type(e).__name__}: {e}", compile_id=cid)
+        except OSError as e:
+            self._write_failed(rec.key, e, compile_id=cid)
             return None
         rel = self._file(path, "transformed_code_readonly", function=rec.name, compile_id=cid)
         self._unchecked.add(rel)  # parsed, never compiled (nothing runs from it)
@@ -1343,8 +1349,13 @@ def _reset(*args: Any, **kwargs: Any) -> Any:
     s = _current
     if s is not None:
         try:
-            with _lock, _own_time(s):
-                s.restart()
+            with _lock:
+                # this session is finished while its cache entries still exist; its own time
+                # is complete before the next session starts counting
+                with _own_time(s):
+                    s.finish()
+                with _own_time(s):
+                    s.restart()
         except Exception as e:  # noqa: BLE001 - the user's program must go on
             s._fail("reset", "torch._dynamo.reset", f"{type(e).__name__}: {e}")
         return s._orig_reset(*args, **kwargs)
