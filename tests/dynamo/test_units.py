@@ -341,3 +341,42 @@ def test_original_source_from_files_registered_lines_and_exec_strings(monkeypatc
 
     monkeypatch.setattr(inspect, "getsource", no_inspect)
     assert original_source(ns["from_exec"].__code__) is None
+
+
+def test_annotated_codegen_is_used_again_only_for_an_unchanged_graph():
+    """The annotated code FX made for a graph is given again while every node (and its
+    arguments and annotations) is the same object as then; any change makes it anew."""
+    import operator
+
+    import torch
+    import torch.fx
+
+    def f(x):  # noqa: ANN001, ANN202
+        return torch.relu(x) + 1
+
+    original = torch.fx.Graph.__dict__["python_code"]
+    gm = torch.fx.symbolic_trace(f)
+    for n in gm.graph.nodes:
+        n.meta["val"] = torch.empty(3)  # the shape annotation FX's verbose codegen writes
+    p = adapter.Patcher()
+    adapter.annotate_codegen(p, lambda g: g is gm.graph)
+    try:
+        first = gm.graph.python_code("self")
+        assert 'f32[3]' in first.src  # annotated
+        assert gm.graph.python_code("self") is first
+        assert gm.graph.python_code("self", verbose=False) is not first  # another request
+        add = next(n for n in gm.graph.nodes if n.target is operator.add)
+        add.args = (add.args[0], 2)
+        changed = gm.graph.python_code("self")
+        assert changed is not first and "+ 2" in changed.src
+        assert gm.graph.python_code("self") is changed
+        add.meta["val"] = torch.empty(4)  # an annotation changes: the code is made again
+        assert "f32[4]" in gm.graph.python_code("self").src
+        with gm.graph.inserting_after(add):
+            neg = gm.graph.call_function(operator.neg, (add,))
+        add.replace_all_uses_with(neg, delete_user_cb=lambda u: u is not neg)
+        assert "neg = " in gm.graph.python_code("self").src  # a node inserted
+    finally:
+        p.restore()
+    assert torch.fx.Graph.__dict__["python_code"] is original
+    assert gm.graph.python_code("self") is not gm.graph.python_code("self")  # restored: no memory

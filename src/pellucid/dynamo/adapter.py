@@ -15,9 +15,11 @@ through :class:`Patcher`, which records each one and restores every one of them 
 from __future__ import annotations
 
 import importlib
+import operator
 import os
 import sys
 import types
+import weakref
 from typing import Any, Callable, Iterator
 
 # (dotted module, attribute path) pairs pellucid relies on.  Kept as data so the check and the
@@ -468,17 +470,60 @@ def skip_own_frames(patcher: Patcher) -> None:
 
 def annotate_codegen(patcher: Patcher, wanted: Callable[[Any], bool]) -> None:
     """Until ``patcher`` restores it, FX generates the annotated (``verbose``: shapes, dtypes,
-    source lines) code for graphs ``wanted(graph)`` says yes to, in every recompile, torch's
-    own included: the readable code is made once, as the code that runs, not again beside it."""
+    source lines) code for graphs ``wanted(graph)`` says yes to, and for Dynamo's own graphs,
+    in every recompile, torch's own included: the readable code is made once, as the code that
+    runs, not again beside it.
+
+    Annotated code is remembered per graph while the graph stays as it was: Dynamo generates
+    its graph's code once for a pass (``insert_deferred_runtime_asserts``) and the dump needs the
+    same code again moments later, usually for an unchanged graph (a third of a small graph's
+    dump time went to generating it twice)."""
     graph_cls = _resolve("torch.fx.graph", "Graph")
     plain = graph_cls.__dict__["python_code"]
+    made: weakref.WeakKeyDictionary[Any, tuple[tuple[Any, ...], list[Any], Any]] = (
+        weakref.WeakKeyDictionary()
+    )
 
     def python_code(self: Any, root_module: str, *args: Any, **kwargs: Any) -> Any:
-        if "verbose" not in kwargs and wanted(self):  # an explicit choice stands
+        if "verbose" not in kwargs and (wanted(self) or _traced_by_dynamo(self)):
             kwargs["verbose"] = True
-        return plain(self, root_module, *args, **kwargs)
+        if not kwargs.get("verbose"):
+            return plain(self, root_module, *args, **kwargs)
+        key = (root_module, args, tuple(sorted(kwargs.items())))
+        state = _graph_state(self)
+        hit = made.get(self)
+        if hit is not None and hit[0] == key and _same_objects(hit[1], state):
+            return hit[2]
+        code = plain(self, root_module, *args, **kwargs)
+        made[self] = (key, state, code)
+        return code
 
     patcher.setattr(graph_cls, "python_code", python_code, raw=True)
+
+
+def _traced_by_dynamo(graph: Any) -> bool:
+    """Is ``graph`` Dynamo's (its nodes carry Dynamo's ``example_value``), not AOTAutograd's?"""
+    first = next(iter(graph.nodes), None)
+    return first is not None and "example_value" in first.meta
+
+
+def _graph_state(graph: Any) -> list[Any]:
+    """Everything FX's codegen reads from ``graph``, as the objects themselves: compared by
+    identity, so any pass that changes a node (FX replaces, never mutates, a node's arguments)
+    or its annotations makes the state differ."""
+    state: list[Any] = [graph._codegen]
+    for n in graph.nodes:
+        meta = n.meta
+        state += (
+            n, n.name, n.op, n.target, n.args, n.kwargs, n.type,
+            meta.get("val"), meta.get("example_value"), meta.get("tensor_meta"),
+            meta.get("stack_trace"),
+        )
+    return state
+
+
+def _same_objects(a: list[Any], b: list[Any]) -> bool:
+    return len(a) == len(b) and all(map(operator.is_, a, b))
 
 
 def iter_code_constants(code: types.CodeType) -> Iterator[types.CodeType]:
