@@ -63,3 +63,29 @@ def test_decode_matches_dis(module):
             assert ours == list(_reference(code)), code.co_qualname if hasattr(code, "co_qualname") else code.co_name
             count += len(ours)
     assert count > 1000
+
+
+@pytest.mark.parametrize("module", MODULES)
+def test_opargs_finds_what_dis_finds(module):
+    """opargs searches opcode bytes; dis walks instructions: the same (opcode, argument)s,
+    EXTENDED_ARG included, and nothing read out of an inline cache."""
+    from collections import Counter
+
+    from pellucid.decompiler.decode import opargs
+
+    spec = importlib.util.find_spec(module)
+    with open(spec.origin, encoding="utf-8") as f:
+        stack = [compile(f.read(), spec.origin, "exec")]
+    wanted = frozenset(dis.hasname) | frozenset(dis.haslocal) | frozenset(dis.hasjrel)
+    checked = 0
+    while stack:
+        code = stack.pop()
+        stack.extend(k for k in code.co_consts if hasattr(k, "co_code"))
+        expected = Counter(
+            (i.opcode, i.arg)
+            for i in dis.get_instructions(code)
+            if i.opcode in wanted and i.opname != "CACHE"
+        )
+        assert Counter(opargs(code, wanted)) == expected, code
+        checked += sum(expected.values())
+    assert checked > 100

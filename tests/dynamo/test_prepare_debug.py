@@ -591,12 +591,14 @@ def test_aot_graphs_are_generated_once_and_run_from_their_files(tmp_path, monkey
 
 def _count_fx_codegen(monkeypatch):  # noqa: ANN001, ANN202
     import collections
+    import functools
 
     import torch.fx
 
     made = collections.Counter()
     real = torch.fx.Graph.python_code
 
+    @functools.wraps(real)
     def counting(self, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
         made["all"] += 1
         return real(self, *args, **kwargs)

@@ -87,23 +87,28 @@ _SIZE = [2 + 2 * _cache_count(op) for op in range(256)]
 
 
 def opargs(code: CodeType, wanted: frozenset[int] | tuple[int, ...]) -> Iterator[tuple[int, int]]:
-    """(opcode, full argument) of ``code``'s instructions whose opcode is in ``wanted``.
+    """(opcode, full argument) of ``code``'s instructions whose opcode is in ``wanted``, grouped
+    by opcode (not in code order).
 
-    A scan of ``co_code`` without resolving anything, for checks that look at a few opcodes
-    (torch.compile's frames are checked this way, where a full :func:`decode` cost more than
-    compiling them).
+    A search of ``co_code``'s opcode bytes without resolving anything, for checks that look at a
+    few opcodes (torch.compile's frames are checked this way, where a full :func:`decode` cost
+    more than compiling them).  Every code unit of ``co_code`` starts with an opcode: inline
+    caches read as ``CACHE`` (0), so the bytes at even offsets are opcodes and the search runs
+    at C speed.
     """
     raw = code.co_code
-    i, n, ext = 0, len(raw), 0
-    while i < n:
-        op = raw[i]
-        if op == _EXTENDED_ARG:
-            ext = (ext | raw[i + 1]) << 8
-        else:
-            if op in wanted:
-                yield op, ext | raw[i + 1]
-            ext = 0
-        i += _SIZE[op]
+    ops, args = raw[::2], raw[1::2]
+    for op in wanted:
+        if not 0 < op < 256:  # (3.13's LOAD_CLOSURE is a pseudo-op, never in co_code)
+            continue
+        k = ops.find(op)
+        while k >= 0:
+            arg, j, shift = args[k], k - 1, 8
+            while j >= 0 and ops[j] == _EXTENDED_ARG:
+                arg |= args[j] << shift
+                j, shift = j - 1, shift + 8
+            yield op, arg
+            k = ops.find(op, k + 1)
 
 
 def decode(code: CodeType) -> list[Raw]:

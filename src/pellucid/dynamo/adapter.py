@@ -15,6 +15,7 @@ through :class:`Patcher`, which records each one and restores every one of them 
 from __future__ import annotations
 
 import importlib
+import inspect
 import operator
 import os
 import sys
@@ -480,22 +481,32 @@ def annotate_codegen(patcher: Patcher, wanted: Callable[[Any], bool]) -> None:
     dump time went to generating it twice)."""
     graph_cls = _resolve("torch.fx.graph", "Graph")
     plain = graph_cls.__dict__["python_code"]
-    made: weakref.WeakKeyDictionary[Any, tuple[tuple[Any, ...], list[Any], Any]] = (
+    # graph -> [(request, graph state, code)], the last few requests (torch asks for the
+    # annotated code of one graph in more than one form: e.g. print_readable for its trace)
+    made: weakref.WeakKeyDictionary[Any, list[tuple[tuple[Any, ...], list[Any], Any]]] = (
         weakref.WeakKeyDictionary()
     )
+    # (torch's recompile spells out some defaults, e.g. record_func=False; other callers don't)
+    defaults = {
+        k: p.default
+        for k, p in inspect.signature(inspect.unwrap(plain)).parameters.items()
+        if p.default is not inspect.Parameter.empty
+    }
 
     def python_code(self: Any, root_module: str, *args: Any, **kwargs: Any) -> Any:
         if "verbose" not in kwargs and (wanted(self) or _traced_by_dynamo(self)):
             kwargs["verbose"] = True
         if not kwargs.get("verbose"):
             return plain(self, root_module, *args, **kwargs)
-        key = (root_module, args, tuple(sorted(kwargs.items())))
+        asked = sorted((k, v) for k, v in kwargs.items() if k not in defaults or defaults[k] != v)
+        key = (root_module, args, tuple(asked))
         state = _graph_state(self)
-        hit = made.get(self)
-        if hit is not None and hit[0] == key and _same_objects(hit[1], state):
-            return hit[2]
+        entries = made.setdefault(self, [])
+        for asked_before, state_then, code in entries:
+            if asked_before == key and _same_objects(state_then, state):
+                return code
         code = plain(self, root_module, *args, **kwargs)
-        made[self] = (key, state, code)
+        entries[:] = [e for e in entries[-3:] if e[0] != key] + [(key, state, code)]
         return code
 
     patcher.setattr(graph_cls, "python_code", python_code, raw=True)

@@ -147,6 +147,8 @@ class DumpSession:
         # transformed-code file (relative) -> the Dynamo code object it was decompiled from
         self.dynamo_codes: dict[str, types.CodeType] = {}
         self._fx_sources: dict[str, tuple[str, str]] = {}  # fx src -> (path, file content)
+        # graph file path -> (its content, code compiled from it as _GRAPH_FILE), not run yet
+        self._graph_code: dict[str, tuple[str, types.CodeType]] = {}
         self._code_file_by_id: dict[int, tuple[types.CodeType, str]] = {}
         self._graph_bodies: dict[str, dict[str, str]] = {}
         self._gm_stage: dict[int, tuple[Any, str, str, str]] = {}
@@ -530,6 +532,18 @@ class DumpSession:
     def _dump_one_graph(
         self, gm: Any, owner: str, stage: str, cid: str | None, run_from_file: bool
     ) -> None:
+        if run_from_file and stage == "captured_graph" and adapter.waits_for_recompile(gm):
+            # Dynamo's graph: filed now, from the annotated code adapter.annotate_codegen made
+            # for it already; torch's own recompile, when something runs the graph (the eager
+            # backend, at once; AOTAutograd interprets it instead), runs it from the file.
+            self._annotated.add(gm.graph)
+            src, _ = adapter.graph_module_source(gm, recompile=False)
+            path, content, compiled = self._file_graph(gm, owner, stage, cid, src)
+            self._fx_sources[src] = (path, content)
+            self._graph_code[path] = (content, compiled)
+            self._plain_bodies.setdefault(tuple(_graph_body(src)), (owner, stage))
+            self._return_lines.add(_return_line(src))
+            return
         if run_from_file and adapter.waits_for_recompile(gm):
             # Its pending recompile, done now, makes the annotated code (once: torch's own
             # recompile, see adapter.annotate_codegen); on_exec_with_source files it and runs
@@ -694,7 +708,12 @@ class DumpSession:
                 content = self._graph_header(owner, stage) + new_src
                 with self.dump.locked():
                     old_path = path
-                    same = self.dump.find_named(_stage_file(owner, stage), content)
+                    # (write_named finds a file that holds the content already by itself)
+                    same = (
+                        self.dump.find_named(_stage_file(owner, stage), content)
+                        if old_path in self._created
+                        else None
+                    )
                     if same is not None:
                         path = same
                     elif old_path in self._created:
@@ -724,7 +743,12 @@ class DumpSession:
             self._file(path, "fx_graph_code")
             hit = (path, src)
         path, content = hit
-        exec(compile(content, path, "exec", dont_inherit=True), globals_)
+        made = self._graph_code.get(path)
+        if made is not None and made[0] is content:
+            code = recompile.relabel(made[1], _GRAPH_FILE, path)
+        else:
+            code = compile(content, path, "exec", dont_inherit=True)
+        exec(code, globals_)
         return True
 
     def on_output_code(self, key: str, path: str) -> str:
@@ -1380,10 +1404,12 @@ def prepare_debug(
             "prepare_debug(dump_src_dir) takes the directory to dump into, e.g. "
             "prepare_debug('./dump')"
         )
+    t0 = time.perf_counter()
     adapter.check_supported()
     if _current is not None:
         raise RuntimeError("pellucid.prepare_debug is already active; it does not nest")
     session = DumpSession(os.fspath(dump_src_dir), clean_wild_fx_code, log_bytecode)
+    session.own_time_s += time.perf_counter() - t0  # (its own making counts too)
     with _own_time(session):
         session.start()
     _current = session
@@ -1392,7 +1418,8 @@ def prepare_debug(
     finally:
         _current = None
         try:
-            session.stop()
+            with _own_time(session):
+                session.stop()
         finally:
             _last_dump_dir = session.dump.path
             try:
