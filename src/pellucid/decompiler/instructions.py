@@ -106,7 +106,14 @@ class Instr:
     target: int | None = None
     index: int = -1
     raw: str = ""
-    extra: dict = field(default_factory=dict)
+    # notes later layers attach (made on first use: most instructions never get one)
+    _extra: dict | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def extra(self) -> dict:
+        if self._extra is None:
+            self._extra = {}
+        return self._extra
 
     def __repr__(self) -> str:
         t = f" ->{self.target}" if self.target is not None else ""
@@ -199,7 +206,7 @@ def _rewrite(code: CodeType, ins: Raw, name: str, line: int | None, out: list[In
     """Append the normalized form of a raw instruction whose opname is in ``_REWRITTEN``."""
 
     def add(op: str, arg: Any = ins.arg, argval: Any = ins.argval, **extra: Any) -> None:
-        out.append(Instr(op, arg, argval, ins.offset, line, index=len(out), raw=raw_name, extra=extra))
+        out.append(Instr(op, arg, argval, ins.offset, line, index=len(out), raw=raw_name, _extra=extra or None))
 
     raw_name = name
     if name in JUMP_ALIASES:
