@@ -538,11 +538,8 @@ class DumpSession:
             # backend, at once; AOTAutograd interprets it instead), runs it from the file.
             self._annotated.add(gm.graph)
             src, _ = adapter.graph_module_source(gm, recompile=False)
-            path, content, compiled = self._file_graph(gm, owner, stage, cid, src)
-            self._fx_sources[src] = (path, content)
+            path, content, compiled = self._file_annotated(gm, owner, stage, cid, src)
             self._graph_code[path] = (content, compiled)
-            self._plain_bodies.setdefault(tuple(_graph_body(src)), (owner, stage))
-            self._return_lines.add(_return_line(src))
             return
         if run_from_file and adapter.waits_for_recompile(gm):
             # Its pending recompile, done now, makes the annotated code (once: torch's own
@@ -594,6 +591,17 @@ class DumpSession:
         graph["stages"][stage] = rel
         bodies[stage] = src
         self._remember_gm(gm, owner, stage, path)
+        return path, content, compiled
+
+    def _file_annotated(
+        self, gm: Any, owner: str, stage: str, cid: str | None, src: str
+    ) -> tuple[str, str, types.CodeType]:
+        """:meth:`_file_graph` for a graph's annotated code ``src``, remembered so that a
+        recompile making ``src`` (or a plain copy's code) runs the file."""
+        path, content, compiled = self._file_graph(gm, owner, stage, cid, src)
+        self._fx_sources[src] = (path, content)
+        self._plain_bodies.setdefault(tuple(_graph_body(src)), (owner, stage))
+        self._return_lines.add(_return_line(src))
         return path, content, compiled
 
     def _match_copy(self, src: str, gm: Any) -> tuple[Any, str, str, str] | None:
@@ -677,10 +685,7 @@ class DumpSession:
         if first is not None and first[0] is gm:
             # _dump_graph's recompile: the annotated code, filed and run from its file
             _, owner, stage, cid = first
-            path, content, compiled = self._file_graph(gm, owner, stage, cid, src)
-            self._fx_sources[src] = (path, content)
-            self._plain_bodies.setdefault(tuple(_graph_body(src)), (owner, stage))
-            self._return_lines.add(_return_line(src))
+            path, _, compiled = self._file_annotated(gm, owner, stage, cid, src)
             exec(recompile.relabel(compiled, _GRAPH_FILE, path), globals_)
             del self._first_dump[id(gm)]  # done (left there, _dump_graph does it its own way)
             return True
@@ -708,17 +713,13 @@ class DumpSession:
                 content = self._graph_header(owner, stage) + new_src
                 with self.dump.locked():
                     old_path = path
-                    # (write_named finds a file that holds the content already by itself)
-                    same = (
-                        self.dump.find_named(_stage_file(owner, stage), content)
-                        if old_path in self._created
-                        else None
-                    )
-                    if same is not None:
-                        path = same
-                    elif old_path in self._created:
-                        self.dump._atomic_write(old_path, content)  # ours, nothing ran from it yet
-                    else:
+                    if old_path in self._created:
+                        same = self.dump.find_named(_stage_file(owner, stage), content)
+                        if same is not None:
+                            path = same
+                        else:
+                            self.dump._atomic_write(old_path, content)  # ours, nothing ran from it yet
+                    else:  # (write_named finds a file that holds the content already by itself)
                         path, written = self.dump.write_named(_stage_file(owner, stage), content)
                         if written:
                             self._created.add(path)
