@@ -288,8 +288,6 @@ def _run(code, name: str) -> dict:
 @pytest.mark.parametrize("case_id", sorted(CLASS_CASES) + sorted(MODULE_CASES))
 @pytest.mark.parametrize("run_as", ["__main__", "sample_module"])
 def test_module_source(case_id, run_as):
-    if case_id == "class_body_try" and sys.version_info < (3, 11):
-        pytest.skip("try/with on 3.9/3.10 belong to the exception-handling work")
     src = CLASS_CASES.get(case_id) or MODULE_CASES[case_id]
     code = compile(src, f"<{case_id}>", "exec", dont_inherit=True)
     out = pellucid.decompile(code, verify=True)

@@ -13,6 +13,7 @@ Decisions encoded here:
 from __future__ import annotations
 
 import ast
+import dis
 import functools
 import sys
 import types
@@ -257,25 +258,65 @@ def _code_tree(code):
             yield from _code_tree(const)
 
 
+def _provoked_errors():
+    """Code objects the decompiler must refuse, each under a name of its own: an opcode byte
+    no interpreter defines, and bodies cut off before their return."""
+    co = target.__code__
+    cases = {"cut_off_body": co.co_code[: len(co.co_code) // 2], "no_return": co.co_code[:-2]}
+    for op in range(255, 0, -1):
+        if op in dis.opmap.values():
+            continue
+        # 3.11+ read undefined opcodes back from co_code as CACHE: no such case there
+        if co.replace(co_code=bytes([op, 0]) + co.co_code).co_code[0] == op:
+            cases["with_unknown_opcode"] = bytes([op, 0]) + co.co_code
+            break
+    for name, raw in cases.items():
+        try:
+            built = co.replace(co_code=raw, co_name=name)
+            if sys.version_info >= (3, 11):
+                built = built.replace(co_qualname=name)
+        except ValueError:  # an interpreter that refuses to build it is not a decompiler case
+            continue
+        yield built
+
+
 def test_decompilation_errors_name_function_and_version():
-    """Every DecompilationError the samples provoke names the function and the version."""
+    """Every DecompilationError names the function and the Python version: the provoked ones,
+    and any the samples still provoke."""
     from samples import all_samples
 
-    seen = 0
+    version = f"{sys.version_info.major}.{sys.version_info.minor}"
+    provoked = list(_provoked_errors())
+    assert provoked, "this Python built none of the provoking code objects"
+    for code in provoked:
+        with pytest.raises(DecompilationError) as info:
+            DECOMPILE(code)
+        text = str(info.value)
+        assert code.co_name in text and f"(Python {version})" in text, text
+        assert info.value.code_name == code.co_name
     for sample in all_samples():
         try:
             DECOMPILE(sample.func)
         except DecompilationError as exc:
-            seen += 1
             text = str(exc)
             # the function named may be the nested one where the problem is
             names = {c.co_name for c in _code_tree(sample.func.__code__)}
             assert any(n in text for n in names), text
-            assert f"{sys.version_info.major}.{sys.version_info.minor}" in text, text
+            assert f"(Python {version})" in text, text
         except Exception:  # noqa: BLE001 - other errors are test_constructs' business
             pass
-    if not seen:
-        pytest.skip("no sample raises DecompilationError any more")
+
+
+def test_unknown_opcode_error_names_the_opcode_and_offset():
+    codes = [c for c in _provoked_errors() if c.co_name == "with_unknown_opcode"]
+    if not codes:
+        assert sys.version_info >= (3, 11)
+        pytest.skip("3.11+ code objects read undefined opcodes back as CACHE")
+    (code,) = codes
+    with pytest.raises(DecompilationError) as info:
+        DECOMPILE(code)
+    assert info.value.offset == 0, str(info.value)
+    assert "offset 0" in str(info.value), str(info.value)
 
 
 def _malformed(kind: str):
@@ -286,6 +327,10 @@ def _malformed(kind: str):
         "no-return": lambda: co.replace(co_code=raw[:-2]),
         "garbage": lambda: co.replace(co_code=bytes([255, 255] * 8)),
         "empty": lambda: co.replace(co_code=b""),
+        "underflow": lambda: co.replace(co_code=bytes([dis.opmap["POP_TOP"], 0]) + raw),
+        "last-return-dropped": lambda: co.replace(
+            co_code=raw[:-2] + bytes([dis.opmap["POP_TOP"], 0])
+        ),
     }
     try:
         return makers[kind]()
@@ -293,17 +338,17 @@ def _malformed(kind: str):
         pytest.skip(f"this Python refuses to build a {kind} code object")
 
 
-@pytest.mark.parametrize("kind", ["truncated", "no-return", "garbage", "empty"])
+@pytest.mark.parametrize(
+    "kind", ["truncated", "no-return", "garbage", "empty", "underflow", "last-return-dropped"]
+)
 def test_malformed_bytecode_raises_decompilation_error(kind):
-    """Bytecode no compiler emits is unsupported: DecompilationError, never another crash."""
+    """Bytecode no compiler emits is refused with DecompilationError, never another crash and
+    never a function that would do something else (``pass`` for a body that runs off its end)."""
     code = _malformed(kind)
     for verify in (False, True):
-        try:
-            src = DECOMPILE(code, verify=verify)
-        except DecompilationError:
-            continue
-        if verify:  # anything returned under verify=True must really verify
-            compile(src, "<decompiled>", "exec", dont_inherit=True)
+        with pytest.raises(DecompilationError) as info:
+            DECOMPILE(code, verify=verify)
+        assert "target" in str(info.value), str(info.value)
 
 
 def test_renamed_code_object_and_varnames():

@@ -260,7 +260,5 @@ def test_stopiteration_wrapper_hides_no_try():
 def test_real_try_in_generator_kept():
     src = "def f():\n    try:\n        yield 1\n    except KeyError:\n        yield 2\n"
     fn, _ = _define(src)
-    if sys.version_info < (3, 11):
-        pytest.skip("try/except on 3.9/3.10 belongs to the exception-handling work")
     out = pellucid.decompile(fn, verify=True)
     assert "try:" in out and "except KeyError" in out

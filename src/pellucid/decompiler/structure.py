@@ -122,6 +122,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         self.parallel: list[tuple[Any, ast.expr]] | None = None
         self.globals_declared: set[str] = set()
         self.latch: dict[int, int] = {}
+        self.runs_off_end = False
         for i in self.ins:
             if i.target is not None and i.target <= i.index and i.op != "FOR_ITER":
                 self.latch[i.target] = max(self.latch.get(i.target, -1), i.index)
@@ -313,7 +314,12 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         work.extend(handlers)
         while work:
             i = work.pop()
-            if i >= n or seen[i]:
+            if i >= n:
+                # past the last instruction: no interpreter runs that (it would read beyond
+                # the bytecode), so no source means it; check_supported refuses such code
+                self.runs_off_end = True
+                continue
+            if seen[i]:
                 continue
             seen[i] = True
             ins = instrs[i]
@@ -339,6 +345,8 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         return stmts
 
     def check_supported(self) -> None:
+        if self.runs_off_end:
+            raise self.fail("the bytecode runs off its end (a path with no return or raise)")
         for i in self.ins:
             if i.op in _UNSUPPORTED:
                 raise self.fail(_UNSUPPORTED[i.op], i)
