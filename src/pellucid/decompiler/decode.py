@@ -125,33 +125,35 @@ def decode(code: CodeType) -> list[Raw]:
             return varnames[i] if op in local_ops else cells[i]
 
     lines = _line_table(code)
+    # 3.13 gives every code unit a line (None for compiler-made code); earlier versions
+    # give where lines start, carried forward
+    every_unit = PY >= (3, 13)
     out: list[Raw] = []
     ext = 0
-    start = None
     i = 0
     n = len(co_code)
     line = None
     while i < n:
         op = co_code[i]
-        if i in lines:
+        if every_unit:
+            line = lines.get(i)
+        elif i in lines:
             line = lines[i]
-        elif PY >= (3, 13):
-            line = None
-        if op in _HASARG:
-            arg = co_code[i + 1] | ext
-        else:
-            arg = None
         if op == _EXTENDED_ARG:
-            ext = arg << 8
-            if start is None:
-                start = i
+            ext = (co_code[i + 1] | ext) << 8
             i += _SIZE[op]
             continue
-        ext = 0
         offset = i
-        argval: Any = arg
         argrepr = ""
-        if arg is not None and op in _RESOLVED:
+        if op not in _HASARG:
+            arg = argval = None
+            ext = 0
+        elif op not in _RESOLVED:
+            arg = argval = co_code[i + 1] | ext
+            ext = 0
+        else:
+            arg = argval = co_code[i + 1] | ext
+            ext = 0
             if op in _HASCONST:
                 argval = consts[arg]
             elif op in _HASNAME:
@@ -180,7 +182,6 @@ def decode(code: CodeType) -> list[Raw]:
                 argrepr = _INTRINSIC2[arg]
         # (Raw(...) through tuple.__new__: the named tuple's own __new__ is a Python call)
         out.append(_new_tuple(Raw, (_OPNAME[op], op, arg, argval, argrepr, offset, line)))
-        start = None
         i += _SIZE[op]
     return out
 

@@ -795,26 +795,49 @@ if hasattr(ast, "_Unparser"):
         def __exit__(self, *exc: object) -> None:
             self._write(self._end)
 
+    _REPR_CONSTANTS = frozenset({int, bool, type(None)})
+
     class _Unparser(ast._Unparser):  # type: ignore[name-defined,misc]
         """``ast.unparse``'s own unparser, the same methods and output in about two thirds of
         the time: its per-node method lookup is cached by node class (``NodeVisitor.visit``
-        builds the method name and looks it up for every node), its bracket context managers
-        are plain objects, and statements need no ``lineno`` (only read to look up type-ignore
-        comments, of which a built tree has none)."""
+        builds the method name and looks it up for every node), names and simple constants
+        are written without a method call, its bracket context managers are plain objects, and
+        statements need no ``lineno`` (only read to look up type-ignore comments, of which a
+        built tree has none)."""
 
         _methods: dict[type, Any] = {}
 
         def traverse(self, node: Any) -> None:
-            if isinstance(node, list):
+            cls = node.__class__
+            if cls is ast.Name:  # (a third of the nodes: visit_Name, inline)
+                self._source.append(node.id)
+                return
+            if cls is ast.Constant and node.kind is None:
+                # visit_Constant's common case, inline: repr() of an int, bool, None, or a
+                # str outside an f-string (where 3.9-3.12 avoid backslashes)
+                value = node.value
+                kind = type(value)
+                if kind in _REPR_CONSTANTS or (
+                    kind is str and not getattr(self, "_avoid_backslashes", False)
+                ):
+                    self._source.append(repr(value))
+                    return
+            if cls is list:
                 for item in node:
                     self.traverse(item)
                 return
-            method = self._methods.get(node.__class__)
+            method = self._methods.get(cls)
             if method is None:
                 cls = type(self)
                 method = getattr(cls, "visit_" + node.__class__.__name__, cls.generic_visit)
                 self._methods[node.__class__] = method
             method(self, node)
+
+        def fill(self, text: str = "") -> None:
+            source = self._source  # (maybe_newline and write, inline: once per statement)
+            if source:
+                source.append("\n")
+            source.append("    " * self._indent + text)
 
         def delimit(self, start: str, end: str) -> _Delimit:
             return _Delimit(self.write, start, end)

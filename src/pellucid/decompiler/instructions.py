@@ -94,7 +94,9 @@ _LEGACY_BINARY = {f"BINARY_{k}": v for k, v in _BINARY_NAMES.items()}
 _LEGACY_BINARY.update({f"INPLACE_{k}": v + "=" for k, v in _BINARY_NAMES.items()})
 
 
-@dataclass
+# (slots where dataclasses offer them, 3.10+: the decompiler makes one per instruction and
+# reads their fields in every pass)
+@dataclass(**({"slots": True} if sys.version_info >= (3, 10) else {}))
 class Instr:
     """A normalized instruction; ``target`` is an index into the same list."""
 

@@ -487,11 +487,7 @@ def annotate_codegen(patcher: Patcher, wanted: Callable[[Any], bool]) -> None:
         weakref.WeakKeyDictionary()
     )
     # (torch's recompile spells out some defaults, e.g. record_func=False; other callers don't)
-    defaults = {
-        k: p.default
-        for k, p in inspect.signature(inspect.unwrap(plain)).parameters.items()
-        if p.default is not inspect.Parameter.empty
-    }
+    defaults = _keyword_defaults(plain)
 
     def python_code(self: Any, root_module: str, *args: Any, **kwargs: Any) -> Any:
         if "verbose" not in kwargs and (wanted(self) or _traced_by_dynamo(self)):
@@ -510,6 +506,21 @@ def annotate_codegen(patcher: Patcher, wanted: Callable[[Any], bool]) -> None:
         return code
 
     patcher.setattr(graph_cls, "python_code", python_code, raw=True)
+
+
+# function -> its keyword defaults (inspect.signature costs ~50 us; every session asks)
+_defaults_of: weakref.WeakKeyDictionary[Any, dict[str, Any]] = weakref.WeakKeyDictionary()
+
+
+def _keyword_defaults(fn: Any) -> dict[str, Any]:
+    known = _defaults_of.get(fn)
+    if known is None:
+        known = _defaults_of[fn] = {
+            k: p.default
+            for k, p in inspect.signature(inspect.unwrap(fn)).parameters.items()
+            if p.default is not inspect.Parameter.empty
+        }
+    return known
 
 
 def _traced_by_dynamo(graph: Any) -> bool:
