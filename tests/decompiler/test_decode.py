@@ -89,3 +89,84 @@ def test_opargs_finds_what_dis_finds(module):
         assert Counter(opargs(code, wanted)) == expected, code
         checked += sum(expected.values())
     assert checked > 100
+
+
+def _jumps(targets):
+    """Normalized instructions: ``targets[k]`` is the target of a JUMP at k, None for a NOP."""
+    from pellucid.decompiler.instructions import Instr
+
+    return [
+        Instr("JUMP" if t is not None else "NOP", None, None, 2 * k, target=t, index=k)
+        for k, t in enumerate(targets)
+    ]
+
+
+def test_jump_chains_are_threaded_to_their_end():
+    from pellucid.decompiler.instructions import has_jump_chains, thread_jump_chains
+
+    ins = _jumps([2, None, 4, None, None])  # 0 -> 2 -> 4 (a NOP): 0 goes to 4
+    assert has_jump_chains(ins)
+    assert thread_jump_chains(ins)
+    assert [i.target for i in ins] == [4, None, 4, None, None]
+    assert ins[0].argval == ins[4].offset
+    assert not has_jump_chains(ins) and not thread_jump_chains(ins)
+
+
+def test_jump_cycles_are_left_alone():
+    from pellucid.decompiler.instructions import has_jump_chains, thread_jump_chains
+
+    ins = _jumps([1, 2, 0])  # (no compiler makes this: an endless loop of jumps)
+    assert not has_jump_chains(ins)
+    assert not thread_jump_chains(ins)
+    assert [i.target for i in ins] == [1, 2, 0]
+
+
+def test_a_refused_walk_is_tried_again_with_jump_chains_threaded():
+    """3.9 leaves a branch's jump to a ``continue``'s jump in place (samples
+    loops.loop_forever_option_arms, loops.loop_nested_elif_jumps_past_chain): read as compiled it
+    has no structure; threaded, it is a ``continue`` (on 3.10+ the compiler threads it itself)."""
+    src = (
+        "def f(action, explicit, count, extras):\n"
+        "    out = []\n"
+        "    while True:\n"
+        "        if action is None:\n"
+        "            return 0, out\n"
+        "        if explicit is not None:\n"
+        "            if count == 0:\n"
+        "                out.append(action)\n"
+        "                if explicit in extras:\n"
+        "                    action = 2\n"
+        "                    explicit = None\n"
+        "                else:\n"
+        "                    raise ValueError('ignored')\n"
+        "            elif count == 1:\n"
+        "                stop = 1\n"
+        "                break\n"
+        "            else:\n"
+        "                raise ValueError('bad count')\n"
+        "        else:\n"
+        "            stop = 2\n"
+        "            break\n"
+        "    return stop, out\n"
+    )
+    import pellucid
+
+    ns: dict = {}
+    exec(compile(src, "<loop>", "exec"), ns)
+    f = ns["f"]
+    out = pellucid.decompile(f, verify=True)
+    ns2: dict = {}
+    exec(compile(out, "<decompiled>", "exec"), ns2)
+    for args in [(None, 1, 0, []), (1, None, 0, []), (1, 5, 1, []), (1, 5, 0, [5])]:
+        assert ns2["f"](*args) == f(*args), out
+    for args in [(1, 5, 0, []), (1, 5, 2, [])]:
+        try:
+            f(*args)
+        except ValueError as e:
+            expected = str(e)
+        try:
+            ns2["f"](*args)
+        except ValueError as e:
+            assert str(e) == expected
+        else:
+            raise AssertionError(out)

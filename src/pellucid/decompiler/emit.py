@@ -67,9 +67,12 @@ def _is_function(v: Any) -> bool:
 class CodeWalker(Walker):
     """A walker that knows how to turn nested code objects into source."""
 
-    def __init__(self, code: CodeType, mode: str = "function") -> None:
-        super().__init__(code)
+    def __init__(self, code: CodeType, mode: str = "function", thread_jumps: bool = False) -> None:
+        super().__init__(code, thread_jumps)
         self.mode = mode
+
+    def threaded_walker(self) -> CodeWalker:
+        return CodeWalker(self.code, self.mode, thread_jumps=True)
 
     def check_supported(self) -> None:
         if self.mode == "genexpr":

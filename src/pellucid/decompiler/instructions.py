@@ -294,6 +294,39 @@ def _fold_backward_conditionals(out: list[Instr]) -> list[Instr]:
     return remove_instructions(out, remove)
 
 
+def _chain_end(ins: list[Instr], i: Instr) -> int | None:
+    """Where an unconditional jump ends up when the jumps it lands on are followed (None when
+    it lands on none, or they go round in a circle)."""
+    seen = {i.index}
+    t = i.target
+    n = len(ins)
+    while t is not None and t < n and ins[t].op == "JUMP" and t not in seen:
+        seen.add(t)
+        t = ins[t].target
+    if t is None or t in seen or t == i.target:
+        return None
+    return t
+
+
+def has_jump_chains(ins: list[Instr]) -> bool:
+    return any(i.op == "JUMP" and _chain_end(ins, i) is not None for i in ins)
+
+
+def thread_jump_chains(ins: list[Instr]) -> bool:
+    """Point every unconditional jump that lands on other unconditional jumps at where they
+    end, as CPython's optimizer does where it can (the same behaviour).  True if any changed."""
+    changed = False
+    for i in ins:
+        if i.op != "JUMP":
+            continue
+        end = _chain_end(ins, i)
+        if end is not None:
+            i.target = end
+            i.argval = ins[end].offset if end < len(ins) else i.argval
+            changed = True
+    return changed
+
+
 def remove_instructions(out: list[Instr], remove: set[int]) -> list[Instr]:
     """Drop instructions by index, remapping jump targets to the next kept one."""
     new_index: list[int] = []

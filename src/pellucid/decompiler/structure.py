@@ -34,7 +34,9 @@ from pellucid.decompiler.instructions import (
     VALUE_JUMPS,
     Instr,
     exception_entries,
+    has_jump_chains,
     normalize,
+    thread_jump_chains,
 )
 from pellucid.decompiler.patterns import PatternOps
 
@@ -106,11 +108,12 @@ class Region:
 
 
 class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
-    def __init__(self, code: CodeType) -> None:
+    def __init__(self, code: CodeType, thread_jumps: bool = False) -> None:
         self.code = code
         self.varnames = frozenset(code.co_varnames)
         self._match_candidates: set[int] | None = None  # (PatternOps, found when first needed)
         self.ins = normalize(code)
+        self.jumps_threaded = thread_jumps and thread_jump_chains(self.ins)
         self.exc_entries = exception_entries(code, self.ins)
         self.ins, self.exc_entries = fold_suspensions(self.ins, self.exc_entries)
         self.n = len(self.ins)
@@ -334,6 +337,27 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
 
     # ------------------------------------------------------------ entry
     def body(self) -> list[ast.stmt]:
+        """The code's statements.  Refused as compiled, they are tried once more with jumps to
+        jumps threaded (3.9 leaves some a branch's jump to a ``continue``'s jump), which
+        means the same but may have a structure: this walker then becomes that walk."""
+        try:
+            return self._body()
+        except DecompilationError as first:
+            if self.jumps_threaded or not has_jump_chains(self.ins):
+                raise
+            again = self.threaded_walker()
+            try:
+                stmts = again._body()
+            except DecompilationError:
+                raise first from None
+            self.__dict__.update(again.__dict__)
+            return stmts
+
+    def threaded_walker(self) -> Walker:
+        """A fresh walker of the same code with jump chains threaded (subclasses add state)."""
+        return Walker(self.code, thread_jumps=True)
+
+    def _body(self) -> list[ast.stmt]:
         self.check_supported()
         stmts, stack = self.walk(0, self.n, [], frozenset())
         if stack:
