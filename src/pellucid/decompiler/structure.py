@@ -1178,6 +1178,10 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 falls[len(blocks) - 1] = k
                 copies[len(blocks) - 1] = size
                 k += size
+            if k in self.latch:
+                # a loop's head (3.9's `while` tests at its top): the loop starts here, not
+                # another test of this chain (`if c: while d:` jumps where the loop exits)
+                break
             try:
                 stmts, st = self.walk(k, self.n, list(stack), frozenset(), until_cond=True)
             except DecompilationError:
