@@ -781,7 +781,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         then the same code, which a `return` in the body cannot be."""
         candidates = []
         for k in range(h + 1, exit_):
-            if self.ins[k].op != "POP_TOP" or not self.reachable[k]:
+            if self.ins[k].op != "POP_TOP" or not self.reachable[k] or self._pops_matched_exception(k):
                 continue
             size = self._clause_end_len(k + 1)
             if size is not None:
@@ -817,6 +817,22 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 self._pending_break_copy = (k + 1, size)
                 return [stop]
         return []
+
+    def _pops_matched_exception(self, k: int) -> bool:
+        """Is the POP_TOP at k an except clause's pop of the exception it caught, not of an
+        iterator?  3.11+: ``CHECK_EXC_MATCH; POP_JUMP_IF_FALSE; POP_TOP``; 3.9/3.10: the last
+        of the three values the clause pops (or stores, ``as name``) where it starts, after
+        ``JUMP_IF_NOT_EXC_MATCH`` or at the handler (a bare ``except:``)."""
+        ins = self.ins
+        if k < 2:
+            return False
+        if PY >= (3, 11):
+            return ins[k - 1].op in CONDITIONAL_JUMPS and ins[k - 2].op == "CHECK_EXC_MATCH"
+        return (
+            (ins[k - 1].op == "POP_TOP" or ins[k - 1].op.startswith("STORE_"))
+            and ins[k - 2].op == "POP_TOP"
+            and (self._is_target(k - 2) or (k >= 3 and ins[k - 3].op == "JUMP_IF_NOT_EXC_MATCH"))
+        )
 
     def _clause_end_len(self, k: int) -> int | None:
         """Length of an except clause's end at k, ``POP_EXCEPT; [name clean-up;] JUMP``, when

@@ -807,3 +807,31 @@ def exl_retry_loop_in_clause(a, b):
             except KeyError:
                 tries += 1
     return log
+
+
+@cases(*SEQS)
+def exl_for_first_try_break_or_raise(ks):
+    # enum.Flag._generate_next_value_'s shape: the loop never goes round (the try breaks, the
+    # clause raises); the clause's raise read as a copy of a `break` until the fifteenth
+    # session (refused on 3.9 and 3.11)
+    high = None
+    for k in reversed(ks):
+        try:
+            high = risky(k)
+            break
+        except ValueError:
+            raise TypeError("bad value %r" % k) from None
+    return high
+
+
+@cases(*SEQS)
+def exl_for_try_then_break(ks):
+    # the break after the try (3.9 refused it: the clause's pops read as the iterator's)
+    got = None
+    for k in ks:
+        try:
+            got = risky(k)
+        except ValueError:
+            raise KeyError(k) from None
+        break
+    return got
