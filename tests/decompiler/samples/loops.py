@@ -960,3 +960,21 @@ def loop_while_as_if_body(reader, raw):
         while raw == reader.source:
             raw = reader.next()
     return raw
+
+
+@cases(([[1, 2], [3], [4, 5]], False, True), ([[1, 2], [3]], False, False), ([[1]], True, False), ([], False, False))
+def loop_if_else_continue_in_if_arm(pairs, strict, keep):
+    # urllib.parse.parse_qsl's shape: 3.9 turns `else: continue` into the test's own jump to
+    # the loop's head and leaves the arm's continue, dead, after the true arm's jump over it
+    r = []
+    for nv in pairs:
+        if len(nv) != 2:
+            if strict:
+                raise ValueError("bad")
+            if keep:
+                nv = nv + [0]
+            else:
+                continue
+        if nv[1] or keep:
+            r.append(nv)
+    return r
