@@ -145,15 +145,9 @@ def decode(code: CodeType) -> list[Raw]:
             continue
         offset = i
         argrepr = ""
-        if op not in _HASARG:
-            arg = argval = None
-            ext = 0
-        elif op not in _RESOLVED:
-            arg = argval = co_code[i + 1] | ext
-            ext = 0
-        else:
-            arg = argval = co_code[i + 1] | ext
-            ext = 0
+        arg = argval = (co_code[i + 1] | ext) if op in _HASARG else None
+        ext = 0
+        if arg is not None and op in _RESOLVED:
             if op in _HASCONST:
                 argval = consts[arg]
             elif op in _HASNAME:

@@ -819,9 +819,9 @@ if hasattr(ast, "_Unparser"):
                 # visit_Constant's common case, inline: repr() of an int, bool, None, or a
                 # str outside an f-string (where 3.9-3.12 avoid backslashes)
                 value = node.value
-                kind = type(value)
-                if kind in _REPR_CONSTANTS or (
-                    kind is str and not getattr(self, "_avoid_backslashes", False)
+                typ = type(value)
+                if typ in _REPR_CONSTANTS or (
+                    typ is str and not getattr(self, "_avoid_backslashes", False)
                 ):
                     self._source.append(repr(value))
                     return

@@ -113,7 +113,8 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         self.varnames = frozenset(code.co_varnames)
         self._match_candidates: set[int] | None = None  # (PatternOps, found when first needed)
         self.ins = normalize(code)
-        self.jumps_threaded = thread_jumps and thread_jump_chains(self.ins)
+        if thread_jumps:
+            thread_jump_chains(self.ins)
         self.exc_entries = exception_entries(code, self.ins)
         self.ins, self.exc_entries = fold_suspensions(self.ins, self.exc_entries)
         self.n = len(self.ins)
@@ -343,7 +344,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         try:
             return self._body()
         except DecompilationError as first:
-            if self.jumps_threaded or not has_jump_chains(self.ins):
+            if not has_jump_chains(self.ins):  # (none are left once threaded)
                 raise
             again = self.threaded_walker()
             try:
