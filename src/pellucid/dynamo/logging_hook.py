@@ -23,9 +23,13 @@ def _log_source(code: types.CodeType, new_code: types.CodeType) -> None:
         return None
     try:
         from pellucid.decompiler.api import decompile_naming_constants
+        from pellucid.decompiler.emit import unparse
+        from pellucid.dynamo import tidy
         from pellucid.dynamo.session import short_repr
 
-        src, consts = decompile_naming_constants(new_code, "__pellucid_const_")
+        tree, consts = decompile_naming_constants(new_code, "__pellucid_const_", tree=True)
+        tidy.tidy(tree, new_code.co_name)  # the graph break's resume call, readable
+        src = unparse(tree)
         # Dynamo's constants with no source spelling (devices, code objects) get names
         src = "".join(f"# {k}: {short_repr(v)}\n" for k, v in consts.items()) + src
     except Exception as e:  # noqa: BLE001

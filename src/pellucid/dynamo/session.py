@@ -34,7 +34,7 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
-from pellucid.dynamo import adapter, guards, recompile, trampolines
+from pellucid.dynamo import adapter, guards, recompile, tidy, trampolines
 from pellucid.dynamo.files import INDEX_NAME, DumpDir, safe_name
 
 INDEX_SCHEMA = "pellucid-dump-index"
@@ -343,6 +343,7 @@ class DumpSession:
                     usable[long] = short
         named = recompile.with_global_names(new_code, usable) if usable else new_code
         tree, consts = decompile_naming_constants(named, f"__pellucid_const_{safe}_{tag}_", tree=True)
+        tidy.tidy(tree, new_code.co_name)  # the graph break's resume call, readable
         if consts:
             if g is None:
                 raise recompile.ContractError("constants without a source form and no globals to bind them")

@@ -1,0 +1,489 @@
+"""Readable graph breaks: the frame-value lists of Dynamo's resume calls, followed away.
+
+At a graph break, Dynamo (torch 2.13) builds the resume function's arguments with a dance of
+fresh lists: a list per frame, slice copies, ``extend``, slice assignments that reorder, ``del``
+of the last item, and the call with ``*``.  Decompiled faithfully, that is a dozen temporaries
+(``__pellucid_tmp5[0][0:0] = []``) around one call, and the reader cannot see what the resume
+function receives.  Those lists are fresh, and nothing outside these statements can see them
+before the call; so their contents can be followed statement by statement, and the call
+written with list displays: ``return __resume_at_102_2([], [], b, __pellucid_tmp1)``.
+
+Sound by construction, or not at all: values are followed only through statements whose
+effect on a fresh list is known exactly (displays, constant indexes and slices, ``extend``,
+``append``, slice and item assignment, ``del`` of an item); a value put into a list that could
+change or fail before the call is read into a temporary where it was read.  Any other use of a
+followed list (a call, a store into a variable, a loop, an index out of range, the same list
+passed twice) leaves the function exactly as decompiled.  Only Dynamo's code gets this: for
+source-made code the decompiler reproduces the bytecode, and this changes it.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+from typing import Union
+
+TEMP = re.compile(r"__pellucid_tmp(\d+)\Z")
+
+
+class _GiveUp(Exception):
+    """A followed list is used in a way not modelled here: keep the function as it was."""
+
+
+@dataclass(frozen=True)
+class _List:
+    """A fresh list object, by identity (``oid``)."""
+
+    oid: int
+
+
+# an element of a followed list: another followed list, or an expression that reads the same
+# whenever it is evaluated (a constant, a temporary, an argument never rebound)
+Item = Union[_List, ast.expr]
+
+
+@dataclass
+class _State:
+    heap: dict[int, list[Item]] = field(default_factory=dict)
+    env: dict[str, Item] = field(default_factory=dict)  # followed temporary -> its value
+    changes: int = 0  # lists made or changed: a branch that falls through must make none
+
+    def copy(self) -> _State:
+        return _State({k: list(v) for k, v in self.heap.items()}, dict(self.env), self.changes)
+
+    def new_list(self, items: list[Item]) -> _List:
+        oid = len(self.heap)  # (lists are never removed)
+        self.heap[oid] = items
+        self.changes += 1
+        return _List(oid)
+
+
+def tidy(tree: ast.Module, function_name: str) -> bool:
+    """Rewrite the graph-break lists of ``function_name``'s definition in ``tree`` in place;
+    True if anything changed."""
+    fn = next(
+        (
+            d
+            for d in tree.body
+            if isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef)) and d.name == function_name
+        ),
+        None,
+    )
+    if fn is None:
+        return False
+    return _Tidier(fn).run()
+
+
+class _Tidier:
+    def __init__(self, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        self.fn = fn
+        args = fn.args
+        params = [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]
+        params += [a.arg for a in (args.vararg, args.kwarg) if a is not None]
+        rebound = _bound_names(fn)
+        nested = any(
+            isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef))
+            for n in ast.walk(fn)
+            if n is not fn
+        )
+        # arguments nothing rebinds (a nested scope might, through nonlocal: then none)
+        self.stable_names = set() if nested else set(params) - rebound
+        names = [n for n in ast.walk(fn) if isinstance(n, ast.Name)]
+        temps = [int(m.group(1)) for n in names for m in [TEMP.match(n.id)] if m]
+        self.next_temp = max(temps, default=-1) + 1
+        self.assigned_temps: set[str] = set()
+        self.nested = nested
+        # reads of each name in the whole function (a temporary read once can be folded away)
+        self.reads: dict[str, int] = {}
+        for n in names:
+            if isinstance(n.ctx, ast.Load):
+                self.reads[n.id] = self.reads.get(n.id, 0) + 1
+
+    def run(self) -> bool:
+        try:
+            body, changed = self.block(self.fn.body, _State())
+        except _GiveUp:
+            return False
+        if changed:
+            self.fn.body = body or [ast.Pass()]
+            if not self.nested:
+                _renumber_temps(self.fn)
+        return changed
+
+    # ------------------------------------------------------------------ statements
+    def block(self, stmts: list[ast.stmt], state: _State) -> tuple[list[ast.stmt], bool]:
+        """``stmts`` followed in order: (what to write instead, whether that differs)."""
+        stmts_in = stmts
+        stmts = _fold_result_moves(_split_called_walrus(stmts), self.reads)
+        out: list[ast.stmt] = []
+        for st in stmts:
+            if self.statement(st, state, out):
+                out.append(st)
+            if isinstance(st, (ast.Return, ast.Raise)):
+                break  # (what follows is unreachable)
+        changed = len(out) != len(stmts_in) or any(a is not b for a, b in zip(out, stmts_in))
+        return out, changed
+
+    def statement(self, st: ast.stmt, state: _State, out: list[ast.stmt]) -> bool:
+        """Follow ``st``; True to keep it as it is (it may have appended replacements to ``out``)."""
+        if isinstance(st, ast.Assign) and len(st.targets) == 1:
+            target = st.targets[0]
+            if isinstance(target, ast.Name) and TEMP.match(target.id):
+                if target.id in self.assigned_temps:
+                    raise _GiveUp  # (temporaries are assigned once; a second time is not modelled)
+                self.assigned_temps.add(target.id)
+                value = self.value(st.value, state, out)
+                if value is None:
+                    return True
+                state.env[target.id] = value
+                state.changes += 1
+                return False
+            if isinstance(target, ast.Subscript) and self._mentions(target.value, state):
+                self.store_item(target, st.value, state, out)
+                return False
+        elif isinstance(st, ast.Expr):
+            call = st.value
+            if (
+                isinstance(call, ast.Call)
+                and isinstance(call.func, ast.Attribute)
+                and call.func.attr in ("extend", "append")
+                and len(call.args) == 1
+                and not call.keywords
+                and self._mentions(call.func.value, state)
+            ):
+                into = self._followed_list(call.func.value, state, out)
+                if call.func.attr == "extend":
+                    src = self.value(call.args[0], state, out)
+                    if not isinstance(src, _List):
+                        raise _GiveUp
+                    state.heap[into.oid].extend(state.heap[src.oid])
+                else:
+                    state.heap[into.oid].append(self.item(call.args[0], state, out))
+                state.changes += 1
+                return False
+            if self._discardable(st.value, state):
+                return False
+        elif isinstance(st, ast.Delete) and len(st.targets) == 1:
+            target = st.targets[0]
+            if isinstance(target, ast.Name) and target.id in state.env:
+                del state.env[target.id]
+                state.changes += 1
+                return False
+            if isinstance(target, ast.Subscript) and self._mentions(target.value, state):
+                lst = state.heap[self._followed_list(target.value, state, out).oid]
+                where = _index_or_slice(target.slice)
+                if isinstance(where, int):
+                    _check_index(lst, where)
+                del lst[where]
+                state.changes += 1
+                return False
+        elif (
+            isinstance(st, ast.Return) and st.value is not None and self._mentions(st.value, state)
+        ):
+            counted: dict[int, int] = {}
+            value = self.materialize(st.value, state, counted)
+            if any(n > 1 for n in counted.values()):
+                raise _GiveUp  # one list passed twice: two displays would be two lists
+            out.append(ast.Return(value=value))
+            return False
+        elif isinstance(st, ast.If) and not self._mentions(st.test, state):
+            before = state.changes
+            body_state, else_state = state.copy(), state.copy()
+            body, body_changed = self.block(st.body, body_state)
+            orelse, else_changed = self.block(st.orelse, else_state)
+            ends = bool(body) and isinstance(body[-1], (ast.Return, ast.Raise))
+            else_ends = bool(orelse) and isinstance(orelse[-1], (ast.Return, ast.Raise))
+            if ends:
+                after = else_state
+            elif else_ends:
+                after = body_state
+            elif body_state.changes == before and else_state.changes == before:
+                after = state
+            else:
+                raise _GiveUp  # lists changed on a path that goes on: not followed past a join
+            state.heap, state.env, state.changes = after.heap, after.env, after.changes
+            if body_changed or else_changed:
+                out.append(ast.If(test=st.test, body=body or [ast.Pass()], orelse=orelse))
+                return False
+            return True
+        if self._mentions(st, state):
+            raise _GiveUp
+        return True
+
+    # ------------------------------------------------------------------ values
+    def value(self, e: ast.expr, state: _State, out: list[ast.stmt]) -> Item | None:
+        """What ``e`` evaluates to when it involves followed lists (None: it does not)."""
+        if isinstance(e, ast.Name):
+            return state.env.get(e.id)
+        if isinstance(e, ast.List) and isinstance(e.ctx, ast.Load):
+            items: list[Item] = []
+            for elt in e.elts:
+                if isinstance(elt, ast.Starred):
+                    inner = self.value(elt.value, state, out)
+                    if not isinstance(inner, _List):
+                        raise _GiveUp
+                    items += state.heap[inner.oid]
+                else:
+                    items.append(self.item(elt, state, out))
+            return state.new_list(items)
+        if isinstance(e, ast.Subscript) and isinstance(e.ctx, ast.Load):
+            if not self._mentions(e.value, state):
+                if self._mentions(e.slice, state):
+                    raise _GiveUp
+                return None
+            lst = state.heap[self._followed_list(e.value, state, out).oid]
+            where = _index_or_slice(e.slice)
+            if isinstance(where, int):
+                _check_index(lst, where)
+                return lst[where]
+            return state.new_list(lst[where])
+        if self._mentions(e, state):
+            raise _GiveUp
+        return None
+
+    def item(self, e: ast.expr, state: _State, out: list[ast.stmt]) -> Item:
+        """``e`` as an element of a list: followed, stable, or read into a new temporary now."""
+        v = self.value(e, state, out)
+        if v is not None:
+            return v
+        if self._stable(e):
+            return e
+        name = f"__pellucid_tmp{self.next_temp}"
+        self.next_temp += 1
+        self.assigned_temps.add(name)
+        out.append(ast.Assign(targets=[ast.Name(name, ast.Store())], value=e, lineno=0))
+        return ast.Name(name, ast.Load())
+
+    def store_item(
+        self, target: ast.Subscript, value: ast.expr, state: _State, out: list[ast.stmt]
+    ) -> None:
+        """``lst[i] = value`` / ``lst[a:b] = [...]`` on a followed list (the value first, as Python does)."""
+        where = _index_or_slice(target.slice)
+        if isinstance(where, int):
+            new: Item = self.item(value, state, out)
+            lst = state.heap[self._followed_list(target.value, state, out).oid]
+            _check_index(lst, where)
+            lst[where] = new
+        else:
+            src = self.value(value, state, out)
+            if not isinstance(src, _List) or where.step is not None:
+                raise _GiveUp
+            items = list(state.heap[src.oid])
+            state.heap[self._followed_list(target.value, state, out).oid][where] = items
+        state.changes += 1
+
+    def _followed_list(self, e: ast.expr, state: _State, out: list[ast.stmt]) -> _List:
+        v = self.value(e, state, out)
+        if not isinstance(v, _List):
+            raise _GiveUp
+        return v
+
+    def materialize(self, e: ast.expr, state: _State, counted: dict[int, int]) -> ast.expr:
+        """``e`` with followed lists written as displays (a ``*`` of one spread into its items)."""
+
+        def show(item: Item) -> ast.expr:
+            if isinstance(item, _List):
+                counted[item.oid] = counted.get(item.oid, 0) + 1
+                return ast.List(elts=[show(i) for i in state.heap[item.oid]], ctx=ast.Load())
+            return _fresh_copy(item)
+
+        def spread(elts: list[ast.expr]) -> list[ast.expr]:
+            out: list[ast.expr] = []
+            for x in elts:
+                if isinstance(x, ast.Starred) and self._mentions(x.value, state):
+                    inner = self.value(x.value, state, [])
+                    if not isinstance(inner, _List):
+                        raise _GiveUp
+                    counted[inner.oid] = counted.get(inner.oid, 0) + 1
+                    out += [show(i) for i in state.heap[inner.oid]]
+                elif isinstance(x, ast.Starred):
+                    out.append(x)
+                else:
+                    out.append(walk(x))
+            return out
+
+        def walk(node: ast.expr) -> ast.expr:
+            if not self._mentions(node, state):
+                return node
+            if isinstance(node, (ast.Name, ast.Subscript)):
+                v = self.value(node, state, [])
+                if v is None:
+                    raise _GiveUp
+                return show(v)
+            if isinstance(node, ast.Call):
+                keywords = [ast.keyword(arg=k.arg, value=walk(k.value)) for k in node.keywords]
+                return ast.Call(func=walk(node.func), args=spread(node.args), keywords=keywords)
+            if isinstance(node, (ast.Tuple, ast.List)) and isinstance(node.ctx, ast.Load):
+                return type(node)(elts=spread(node.elts), ctx=ast.Load())
+            raise _GiveUp
+
+        return walk(e)
+
+    # ------------------------------------------------------------------ facts
+    def _stable(self, e: ast.expr) -> bool:
+        """Does ``e`` read the same, without effects or errors, wherever it is evaluated later?"""
+        if isinstance(e, ast.Constant):
+            return True
+        if isinstance(e, ast.Name):
+            return bool(TEMP.match(e.id)) or e.id in self.stable_names
+        if isinstance(e, ast.Tuple):
+            return all(not isinstance(x, ast.Starred) and self._stable(x) for x in e.elts)
+        return False
+
+    def _discardable(self, e: ast.expr, state: _State) -> bool:
+        """An expression statement whose only effect is making followed (or no) values."""
+        if not self._mentions(e, state):
+            return False
+        try:
+            scratch = state.copy()
+            extra: list[ast.stmt] = []
+            self.value(e, scratch, extra)
+        except _GiveUp:
+            return False
+        if extra:  # it reads something that could fail: kept
+            return False
+        return True
+
+    @staticmethod
+    def _mentions(node: ast.AST, state: _State) -> bool:
+        if not state.env:
+            return False
+        return any(isinstance(n, ast.Name) and n.id in state.env for n in ast.walk(node))
+
+
+def _index_or_slice(s: ast.expr) -> int | slice:
+    """A constant index or a slice of constant bounds (anything else is not followed)."""
+    if isinstance(s, ast.Constant) and type(s.value) is int:
+        return s.value
+    if (
+        isinstance(s, ast.UnaryOp)
+        and isinstance(s.op, ast.USub)
+        and isinstance(s.operand, ast.Constant)
+    ):
+        if type(s.operand.value) is int:
+            return -s.operand.value
+    if isinstance(s, ast.Slice):
+        parts = []
+        for p in (s.lower, s.upper, s.step):
+            if p is None:
+                parts.append(None)
+            else:
+                v = _index_or_slice(p)
+                if not isinstance(v, int):
+                    raise _GiveUp
+                parts.append(v)
+        return slice(*parts)
+    raise _GiveUp
+
+
+def _check_index(lst: list[Item], k: int) -> None:
+    if not -len(lst) <= k < len(lst):
+        raise _GiveUp  # an IndexError at run time: not this rewrite's to move
+
+
+def _fresh_copy(e: ast.expr) -> ast.expr:
+    if isinstance(e, ast.Name):
+        return ast.Name(e.id, ast.Load())
+    if isinstance(e, ast.Constant):
+        return ast.Constant(e.value)
+    if isinstance(e, ast.Tuple):
+        return ast.Tuple(elts=[_fresh_copy(x) for x in e.elts], ctx=ast.Load())
+    return e
+
+
+def _fold_result_moves(stmts: list[ast.stmt], reads: dict[str, int]) -> list[ast.stmt]:
+    """``tmp = call(...); del a; del b; x = tmp`` as ``x = call(...); del a; del b``: Dynamo
+    deletes its helper locals between a graph's call and the store of its result.  Moving the
+    store of ``x`` before deleting other locals changes nothing observable."""
+    out = list(stmts)
+    k = 0
+    while k < len(out):
+        st = out[k]
+        if (
+            isinstance(st, ast.Assign)
+            and len(st.targets) == 1
+            and isinstance(st.targets[0], ast.Name)
+            and TEMP.match(st.targets[0].id)
+        ):
+            tmp = st.targets[0].id
+            j = k + 1
+            deleted: set[str] = set()
+            while (
+                j < len(out)
+                and isinstance(out[j], ast.Delete)
+                and all(isinstance(t, ast.Name) for t in out[j].targets)
+            ):
+                deleted.update(t.id for t in out[j].targets)
+                j += 1
+            move = out[j] if j < len(out) else None
+            if (
+                isinstance(move, ast.Assign)
+                and len(move.targets) == 1
+                and isinstance(move.targets[0], ast.Name)
+                and isinstance(move.value, ast.Name)
+                and move.value.id == tmp
+                and move.targets[0].id not in deleted
+                and move.targets[0].id != tmp
+                and tmp not in deleted
+                and reads.get(tmp) == 1
+            ):
+                new = ast.Assign(targets=[move.targets[0]], value=st.value, lineno=0)
+                out[k : j + 1] = [new, *out[k + 1 : j]]
+        k += 1
+    return out
+
+
+def _split_called_walrus(stmts: list[ast.stmt]) -> list[ast.stmt]:
+    """``t = (f := g.h)()`` as ``f = g.h`` then ``t = f()``: Dynamo keeps the function it calls
+    in a local.  The same order: ``g.h``, bind ``f``, then the arguments and the call."""
+    out: list[ast.stmt] = []
+    for st in stmts:
+        call = st.value if isinstance(st, (ast.Expr, ast.Assign)) else None
+        if (
+            isinstance(call, ast.Call)
+            and isinstance(call.func, ast.NamedExpr)
+            and (isinstance(st, ast.Expr) or all(isinstance(t, ast.Name) for t in st.targets))
+        ):
+            walrus = call.func
+            out.append(ast.Assign(targets=[walrus.target], value=walrus.value, lineno=0))
+            new_call = ast.Call(
+                func=ast.Name(walrus.target.id, ast.Load()), args=call.args, keywords=call.keywords
+            )
+            if isinstance(st, ast.Expr):
+                out.append(ast.Expr(value=new_call))
+            else:
+                out.append(ast.Assign(targets=st.targets, value=new_call, lineno=0))
+        else:
+            out.append(st)
+    return out
+
+
+def _bound_names(fn: ast.AST) -> set[str]:
+    """Every name something in ``fn`` binds or unbinds (its arguments' own binding aside)."""
+    bound: set[str] = set()
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
+            bound.add(n.id)
+        elif isinstance(n, ast.ExceptHandler) and n.name:
+            bound.add(n.name)
+        elif isinstance(n, ast.alias):
+            bound.add((n.asname or n.name).split(".")[0])
+        elif isinstance(n, (ast.Global, ast.Nonlocal)):
+            bound.update(n.names)
+        elif type(n).__name__ in ("MatchAs", "MatchStar") and getattr(n, "name", None):
+            bound.add(n.name)
+        elif type(n).__name__ == "MatchMapping" and getattr(n, "rest", None):
+            bound.add(n.rest)
+    return bound
+
+
+def _renumber_temps(fn: ast.AST) -> None:
+    """Temporaries numbered 0, 1, ... in the order they appear (some were followed away)."""
+    order: dict[str, str] = {}
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Name) and TEMP.match(n.id) and n.id not in order:
+            order[n.id] = f"__pellucid_tmp{len(order)}"
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Name) and n.id in order:
+            n.id = order[n.id]
