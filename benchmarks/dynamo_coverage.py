@@ -14,6 +14,10 @@ Each workload of ``tests/dynamo/workloads.py`` runs in a fresh process under
 * *files*: transformed-code files written (pellucid writes identical text once);
 * *run from file*: frames whose code the program actually executed from a dumped file
   (pellucid's index; depyf runs every file it writes, so for it this is its file count);
+* *stmts*: Python statements in those files (``ast`` nodes, the ``def`` lines included): how
+  much there is to read.  For pellucid, *untidied* is the same count had the graph-break tidy
+  (``pellucid.dynamo.tidy``: Dynamo's frame-value lists followed away) been off, and *tidied*
+  the frames it rewrote;
 * *result*: ``same`` when the program's outputs equal the eager outputs, ``DIFFERENT``
   when they do not, or the exception that stopped the user's program.
 """
@@ -39,7 +43,7 @@ DEFAULT_WORKLOADS = (
 )
 
 CHILD = r"""
-import contextlib, glob, io, json, os, sys, warnings
+import ast, contextlib, glob, io, json, os, sys, warnings
 sys.path.insert(0, {workloads_dir!r})
 warnings.simplefilter("ignore")
 import torch
@@ -54,7 +58,17 @@ if tool == "depyf":
     ctx = depyf.prepare_debug(dump)
 else:
     import pellucid
+    import pellucid.dynamo.tidy as tidy_module
     ctx = pellucid.prepare_debug(dump)
+    real_tidy = tidy_module.tidy
+    def counting_tidy(tree, name):
+        before = sum(isinstance(n, ast.stmt) for n in ast.walk(tree))
+        changed = real_tidy(tree, name)
+        result["tidied"] = result.get("tidied", 0) + changed
+        result["removed"] = result.get("removed", 0) + before - sum(
+            isinstance(n, ast.stmt) for n in ast.walk(tree))
+        return changed
+    tidy_module.tidy = counting_tidy
 result = {{}}
 try:
     with contextlib.redirect_stdout(io.StringIO()):
@@ -67,7 +81,15 @@ try:
         result["result"] = "DIFFERENT"
 except Exception as e:
     result["result"] = f"{{type(e).__name__}}: {{e}}".splitlines()[0][:70]
-result["files"] = len(glob.glob(os.path.join(dump, "__transformed_code_*.py")))
+paths = glob.glob(os.path.join(dump, "__transformed_code_*.py"))
+result["files"] = len(paths)
+def statements(path):
+    try:
+        with open(path) as f:
+            return sum(isinstance(n, ast.stmt) for n in ast.walk(ast.parse(f.read())))
+    except (OSError, SyntaxError, ValueError):
+        return 0
+result["stmts"] = sum(statements(p) for p in paths if not p.endswith(".readonly.py"))
 if tool == "pellucid" and os.path.exists(os.path.join(dump, "index.json")):
     with open(os.path.join(dump, "index.json")) as f:
         index = json.load(f)
@@ -107,10 +129,15 @@ def main() -> None:
     width = max(len(n) for n in names + ["workload"])
     header = f"{'workload':{width}s} {'frames':>6s}"
     for tool, _ in tools:
-        header += f" | {tool + ' files':>15s} {'run from file':>13s} {'result':<24s}"
+        header += f" | {tool + ' files':>15s} {'run from file':>13s} {'stmts':>5s}"
+        if tool == "pellucid":
+            header += f" {'untidied':>8s} {'tidied':>6s}"
+        header += f" {'result':<24s}"
     print(header)
     print("-" * len(header))
     totals = {tool: [0, 0, 0] for tool, _ in tools}  # frames, files, from_file
+    stmts = {tool: 0 for tool, _ in tools}
+    untidied, tidied = 0, 0
     failed_programs = {tool: 0 for tool, _ in tools}
     for name in names:
         rows = {tool: measure(py, tool, name, args.backend) for tool, py in tools}
@@ -123,14 +150,25 @@ def main() -> None:
             failed_programs[tool] += r["result"] != "same"
             totals[tool][1] += files
             totals[tool][2] += from_file
-            line += f" | {files:15d} {from_file:13d} {r['result']:<24s}"
+            stmts[tool] += r.get("stmts", 0)
+            line += f" | {files:15d} {from_file:13d} {r.get('stmts', 0):5d}"
+            if tool == "pellucid":
+                untidied += r.get("stmts", 0) + r.get("removed", 0)
+                tidied += r.get("tidied", 0)
+                line += f" {r.get('stmts', 0) + r.get('removed', 0):8d} {r.get('tidied', 0):6d}"
+            line += f" {r['result']:<24s}"
         print(line, flush=True)
     print("-" * len(header))
     for tool, (frames, files, from_file) in totals.items():
         print(
             f"{tool}: {from_file} of {frames} transformed frames ran from a dumped file "
-            f"({files} files); {failed_programs[tool]} workloads did not give the eager result"
+            f"({files} files, {stmts[tool]} statements); {failed_programs[tool]} workloads "
+            "did not give the eager result"
         )
+    print(
+        f"pellucid's graph-break tidy rewrote {tidied} frames: {untidied} statements to read "
+        f"without it, {stmts['pellucid']} with it"
+    )
 
 
 if __name__ == "__main__":
