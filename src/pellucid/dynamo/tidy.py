@@ -78,27 +78,86 @@ def tidy(tree: ast.Module, function_name: str) -> bool:
 class _Tidier:
     def __init__(self, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         self.fn = fn
+        # One walk of the function: the names each statement mentions (statements of the body
+        # and of its ifs, the ones followed), every name's reads, what is bound, nested scopes.
+        self.reads: dict[str, int] = {}  # a temporary read once can be folded away
+        self.bound: set[str] = set()
+        self.nested = False
+        self.temp_nodes: list[ast.Name] = []  # to number the temporaries left, at the end
+        self.stmt_names: dict[int, set[str]] = {}
+        self._index(fn.body)
         args = fn.args
         params = [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]
         params += [a.arg for a in (args.vararg, args.kwarg) if a is not None]
-        rebound = _bound_names(fn)
-        nested = any(
-            isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef))
-            for n in ast.walk(fn)
-            if n is not fn
-        )
         # arguments nothing rebinds (a nested scope might, through nonlocal: then none)
-        self.stable_names = set() if nested else set(params) - rebound
-        names = [n for n in ast.walk(fn) if isinstance(n, ast.Name)]
-        temps = [int(m.group(1)) for n in names for m in [TEMP.match(n.id)] if m]
+        self.stable_names = set() if self.nested else set(params) - self.bound
+        temps = [int(TEMP.match(n.id).group(1)) for n in self.temp_nodes]  # type: ignore[union-attr]
         self.next_temp = max(temps, default=-1) + 1
         self.assigned_temps: set[str] = set()
-        self.nested = nested
-        # reads of each name in the whole function (a temporary read once can be folded away)
-        self.reads: dict[str, int] = {}
-        for n in names:
-            if isinstance(n.ctx, ast.Load):
-                self.reads[n.id] = self.reads.get(n.id, 0) + 1
+        self.quiet = False  # (see statement)
+
+    def _index(self, stmts: list[ast.stmt]) -> None:
+        for st in stmts:
+            if type(st) is ast.If:
+                names = self._scan(st.test)
+                self._index(st.body)
+                self._index(st.orelse)
+                for child in st.body + st.orelse:
+                    names |= self.stmt_names[id(child)]
+            else:
+                names = self._scan(st)
+            self.stmt_names[id(st)] = names
+
+    def _scan(self, node: ast.AST) -> set[str]:
+        """Names under ``node``, counting reads and bindings (ast.walk is several times slower)."""
+        names: set[str] = set()
+        reads = self.reads
+        stack: list = [node]
+        pop, push, extend = stack.pop, stack.append, stack.extend
+        while stack:
+            n = pop()
+            t = type(n)
+            if t is ast.Name:
+                i = n.id
+                names.add(i)
+                if type(n.ctx) is ast.Load:
+                    reads[i] = reads.get(i, 0) + 1
+                else:
+                    self.bound.add(i)
+                if i.startswith("__pellucid_tmp"):
+                    self.temp_nodes.append(n)
+                continue
+            if t is ast.Constant or n is None:
+                continue
+            fields = _CHILDREN.get(t)
+            if fields is None:
+                fields = _CHILDREN[t] = _child_fields(t)
+            if t in _BINDERS:
+                self._binder(n)
+            for f in fields:
+                v = getattr(n, f)
+                if type(v) is list:
+                    extend(v)
+                else:
+                    push(v)
+        return names
+
+    def _binder(self, n: ast.AST) -> None:
+        """A scope or a binding that is not a Name node."""
+        t = type(n)
+        if t in _SCOPES:
+            self.nested = True
+        elif t is ast.ExceptHandler:
+            if n.name:  # type: ignore[attr-defined]
+                self.bound.add(n.name)  # type: ignore[attr-defined]
+        elif t is ast.alias:
+            self.bound.add((n.asname or n.name).split(".")[0])  # type: ignore[attr-defined]
+        elif t is ast.Global or t is ast.Nonlocal:
+            self.bound.update(n.names)  # type: ignore[attr-defined]
+        else:  # match patterns
+            bound = getattr(n, "rest" if t.__name__ == "MatchMapping" else "name", None)
+            if bound:
+                self.bound.add(bound)
 
     def run(self) -> bool:
         try:
@@ -108,8 +167,26 @@ class _Tidier:
         if changed:
             self.fn.body = body or [ast.Pass()]
             if not self.nested:
-                _renumber_temps(self.fn)
+                self._renumber_temps(body)
         return changed
+
+    def _renumber_temps(self, body: list[ast.stmt]) -> None:
+        """Temporaries numbered 0, 1, ... (some were followed away, some made here)."""
+        left: set[str] = set()
+        for st in body:
+            left |= self._names(st)
+        order = sorted((n for n in left if TEMP.match(n)), key=lambda n: int(n[14:]))
+        new = {old: f"__pellucid_tmp{k}" for k, old in enumerate(order)}
+        for n in self.temp_nodes:
+            if n.id in new:
+                n.id = new[n.id]
+
+    def _names(self, st: ast.AST) -> set[str]:
+        """The names ``st`` mentions (remembered for the statements indexed at the start)."""
+        known = self.stmt_names.get(id(st))
+        if known is None:
+            known = _names_under(st)
+        return known
 
     # ------------------------------------------------------------------ statements
     def block(self, stmts: list[ast.stmt], state: _State) -> tuple[list[ast.stmt], bool]:
@@ -127,6 +204,13 @@ class _Tidier:
 
     def statement(self, st: ast.stmt, state: _State, out: list[ast.stmt]) -> bool:
         """Follow ``st``; True to keep it as it is (it may have appended replacements to ``out``)."""
+        # a statement naming no followed list: no part of it needs looking into for one
+        self.quiet = False
+        self.quiet = not self._mentions(st, state)
+        if self.quiet and not (
+            isinstance(st, ast.Assign) and isinstance(st.value, ast.List) or isinstance(st, ast.If)
+        ):
+            return True
         if isinstance(st, ast.Assign) and len(st.targets) == 1:
             target = st.targets[0]
             if isinstance(target, ast.Name) and TEMP.match(target.id):
@@ -252,8 +336,10 @@ class _Tidier:
         name = f"__pellucid_tmp{self.next_temp}"
         self.next_temp += 1
         self.assigned_temps.add(name)
-        out.append(ast.Assign(targets=[ast.Name(name, ast.Store())], value=e, lineno=0))
-        return ast.Name(name, ast.Load())
+        stored, ref = ast.Name(name, ast.Store()), ast.Name(name, ast.Load())
+        self.temp_nodes += (stored, ref)
+        out.append(ast.Assign(targets=[stored], value=e, lineno=0))
+        return ref
 
     def store_item(
         self, target: ast.Subscript, value: ast.expr, state: _State, out: list[ast.stmt]
@@ -286,7 +372,7 @@ class _Tidier:
             if isinstance(item, _List):
                 counted[item.oid] = counted.get(item.oid, 0) + 1
                 return ast.List(elts=[show(i) for i in state.heap[item.oid]], ctx=ast.Load())
-            return _fresh_copy(item)
+            return self._fresh_copy(item)
 
         def spread(elts: list[ast.expr]) -> list[ast.expr]:
             out: list[ast.expr] = []
@@ -320,6 +406,19 @@ class _Tidier:
 
         return walk(e)
 
+    def _fresh_copy(self, e: ast.expr) -> ast.expr:
+        """A stable item written once more (a node of its own: the tree is a tree)."""
+        if isinstance(e, ast.Name):
+            copy = ast.Name(e.id, ast.Load())
+            if e.id.startswith("__pellucid_tmp"):
+                self.temp_nodes.append(copy)
+            return copy
+        if isinstance(e, ast.Constant):
+            return ast.Constant(e.value)
+        if isinstance(e, ast.Tuple):
+            return ast.Tuple(elts=[self._fresh_copy(x) for x in e.elts], ctx=ast.Load())
+        return e
+
     # ------------------------------------------------------------------ facts
     def _stable(self, e: ast.expr) -> bool:
         """Does ``e`` read the same, without effects or errors, wherever it is evaluated later?"""
@@ -345,11 +444,55 @@ class _Tidier:
             return False
         return True
 
-    @staticmethod
-    def _mentions(node: ast.AST, state: _State) -> bool:
-        if not state.env:
+    def _mentions(self, node: ast.AST, state: _State) -> bool:
+        if self.quiet or not state.env:
             return False
-        return any(isinstance(n, ast.Name) and n.id in state.env for n in ast.walk(node))
+        if type(node) is ast.Name:
+            return node.id in state.env  # type: ignore[attr-defined]
+        return not self._names(node).isdisjoint(state.env)
+
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+
+def _names_under(node: ast.AST) -> set[str]:
+    names: set[str] = set()
+    stack: list = [node]
+    while stack:
+        n = stack.pop()
+        t = type(n)
+        if t is ast.Name:
+            names.add(n.id)
+            continue
+        if t is ast.Constant or n is None:
+            continue
+        fields = _CHILDREN.get(t)
+        if fields is None:
+            fields = _CHILDREN[t] = _child_fields(t)
+        for f in fields:
+            v = getattr(n, f)
+            if type(v) is list:
+                stack.extend(v)
+            else:
+                stack.append(v)
+    return names
+
+
+# fields that never hold a node (or a list of nodes): identifiers, operators, flags
+_LEAF_FIELDS = frozenset(
+    {"ctx", "op", "ops", "id", "attr", "arg", "name", "names", "module", "level", "kind",
+     "type_comment", "conversion", "is_async", "simple", "kwd_attrs", "rest", "asname"}
+)  # fmt: skip
+_CHILDREN: dict[type, tuple[str, ...]] = {}
+_BINDERS = frozenset(
+    {ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.ExceptHandler,
+     ast.alias, ast.Global, ast.Nonlocal}
+    | {getattr(ast, k) for k in ("MatchAs", "MatchStar", "MatchMapping") if hasattr(ast, k)}
+)  # fmt: skip
+
+
+def _child_fields(t: type) -> tuple[str, ...]:
+    return tuple(f for f in t._fields if f not in _LEAF_FIELDS)
 
 
 def _index_or_slice(s: ast.expr) -> int | slice:
@@ -382,16 +525,6 @@ def _check_index(lst: list[Item], k: int) -> None:
         raise _GiveUp  # an IndexError at run time: not this rewrite's to move
 
 
-def _fresh_copy(e: ast.expr) -> ast.expr:
-    if isinstance(e, ast.Name):
-        return ast.Name(e.id, ast.Load())
-    if isinstance(e, ast.Constant):
-        return ast.Constant(e.value)
-    if isinstance(e, ast.Tuple):
-        return ast.Tuple(elts=[_fresh_copy(x) for x in e.elts], ctx=ast.Load())
-    return e
-
-
 def _fold_result_moves(stmts: list[ast.stmt], reads: dict[str, int]) -> list[ast.stmt]:
     """``tmp = call(...); del a; del b; x = tmp`` as ``x = call(...); del a; del b``: Dynamo
     deletes its helper locals between a graph's call and the store of its result.  Moving the
@@ -404,6 +537,7 @@ def _fold_result_moves(stmts: list[ast.stmt], reads: dict[str, int]) -> list[ast
             isinstance(st, ast.Assign)
             and len(st.targets) == 1
             and isinstance(st.targets[0], ast.Name)
+            and reads.get(st.targets[0].id) == 1
             and TEMP.match(st.targets[0].id)
         ):
             tmp = st.targets[0].id
@@ -426,7 +560,6 @@ def _fold_result_moves(stmts: list[ast.stmt], reads: dict[str, int]) -> list[ast
                 and move.targets[0].id not in deleted
                 and move.targets[0].id != tmp
                 and tmp not in deleted
-                and reads.get(tmp) == 1
             ):
                 new = ast.Assign(targets=[move.targets[0]], value=st.value, lineno=0)
                 out[k : j + 1] = [new, *out[k + 1 : j]]
@@ -457,33 +590,3 @@ def _split_called_walrus(stmts: list[ast.stmt]) -> list[ast.stmt]:
         else:
             out.append(st)
     return out
-
-
-def _bound_names(fn: ast.AST) -> set[str]:
-    """Every name something in ``fn`` binds or unbinds (its arguments' own binding aside)."""
-    bound: set[str] = set()
-    for n in ast.walk(fn):
-        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
-            bound.add(n.id)
-        elif isinstance(n, ast.ExceptHandler) and n.name:
-            bound.add(n.name)
-        elif isinstance(n, ast.alias):
-            bound.add((n.asname or n.name).split(".")[0])
-        elif isinstance(n, (ast.Global, ast.Nonlocal)):
-            bound.update(n.names)
-        elif type(n).__name__ in ("MatchAs", "MatchStar") and getattr(n, "name", None):
-            bound.add(n.name)
-        elif type(n).__name__ == "MatchMapping" and getattr(n, "rest", None):
-            bound.add(n.rest)
-    return bound
-
-
-def _renumber_temps(fn: ast.AST) -> None:
-    """Temporaries numbered 0, 1, ... in the order they appear (some were followed away)."""
-    order: dict[str, str] = {}
-    for n in ast.walk(fn):
-        if isinstance(n, ast.Name) and TEMP.match(n.id) and n.id not in order:
-            order[n.id] = f"__pellucid_tmp{len(order)}"
-    for n in ast.walk(fn):
-        if isinstance(n, ast.Name) and n.id in order:
-            n.id = order[n.id]
