@@ -5,6 +5,7 @@ what it cannot follow is left exactly as decompiled."""
 from __future__ import annotations
 
 import ast
+import copy
 import textwrap
 
 from pellucid.decompiler.emit import unparse
@@ -113,8 +114,10 @@ def tidied(src: str) -> tuple[str, bool]:
 
 def check_same_behaviour(src: str, *arg_sets) -> str:
     out, _ = tidied(src)
-    for args in arg_sets:
-        assert run(textwrap.dedent(src), *args) == run(out, *args), out
+    for args in arg_sets:  # (a copy each: the functions may change their arguments)
+        assert run(textwrap.dedent(src), *copy.deepcopy(args)) == run(out, *copy.deepcopy(args)), (
+            out
+        )
     return out
 
 
@@ -147,8 +150,10 @@ def test_lists_only_built_are_dropped_and_a_value_read_once_is_stored_where_made
         return __pellucid_tmp2
     """
     out = check_same_behaviour(src, ([1, 2], 3))
-    assert out.strip() == textwrap.dedent(
-        """
+    assert (
+        out.strip()
+        == textwrap.dedent(
+            """
         def f(b, x):
             graph_out_0 = __compiled_fn_1(b, x)
             del b
@@ -156,7 +161,8 @@ def test_lists_only_built_are_dropped_and_a_value_read_once_is_stored_where_made
             del graph_out_0
             return __pellucid_tmp0
         """
-    ).strip()
+        ).strip()
+    )
 
 
 def test_a_value_that_changes_before_the_call_is_read_where_the_list_was_built():
@@ -259,3 +265,50 @@ def test_a_temporary_read_twice_is_not_moved():
     out, changed = tidied(src)
     assert not changed
     assert run(textwrap.dedent(src), 1) == run(out, 1)
+
+
+def test_an_element_read_into_any_statement_is_written_in_place():
+    src = """
+    def f(a, b):
+        __pellucid_tmp0 = [(a,), b]
+        __pellucid_tmp1 = g(__pellucid_tmp0[0], key=__pellucid_tmp0[-1])
+        return __pellucid_tmp1(__pellucid_tmp0)
+    """
+    out = check_same_behaviour(src, (1, 2))
+    assert "g((a,), key=b)" in out and "([(a,), b])" in out, out
+
+
+def test_a_list_whose_items_are_only_copied_out_is_written_as_a_display():
+    src = """
+    def f(a, items):
+        __pellucid_tmp0 = [a, items[0]]
+        h(items)
+        items[:] = __pellucid_tmp0
+        k(*__pellucid_tmp0)
+        return g(items)
+    """
+    out = check_same_behaviour(src, (1, [5, 6]))
+    assert "items[:] = [a, __pellucid_tmp0]" in out and "k(a, __pellucid_tmp0)" in out, out
+
+
+def test_a_copied_out_list_holding_a_list_is_left_alone():
+    src = """
+    def f(a, items):
+        __pellucid_tmp0 = [[a]]
+        items[:] = __pellucid_tmp0
+        __pellucid_tmp0[0].append(a)
+        return g(items)
+    """
+    out, changed = tidied(src)
+    assert not changed
+    assert run(textwrap.dedent(src), 1, [0]) == run(out, 1, [0])  # (fresh lists each)
+
+
+def test_an_element_read_inside_a_lambda_is_left_alone():
+    src = """
+    def f(a):
+        __pellucid_tmp0 = [a]
+        __pellucid_tmp1 = g(lambda: __pellucid_tmp0[0])
+        return __pellucid_tmp1
+    """
+    assert not tidied(src)[1]

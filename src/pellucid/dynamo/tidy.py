@@ -20,9 +20,10 @@ source-made code the decompiler reproduces the bytecode, and this changes it.
 from __future__ import annotations
 
 import ast
+import copy
 import re
 from dataclasses import dataclass, field
-from typing import Union
+from typing import Any, Union
 
 TEMP = re.compile(r"__pellucid_tmp(\d+)\Z")
 
@@ -217,12 +218,13 @@ class _Tidier:
                 if target.id in self.assigned_temps:
                     raise _GiveUp  # (temporaries are assigned once; a second time is not modelled)
                 self.assigned_temps.add(target.id)
-                value = self.value(st.value, state, out)
-                if value is None:
-                    return True
-                state.env[target.id] = value
-                state.changes += 1
-                return False
+                if isinstance(st.value, (ast.Name, ast.List, ast.Subscript)):
+                    value = self.value(st.value, state, out)
+                    if value is None:
+                        return True
+                    state.env[target.id] = value
+                    state.changes += 1
+                    return False
             if isinstance(target, ast.Subscript) and self._mentions(target.value, state):
                 self.store_item(target, st.value, state, out)
                 return False
@@ -292,7 +294,8 @@ class _Tidier:
                 return False
             return True
         if self._mentions(st, state):
-            raise _GiveUp
+            out.append(self.substituted(st, state))
+            return False
         return True
 
     # ------------------------------------------------------------------ values
@@ -364,6 +367,58 @@ class _Tidier:
         if not isinstance(v, _List):
             raise _GiveUp
         return v
+
+    def substituted(self, node: ast.AST, state: _State) -> Any:
+        """``node`` (any statement) with what it reads from followed lists written in: an
+        element that is no list, as itself; a list whose items are only copied out of it (the
+        value of a slice assignment, a ``*`` argument) as a display of no lists.  Any other
+        use of a followed list gives up: that list would be another object."""
+
+        def consumed(e: ast.expr) -> list[ast.expr] | None:
+            if type(e) not in (ast.Name, ast.Subscript) or not self._mentions(e, state):
+                return None
+            v = self.value(e, state, [])
+            if not isinstance(v, _List):
+                return None
+            items = state.heap[v.oid]
+            if any(isinstance(i, _List) for i in items):
+                raise _GiveUp  # the inner list itself would be kept by what receives it
+            return [self._fresh_copy(i) for i in items]  # type: ignore[arg-type]
+
+        def sub(n: Any) -> Any:
+            if not isinstance(n, ast.AST) or not self._mentions(n, state):
+                return n
+            t = type(n)
+            if t in _SCOPES or t in _COMPREHENSIONS:
+                raise _GiveUp  # (a temporary read there would become a cell)
+            if t is ast.Name or (t is ast.Subscript and self._mentions(n.value, state)):
+                if type(n.ctx) is not ast.Load:
+                    raise _GiveUp
+                v = self.value(n, state, [])
+                if v is None or isinstance(v, _List):
+                    raise _GiveUp
+                return self._fresh_copy(v)
+            if t is ast.Assign and len(n.targets) == 1:
+                target = n.targets[0]
+                items = None
+                if isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Slice):
+                    items = consumed(n.value)  # x[a:b] = lst copies the items in
+                value = ast.List(elts=items, ctx=ast.Load()) if items is not None else sub(n.value)
+                return ast.Assign(targets=[sub(target)], value=value, lineno=0)
+            if t is ast.Call:
+                args: list[ast.expr] = []
+                for a in n.args:
+                    items = consumed(a.value) if isinstance(a, ast.Starred) else None
+                    args += items if items is not None else [sub(a)]
+                keywords = [ast.keyword(arg=k.arg, value=sub(k.value)) for k in n.keywords]
+                return ast.Call(func=sub(n.func), args=args, keywords=keywords)
+            new = copy.copy(n)
+            for f in _child_fields(t):
+                v = getattr(n, f)
+                setattr(new, f, [sub(x) for x in v] if type(v) is list else sub(v))
+            return new
+
+        return sub(node)
 
     def materialize(self, e: ast.expr, state: _State, counted: dict[int, int]) -> ast.expr:
         """``e`` with followed lists written as displays (a ``*`` of one spread into its items)."""
@@ -453,6 +508,7 @@ class _Tidier:
 
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
 def _names_under(node: ast.AST) -> set[str]:
