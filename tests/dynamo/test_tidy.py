@@ -312,3 +312,15 @@ def test_an_element_read_inside_a_lambda_is_left_alone():
         return __pellucid_tmp1
     """
     assert not tidied(src)[1]
+
+
+def test_a_temporary_deleted_before_the_call_is_read_where_the_list_was_built():
+    src = """
+    def f(a):
+        __pellucid_tmp0 = h(a)
+        __pellucid_tmp1 = [__pellucid_tmp0]
+        del __pellucid_tmp0
+        return g(__pellucid_tmp1)
+    """
+    out = check_same_behaviour(src, (1,))
+    assert "return g([__pellucid_tmp1])" in out, out

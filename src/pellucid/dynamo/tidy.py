@@ -83,6 +83,7 @@ class _Tidier:
         # and of its ifs, the ones followed), every name's reads, what is bound, nested scopes.
         self.reads: dict[str, int] = {}  # a temporary read once can be folded away
         self.bound: set[str] = set()
+        self.deleted: set[str] = set()
         self.nested = False
         self.temp_nodes: list[ast.Name] = []  # to number the temporaries left, at the end
         self.stmt_names: dict[int, set[str]] = {}
@@ -121,10 +122,13 @@ class _Tidier:
             if t is ast.Name:
                 i = n.id
                 names.add(i)
-                if type(n.ctx) is ast.Load:
+                ctx = type(n.ctx)
+                if ctx is ast.Load:
                     reads[i] = reads.get(i, 0) + 1
                 else:
                     self.bound.add(i)
+                    if ctx is ast.Del:
+                        self.deleted.add(i)
                 if i.startswith("__pellucid_tmp"):
                     self.temp_nodes.append(n)
                 continue
@@ -480,7 +484,9 @@ class _Tidier:
         if isinstance(e, ast.Constant):
             return True
         if isinstance(e, ast.Name):
-            return bool(TEMP.match(e.id)) or e.id in self.stable_names
+            if TEMP.match(e.id):  # assigned once, before it is read: stable unless deleted
+                return e.id not in self.deleted
+            return e.id in self.stable_names
         if isinstance(e, ast.Tuple):
             return all(not isinstance(x, ast.Starred) and self._stable(x) for x in e.elts)
         return False
