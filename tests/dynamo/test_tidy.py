@@ -324,3 +324,31 @@ def test_a_temporary_deleted_before_the_call_is_read_where_the_list_was_built():
     """
     out = check_same_behaviour(src, (1,))
     assert "return g([__pellucid_tmp1])" in out, out
+
+
+def test_statements_of_every_kind_pass_through():
+    src = """
+    def f(a, *rest, key=None, **kw):
+        __pellucid_tmp0 = [a]
+        match a:
+            case None:
+                pass
+            case True:
+                pass
+            case {"k": 1, **more}:
+                pass
+            case [x, *others]:
+                pass
+        try:
+            import os.path as p
+        except ValueError as err:
+            del err
+        import contextlib
+        with contextlib.nullcontext((1, 2)) as (c, d):
+            pass
+        for i in range(2):
+            a2 = f"{i!r:>{a}}"
+        return g(__pellucid_tmp0, {**kw}, *rest, key=key)
+    """
+    out = check_same_behaviour(src, (1,), (None, 2, 3))
+    assert "return g([a], {**kw}, *rest, key=key)" in out, out

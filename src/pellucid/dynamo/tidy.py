@@ -115,7 +115,7 @@ class _Tidier:
         names: set[str] = set()
         reads = self.reads
         stack: list = [node]
-        pop, push, extend = stack.pop, stack.append, stack.extend
+        pop = stack.pop
         while stack:
             n = pop()
             t = type(n)
@@ -132,19 +132,11 @@ class _Tidier:
                 if i.startswith("__pellucid_tmp"):
                     self.temp_nodes.append(n)
                 continue
-            if t is ast.Constant or n is None:
+            if t is ast.Constant or not isinstance(n, ast.AST):  # (None, a match literal)
                 continue
-            fields = _CHILDREN.get(t)
-            if fields is None:
-                fields = _CHILDREN[t] = _child_fields(t)
             if t in _BINDERS:
                 self._binder(n)
-            for f in fields:
-                v = getattr(n, f)
-                if type(v) is list:
-                    extend(v)
-                else:
-                    push(v)
+            _push_children(n, stack)
         return names
 
     def _binder(self, n: ast.AST) -> None:
@@ -526,18 +518,23 @@ def _names_under(node: ast.AST) -> set[str]:
         if t is ast.Name:
             names.add(n.id)
             continue
-        if t is ast.Constant or n is None:
+        if t is ast.Constant or not isinstance(n, ast.AST):  # (None, a match literal)
             continue
-        fields = _CHILDREN.get(t)
-        if fields is None:
-            fields = _CHILDREN[t] = _child_fields(t)
-        for f in fields:
-            v = getattr(n, f)
-            if type(v) is list:
-                stack.extend(v)
-            else:
-                stack.append(v)
+        _push_children(n, stack)
     return names
+
+
+def _push_children(n: ast.AST, stack: list) -> None:
+    t = type(n)
+    fields = _CHILDREN.get(t)
+    if fields is None:
+        fields = _CHILDREN[t] = _child_fields(t)
+    for f in fields:
+        v = getattr(n, f)
+        if type(v) is list:
+            stack.extend(v)
+        else:
+            stack.append(v)
 
 
 # fields that never hold a node (or a list of nodes): identifiers, operators, flags
