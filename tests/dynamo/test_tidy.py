@@ -352,3 +352,14 @@ def test_statements_of_every_kind_pass_through():
     """
     out = check_same_behaviour(src, (1,), (None, 2, 3))
     assert "return g([a], {**kw}, *rest, key=key)" in out, out
+
+
+def test_a_defect_in_the_tidy_leaves_the_code_as_decompiled(monkeypatch):
+    import pellucid.dynamo.tidy as tidy_module
+
+    def broken(self, st, state, out):
+        raise RuntimeError("a defect")
+
+    monkeypatch.setattr(tidy_module._Tidier, "statement", broken)
+    before = ast.unparse(ast.parse(textwrap.dedent(README_FRAME)))
+    assert tidied(README_FRAME) == (before, False)

@@ -73,7 +73,12 @@ def tidy(tree: ast.Module, function_name: str) -> bool:
     )
     if fn is None:
         return False
-    return _Tidier(fn).run()
+    try:
+        return _Tidier(fn).run()
+    except Exception:  # noqa: BLE001
+        # A defect here must not cost the frame its file (the tree is only changed at the end,
+        # once everything was followed): the code is then left as decompiled.
+        return False
 
 
 class _Tidier:
