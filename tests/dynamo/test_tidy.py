@@ -363,3 +363,14 @@ def test_a_defect_in_the_tidy_leaves_the_code_as_decompiled(monkeypatch):
     monkeypatch.setattr(tidy_module._Tidier, "statement", broken)
     before = ast.unparse(ast.parse(textwrap.dedent(README_FRAME)))
     assert tidied(README_FRAME) == (before, False)
+
+
+def test_a_temporary_bound_by_a_called_walrus_is_renumbered_with_the_others():
+    src = """
+    def f(a):
+        __pellucid_tmp3 = (__pellucid_tmp7 := g)(a)
+        __pellucid_tmp5 = [a]
+        return h(__pellucid_tmp5, __pellucid_tmp3, __pellucid_tmp7 is g)
+    """
+    out = check_same_behaviour(src, (1,))
+    assert "__pellucid_tmp7" not in out, out

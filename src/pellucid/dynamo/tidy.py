@@ -194,7 +194,7 @@ class _Tidier:
     def block(self, stmts: list[ast.stmt], state: _State) -> tuple[list[ast.stmt], bool]:
         """``stmts`` followed in order: (what to write instead, whether that differs)."""
         stmts_in = stmts
-        stmts = _fold_result_moves(_split_called_walrus(stmts), self.reads)
+        stmts = _fold_result_moves(self._split_called_walrus(stmts), self.reads)
         out: list[ast.stmt] = []
         for st in stmts:
             if self.statement(st, state, out):
@@ -207,8 +207,7 @@ class _Tidier:
     def statement(self, st: ast.stmt, state: _State, out: list[ast.stmt]) -> bool:
         """Follow ``st``; True to keep it as it is (it may have appended replacements to ``out``)."""
         # a statement naming no followed list: no part of it needs looking into for one
-        self.quiet = False
-        self.quiet = not self._mentions(st, state)
+        self.quiet = not state.env or self._names(st).isdisjoint(state.env)
         if self.quiet and not (
             isinstance(st, ast.Assign) and isinstance(st.value, ast.List) or isinstance(st, ast.If)
         ):
@@ -298,6 +297,30 @@ class _Tidier:
             out.append(self.substituted(st, state))
             return False
         return True
+
+    def _split_called_walrus(self, stmts: list[ast.stmt]) -> list[ast.stmt]:
+        """``t = (f := g.h)()`` as ``f = g.h`` then ``t = f()``: Dynamo keeps the function it
+        calls in a local.  The same order: ``g.h``, bind ``f``, then the arguments and the call."""
+        out: list[ast.stmt] = []
+        for st in stmts:
+            call = st.value if isinstance(st, (ast.Expr, ast.Assign)) else None
+            if (
+                isinstance(call, ast.Call)
+                and isinstance(call.func, ast.NamedExpr)
+                and (isinstance(st, ast.Expr) or all(isinstance(t, ast.Name) for t in st.targets))
+            ):
+                walrus = call.func
+                out.append(ast.Assign(targets=[walrus.target], value=walrus.value, lineno=0))
+                # (a node of its own, numbered with the others if it is a temporary)
+                func = self._fresh_copy(walrus.target)
+                new_call = ast.Call(func=func, args=call.args, keywords=call.keywords)
+                if isinstance(st, ast.Expr):
+                    out.append(ast.Expr(value=new_call))
+                else:
+                    out.append(ast.Assign(targets=st.targets, value=new_call, lineno=0))
+            else:
+                out.append(st)
+        return out
 
     # ------------------------------------------------------------------ values
     def value(self, e: ast.expr, state: _State, out: list[ast.stmt]) -> Item | None:
@@ -628,29 +651,4 @@ def _fold_result_moves(stmts: list[ast.stmt], reads: dict[str, int]) -> list[ast
                 new = ast.Assign(targets=[move.targets[0]], value=st.value, lineno=0)
                 out[k : j + 1] = [new, *out[k + 1 : j]]
         k += 1
-    return out
-
-
-def _split_called_walrus(stmts: list[ast.stmt]) -> list[ast.stmt]:
-    """``t = (f := g.h)()`` as ``f = g.h`` then ``t = f()``: Dynamo keeps the function it calls
-    in a local.  The same order: ``g.h``, bind ``f``, then the arguments and the call."""
-    out: list[ast.stmt] = []
-    for st in stmts:
-        call = st.value if isinstance(st, (ast.Expr, ast.Assign)) else None
-        if (
-            isinstance(call, ast.Call)
-            and isinstance(call.func, ast.NamedExpr)
-            and (isinstance(st, ast.Expr) or all(isinstance(t, ast.Name) for t in st.targets))
-        ):
-            walrus = call.func
-            out.append(ast.Assign(targets=[walrus.target], value=walrus.value, lineno=0))
-            new_call = ast.Call(
-                func=ast.Name(walrus.target.id, ast.Load()), args=call.args, keywords=call.keywords
-            )
-            if isinstance(st, ast.Expr):
-                out.append(ast.Expr(value=new_call))
-            else:
-                out.append(ast.Assign(targets=st.targets, value=new_call, lineno=0))
-        else:
-            out.append(st)
     return out
