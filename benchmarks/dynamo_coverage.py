@@ -49,6 +49,8 @@ warnings.simplefilter("ignore")
 import torch
 import workloads
 tool, name, backend, dump = sys.argv[1:5]
+def statement_count(tree):
+    return sum(isinstance(n, ast.stmt) for n in ast.walk(tree))
 w = workloads.WORKLOADS[name]
 fn, run = w.make()
 expected = run(fn)
@@ -62,11 +64,10 @@ else:
     ctx = pellucid.prepare_debug(dump)
     real_tidy = tidy_module.tidy
     def counting_tidy(tree, name):
-        before = sum(isinstance(n, ast.stmt) for n in ast.walk(tree))
+        before = statement_count(tree)
         changed = real_tidy(tree, name)
         result["tidied"] = result.get("tidied", 0) + changed
-        result["removed"] = result.get("removed", 0) + before - sum(
-            isinstance(n, ast.stmt) for n in ast.walk(tree))
+        result["removed"] = result.get("removed", 0) + before - statement_count(tree)
         return changed
     tidy_module.tidy = counting_tidy
 result = {{}}
@@ -86,7 +87,7 @@ result["files"] = len(paths)
 def statements(path):
     try:
         with open(path) as f:
-            return sum(isinstance(n, ast.stmt) for n in ast.walk(ast.parse(f.read())))
+            return statement_count(ast.parse(f.read()))
     except (OSError, SyntaxError, ValueError):
         return 0
 result["stmts"] = sum(statements(p) for p in paths if not p.endswith(".readonly.py"))
