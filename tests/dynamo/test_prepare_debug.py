@@ -82,6 +82,30 @@ def test_decompile_failure_warns_once_keeps_dynamo_code_and_is_recorded(tmp_path
     checks.check_files_compile(str(tmp_path), index)
 
 
+def test_a_resume_function_not_decompiled_says_why_in_full_code(tmp_path, monkeypatch):
+    import pellucid.decompiler.api as api
+
+    real = api.decompile_tree
+
+    def resume_originals_fail(code, *args, **kwargs):
+        if code.co_name.startswith("torch_dynamo_resume_in_") and not any(
+            n.startswith("__compiled_fn") for n in code.co_names
+        ):
+            raise pellucid.DecompilationError("forced by the test", code_name=code.co_name)
+        return real(code, *args, **kwargs)
+
+    monkeypatch.setattr(api, "decompile_tree", resume_originals_fail)
+    fn, run = workloads.make_readme()
+    expected = run(fn)
+    compiled = torch.compile(fn, backend="eager")
+    with pellucid.prepare_debug(str(tmp_path)):
+        got = run(compiled)
+    assert all(torch.equal(a, b) for a, b in zip(got, expected))
+    text = (tmp_path / "full_code_for_toy_example.py").read_text()
+    assert "# (not decompiled: DecompilationError: forced by the test" in text
+    compile(text, "full_code_for_toy_example.py", "exec")
+
+
 def test_debug_inside_prepare_debug_is_an_error(tmp_path):
     with pellucid.prepare_debug(str(tmp_path)):
         with pytest.raises(RuntimeError, match="inside pellucid.prepare_debug"):

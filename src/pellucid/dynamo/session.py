@@ -1161,7 +1161,7 @@ class DumpSession:
                 compile(text, "<resume>", "exec", dont_inherit=True)
                 result: tuple[str, bool] = (text.rstrip(), True)
             except Exception as e:  # noqa: BLE001
-                result = (type(e).__name__, False)
+                result = (f"{type(e).__name__}: {e}", False)
             hit = self._resume_sources[id(code)] = (code, result)
         text, ok = hit[1]
         if ok:
