@@ -18,6 +18,8 @@ Each workload of ``tests/dynamo/workloads.py`` runs in a fresh process under
   much there is to read.  For pellucid, *untidied* is the same count had the graph-break tidy
   (``pellucid.dynamo.tidy``: Dynamo's frame-value lists followed away) been off, and *tidied*
   the frames it rewrote;
+* *resume src* (pellucid): resume functions whose own code (what Dynamo made at the graph
+  break, shown in their ``full_code`` file) decompiled, of the resume functions compiled;
 * *result*: ``same`` when the program's outputs equal the eager outputs, ``DIFFERENT``
   when they do not, or the exception that stopped the user's program.
 """
@@ -91,6 +93,14 @@ def statements(path):
     except (OSError, SyntaxError, ValueError):
         return 0
 result["stmts"] = sum(statements(p) for p in paths if not p.endswith(".readonly.py"))
+resumes = glob.glob(os.path.join(dump, "full_code_for_torch_dynamo_resume_in_*.py"))
+result["resumes"] = len(resumes)
+def own_code_decompiled(path):
+    with open(path) as f:
+        lines = f.read().splitlines()
+    k = next((i for i, ln in enumerate(lines) if ln.startswith("# ---- made by Dynamo")), None)
+    return k is not None and k + 1 < len(lines) and lines[k + 1].startswith("def ")
+result["resumes_decompiled"] = sum(map(own_code_decompiled, resumes))
 if tool == "pellucid" and os.path.exists(os.path.join(dump, "index.json")):
     with open(os.path.join(dump, "index.json")) as f:
         index = json.load(f)
@@ -132,13 +142,13 @@ def main() -> None:
     for tool, _ in tools:
         header += f" | {tool + ' files':>15s} {'run from file':>13s} {'stmts':>5s}"
         if tool == "pellucid":
-            header += f" {'untidied':>8s} {'tidied':>6s}"
+            header += f" {'untidied':>8s} {'tidied':>6s} {'resume src':>10s}"
         header += f" {'result':<24s}"
     print(header)
     print("-" * len(header))
     totals = {tool: [0, 0, 0] for tool, _ in tools}  # frames, files, from_file
     stmts = {tool: 0 for tool, _ in tools}
-    untidied, tidied = 0, 0
+    untidied, tidied, resumes, resumes_decompiled = 0, 0, 0, 0
     failed_programs = {tool: 0 for tool, _ in tools}
     for name in names:
         rows = {tool: measure(py, tool, name, args.backend) for tool, py in tools}
@@ -157,6 +167,9 @@ def main() -> None:
                 untidied += r.get("stmts", 0) + r.get("removed", 0)
                 tidied += r.get("tidied", 0)
                 line += f" {r.get('stmts', 0) + r.get('removed', 0):8d} {r.get('tidied', 0):6d}"
+                resumes += r.get("resumes", 0)
+                resumes_decompiled += r.get("resumes_decompiled", 0)
+                line += f" {r.get('resumes_decompiled', 0):>4d} of {r.get('resumes', 0):<2d}"
             line += f" {r['result']:<24s}"
         print(line, flush=True)
     print("-" * len(header))
@@ -169,6 +182,10 @@ def main() -> None:
     print(
         f"pellucid's graph-break tidy rewrote {tidied} frames: {untidied} statements to read "
         f"without it, {stmts['pellucid']} with it"
+    )
+    print(
+        f"pellucid decompiled the own code of {resumes_decompiled} of {resumes} compiled resume "
+        "functions (their full_code files)"
     )
 
 

@@ -12,6 +12,7 @@ import glob
 import marshal
 import os
 import sys
+import types
 
 import pytest
 
@@ -42,3 +43,76 @@ def test_dynamo_fixture_decompiles_to_same_interface(path):
 
 def test_there_are_fixtures():
     assert len(FIXTURES) >= 10
+
+
+class _Log(list):
+    """What happened, in order: context-manager calls and operations on the values."""
+
+
+class _Value:
+    def __init__(self, log: _Log, name: str, fail: bool = False) -> None:
+        self.log, self.name, self.fail = log, name, fail
+
+    def _op(self, op: str, other: object) -> _Value:
+        self.log.append(f"{self.name} {op}")
+        if self.fail:
+            raise ValueError(self.name)
+        return _Value(self.log, f"({self.name} {op})")
+
+    def __add__(self, other: object) -> _Value:
+        return self._op("+", other)
+
+    def __mul__(self, other: object) -> _Value:
+        return self._op("*", other)
+
+
+def _context(log: _Log, suppress: bool):
+    class Context:
+        def __init__(self, flag: object) -> None:
+            log.append(f"made with {flag!r}")
+
+        def __enter__(self) -> None:
+            log.append("enter")
+
+        def __exit__(self, *exc: object) -> bool:
+            log.append(f"exit {exc[0].__name__ if exc[0] else None}")
+            return suppress
+
+    return Context
+
+
+def _outcome(fn, suppress: bool, fail: bool) -> tuple:
+    log = _Log()
+    args = ([], [], _context(log, suppress), "stack value", _Value(log, "y"), _Value(log, "z", fail))
+    try:
+        result = fn(*args).name
+    except Exception as e:  # noqa: BLE001
+        result = type(e).__name__
+    return result, list(log)
+
+
+def test_resume_function_reentering_a_with_block_runs_like_dynamos_code():
+    """A graph break inside `with`: Dynamo's resume function enters the context manager again
+    and jumps into the middle of the original body (decompiler/reentry.py), and an exception
+    the manager suppresses raises there instead of going on.  The source behaves the same:
+    the calls on the manager and the values in the same order, the same result or error."""
+    name = "with_graph_break__resume_original_reentering_with__0.marshal"
+    path = os.path.join(HERE, "..", "fixtures", "dynamo", name)
+    with open(path, "rb") as f:
+        code = marshal.load(f)
+    source = pellucid.decompile(code)
+    assert "with ___stack0(False):" in source, source
+    scope: dict = {}
+    exec(compile(source, "<decompiled>", "exec"), scope)
+    ours = scope[code.co_name]
+    dynamos = types.FunctionType(code, {})
+    outcomes = []
+    for suppress in (False, True):
+        for fail in (False, True):
+            expected = _outcome(dynamos, suppress, fail)
+            assert _outcome(ours, suppress, fail) == expected, (suppress, fail, source)
+            outcomes.append(expected[0])
+    # the four paths: a result, an error passed on, a result, the suppressed error's TypeError
+    assert outcomes == ["((z +) *)", "ValueError", "((z +) *)", "TypeError"]
+    # the manager is left before `z * y` (a `return` inside the with would leave it after)
+    assert _outcome(ours, False, False)[1] == ["made with False", "enter", "z +", "exit None", "(z +) *"]

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field, replace
 
 from pellucid.decompiler import values as V
 from pellucid.decompiler.decode import decode
-from pellucid.decompiler.evaluate import name
+from pellucid.decompiler.evaluate import const, name
 from pellucid.decompiler.exceptgroups import ExceptGroupOps, is_star_clause_handler
 from pellucid.decompiler.instructions import CONDITIONAL_JUMPS, INVERSE_JUMPS, PY, TERMINAL, Instr
 
@@ -101,6 +101,7 @@ class ExceptionStructure(ExceptGroupOps):
     def _exc_setup(self) -> None:
         self._copies: dict[int, Copy] = {}
         self._started: set[int] = set()
+        self._with_flags: dict[int, str] = {}  # with statement -> its flag (do_with)
         self._handlers: dict[int, Handler] = {}
         self._cover: list[int | None] = [None] * (self.n + 1)
         self.home: list[int | None] = [None] * (self.n + 1)
@@ -2066,6 +2067,13 @@ class ExceptionStructure(ExceptGroupOps):
         _, e = self._extent(W, home)
         self._copy_kind = "with"
         end = self._register_copies(W, home, k, e, lambda k: 5 if self._is_exit_copy(k) else 0)
+        raising_tail = None  # (see below: a suppressed exception that raises instead)
+        if tail is not None and self._jumps_past_raising_tail(k, max(end, e) + 1, tail):
+            # The body's normal exit jumps past the handler, while an exception the context
+            # manager suppresses ends in a raise of the handler's own.  Dynamo's resume
+            # functions re-enter a with block this way (reentry.py); no source says it with a
+            # plain with statement: a flag the body sets at its end tells the two apart.
+            follow, raising_tail, tail = claim_to, tail, None
         if tail is not None:
             # find the normal exit: an exit copy followed by the same code as the tail
             cand = [
@@ -2107,6 +2115,11 @@ class ExceptionStructure(ExceptGroupOps):
             body_end = min(max(end, e), stop) if follow is None else body_end
         else:
             raise self.fail("with continues past its enclosing block", ins[b])
+        raised: list[ast.stmt] = []
+        if raising_tail is not None:
+            raised, left = self.walk(raising_tail[0], claim_to, stack[:-1], frozenset())
+            if left != stack[:-1] or not raised or not isinstance(raised[-1], ast.Raise):
+                raise self.fail("with handler ends in unrecognized code", ins[raising_tail[0]])
         for q in range(W, W + 4):
             self.reachable[q] = False
         self._claim_block(Lb, claim_to)
@@ -2122,6 +2135,11 @@ class ExceptionStructure(ExceptGroupOps):
         item = ast.withitem(context_expr=ctx, optional_vars=target)
         # async with: generators.fold_suspensions leaves it in this shape, marked
         kind = ast.AsyncWith if ins[b].extra.get("async") else ast.With
+        if raising_tail is not None:
+            # (named once per statement: a walk may be tried again)
+            flag = self._with_flags.setdefault(b, f"__pellucid_with_done{len(self._with_flags)}")
+            self.emit(ast.Assign(targets=[name(flag, ast.Store())], value=const(False), lineno=0))
+            body = [*body, ast.Assign(targets=[name(flag, ast.Store())], value=const(True), lineno=0)]
         if len(body) == 1 and type(body[0]) is kind:
             # `with a, b:` compiles exactly as `with a: with b:`
             node = body[0]
@@ -2129,7 +2147,27 @@ class ExceptionStructure(ExceptGroupOps):
         else:
             node = kind(items=[item], body=body or [ast.Pass()])
         self.emit(node)
+        if raising_tail is not None:
+            # (a constant alone, the handler's leftover, is no statement: compile drops it)
+            raised = [st for st in raised if not (isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant))]
+            test = ast.UnaryOp(op=ast.Not(), operand=name(flag))
+            self.emit(ast.If(test=test, body=raised, orelse=[]))
         return body_end
+
+    def _jumps_past_raising_tail(self, k: int, end: int, tail: tuple[int, int]) -> bool:
+        """Does the handler's code after a suppressed exception, ``tail``, end in a raise,
+        while an exit copy of the body in [k, end) jumps to just after that code?  (The
+        compiler lets a suppressed exception go on where the body's normal exit goes.)"""
+        after = tail[0] + tail[1]
+        if self.ins[after - 1].op != "RAISE_VARARGS":
+            return False
+        return any(
+            cp.kind == "with"
+            and k <= c < end
+            and self.ins[c + 5].op == "JUMP"
+            and self.ins[c + 5].target == after
+            for c, cp in self._copies.items()
+        )
 
     def _with_target(self, k: int, stack: list) -> tuple[int, ast.expr | None]:
         """Read the store(s) of ``__enter__()``'s result; return (body start, target)."""

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pellucid.decompiler import values as V
-from pellucid.decompiler.instructions import PY, Instr, remove_instructions
+from pellucid.decompiler.instructions import PY, Instr, flow_reachable, remove_instructions
 
 CO_GENERATOR = 0x20
 CO_COROUTINE = 0x80
@@ -240,7 +240,7 @@ def fold_suspensions(ins: list[Instr], entries: list[Entry]) -> tuple[list[Instr
             continue
         latch = max(latches)
         if reach is None:
-            reach = _flow_reachable(ins, remove)
+            reach = flow_reachable(ins)
         if any(reach[q] and q not in remove for q in range(latch + 1, end)):
             continue  # the exhaustion path was moved away from reachable code
         exit_ = end + 1
@@ -298,24 +298,6 @@ def _pseudo(i: Instr, op: str) -> None:
     i.arg = None
     i.argval = None
     i.raw = i.raw or op
-
-
-def _flow_reachable(ins: list[Instr], remove: set[int]) -> list[bool]:
-    """Normal-flow reachability from the entry (exception edges not followed)."""
-    n = len(ins)
-    seen = [False] * (n + 1)
-    work = [0]
-    while work:
-        k = work.pop()
-        if k >= n or seen[k]:
-            continue
-        seen[k] = True
-        i = ins[k]
-        if i.target is not None and not i.op.startswith("SETUP_"):  # (3.9/3.10: a handler)
-            work.append(i.target)
-        if i.op not in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP"):
-            work.append(k + 1)
-    return seen
 
 
 # ---------------------------------------------------------------------------- markers

@@ -327,6 +327,28 @@ def thread_jump_chains(ins: list[Instr]) -> bool:
     return changed
 
 
+def flow_reachable(ins: list[Instr], handler_of: list[int | None] | None = None) -> list[bool]:
+    """Instructions reached from the entry by jumps and fall-through (one more slot, never
+    set, for the end); with ``handler_of`` (index -> handler index or None) also by the
+    exception edge of each one reached.  (3.9/3.10: a SETUP_*'s target is a handler.)"""
+    n = len(ins)
+    seen = [False] * (n + 1)
+    work = [0]
+    while work:
+        k = work.pop()
+        if k >= n or seen[k]:
+            continue
+        seen[k] = True
+        i = ins[k]
+        if i.target is not None and not i.op.startswith("SETUP_"):
+            work.append(i.target)
+        if i.op not in TERMINAL and i.op != "JUMP":
+            work.append(k + 1)
+        if handler_of is not None and handler_of[k] is not None:
+            work.append(handler_of[k])
+    return seen
+
+
 def remove_instructions(out: list[Instr], remove: set[int]) -> list[Instr]:
     """Drop instructions by index, remapping jump targets to the next kept one."""
     new_index: list[int] = []

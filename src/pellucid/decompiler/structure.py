@@ -39,6 +39,7 @@ from pellucid.decompiler.instructions import (
     thread_jump_chains,
 )
 from pellucid.decompiler.patterns import PatternOps
+from pellucid.decompiler.reentry import splice_reentries
 
 # where try_at() can be true without an exception-table entry or a copy
 _TRY_START_OPS = frozenset({"BEFORE_WITH"} if PY >= (3, 11) else {"SETUP_FINALLY", "SETUP_WITH"})
@@ -117,6 +118,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             thread_jump_chains(self.ins)
         self.exc_entries = exception_entries(code, self.ins)
         self.ins, self.exc_entries = fold_suspensions(self.ins, self.exc_entries)
+        self.ins, self.exc_entries = splice_reentries(self.ins, self.exc_entries)
         self.n = len(self.ins)
         self.block: list[ast.stmt] = []
         self.loops: list[Loop] = []

@@ -1,0 +1,112 @@
+"""A with block entered in one place and continued in another: Dynamo's resume functions.
+
+When a graph break happens inside ``with cm:``, the resume function Dynamo makes (torch 2.13)
+starts with a prologue that enters the context manager again and then *jumps into the middle
+of the original with body*, which follows in the same code object.  The exception table sends
+both parts, the prologue's and the original body's, to the prologue's handler::
+
+    BEFORE_WITH; POP_TOP; <stack values>; JUMP T   (protected by H)
+    <dead: the prologue's own exits>
+    H: <with handler>
+    <the original code: its head is dead> T: <rest of the body> (protected by H) <exit> ...
+
+No source has this layout, but it means one with statement whose body is the prologue's part
+followed by the original part.  :func:`splice_reentries` lays the instructions out that way
+(the part from ``T`` on moved right after the jump, the prologue's handler in the place of the
+original body's dead one, the jump and the dead code dropped), and the structurer reads a plain with statement.  Only that exact
+shape is touched: everything else keeps its layout.
+"""
+
+from __future__ import annotations
+
+from pellucid.decompiler.instructions import TERMINAL, Instr, flow_reachable
+
+Entry = tuple[int, int, int, int, bool]
+
+
+def splice_reentries(ins: list[Instr], entries: list[Entry]) -> tuple[list[Instr], list[Entry]]:
+    """``ins`` and ``entries`` with each jump into a with body re-entered elsewhere spliced."""
+    if not entries or not any(i.op == "BEFORE_WITH" for i in ins):
+        return ins, entries
+    while True:
+        spliced = _splice_one(ins, entries)
+        if spliced is None:
+            return ins, entries
+        ins, entries = spliced
+
+
+def _splice_one(ins: list[Instr], entries: list[Entry]) -> tuple[list[Instr], list[Entry]] | None:
+    n = len(ins)
+    entry_of: list[Entry | None] = [None] * (n + 1)
+    for e in entries:
+        for k in range(e[0], min(e[1], n)):
+            entry_of[k] = e
+    plain = flow_reachable(ins)
+    live = flow_reachable(ins, [e[2] if e is not None else None for e in entry_of])
+    for J, j in enumerate(ins):
+        T = j.target
+        if j.op != "JUMP" or T is None or T <= J + 1 or T >= n or not plain[J]:
+            continue
+        here, there = entry_of[J], entry_of[T]
+        if here is None or there is None or here is there or here[2:] != there[2:]:
+            continue
+        H = here[2]
+        if not (
+            H + 1 < n
+            and ins[H].op == "PUSH_EXC_INFO"
+            and ins[H + 1].op == "WITH_EXCEPT_START"
+            and here[0] > 0
+            and ins[here[0] - 1].op == "BEFORE_WITH"
+        ):
+            continue
+        # nothing between the jump and its target runs but handler code, and only the jump
+        # leads to the target (no other jump, and nothing falls into it)
+        if any(plain[k] for k in range(J + 1, T)):
+            continue
+        if any(live[k] and i.target == T and k != J for k, i in enumerate(ins)):
+            continue
+        before = ins[T - 1]
+        if live[T - 1] and before.op not in TERMINAL and before.op != "JUMP":
+            continue
+        # the handler goes where the original with's own (dead) handler was: after the first
+        # live code from T on, as the compiler lays out a with statement
+        rest = list(range(T, n))
+        gap = next((q for q, k in enumerate(rest) if not live[k]), len(rest))
+        handler = [k for k in range(J + 1, T) if live[k]]
+        order = (
+            [k for k in range(J) if live[k]]
+            + rest[:gap]
+            + handler
+            + [k for k in rest[gap:] if live[k]]
+        )
+        return _relaid(ins, entries, order)
+    return None
+
+
+def _relaid(ins: list[Instr], entries: list[Entry], order: list[int]) -> tuple[list[Instr], list[Entry]]:
+    """The instructions ``order`` names, in that order, with jump targets and exception
+    ranges following them (a range cut in pieces by the new order becomes several)."""
+    new_of = {old: new for new, old in enumerate(order)}
+    out = [ins[k] for k in order]
+    for new, i in enumerate(out):
+        if i.target is not None:
+            i.target = new_of[i.target]  # (a reached instruction's targets are reached)
+        i.index = new
+    runs: list[Entry] = []
+    for s, e, t, depth, lasti in entries:
+        if t not in new_of:
+            continue  # the handler of dead code only
+        covered = sorted(new_of[k] for k in range(s, e) if k in new_of)
+        for k in covered:
+            if runs and runs[-1][1] == k and runs[-1][2:] == (new_of[t], depth, lasti):
+                runs[-1] = (runs[-1][0], k + 1, *runs[-1][2:])
+            else:
+                runs.append((k, k + 1, new_of[t], depth, lasti))
+    runs.sort()
+    merged: list[Entry] = []
+    for r in runs:
+        if merged and merged[-1][1] == r[0] and merged[-1][2:] == r[2:]:
+            merged[-1] = (merged[-1][0], r[1], *r[2:])
+        else:
+            merged.append(r)
+    return out, merged
