@@ -83,7 +83,16 @@ def _context(log: _Log, suppress: bool):
 
 def _outcome(fn, suppress: bool, fail: bool) -> tuple:
     log = _Log()
-    args = ([], [], _context(log, suppress), "stack value", _Value(log, "y"), _Value(log, "z", fail))
+    args = []
+    for v in fn.__code__.co_varnames[: fn.__code__.co_argcount]:
+        if v == "___stack0":
+            args.append(_context(log, suppress))  # (Dynamo passes the manager's class)
+        elif v.startswith("___stack"):
+            args.append(f"stack value {v}")
+        elif v.startswith("__nested_"):
+            args.append([])
+        else:
+            args.append(_Value(log, v, fail))
     try:
         result = fn(*args).name
     except Exception as e:  # noqa: BLE001
@@ -91,14 +100,30 @@ def _outcome(fn, suppress: bool, fail: bool) -> tuple:
     return result, list(log)
 
 
-def test_resume_function_reentering_a_with_block_runs_like_dynamos_code():
+@pytest.mark.parametrize(
+    "name, results, calls",
+    [
+        (
+            # `with no_grad(): z = y * 2; print(...); z = z + 1` then `return z * y`
+            "with_graph_break__resume_original_reentering_with__0.marshal",
+            ["((z +) *)", "ValueError", "((z +) *)", "TypeError"],
+            ["made with False", "enter", "z +", "exit None", "(z +) *"],
+        ),
+        (
+            # `with no_grad(): if x.sum() > 0: x = x + 1 else: x = x - 1` then `return x * 2`,
+            # resumed in the if's first branch (the other one is dead code here)
+            "cond_in_with__resume_original_reentering_with__0.marshal",
+            ["((x +) *)", "ValueError", "((x +) *)", "TypeError"],
+            ["made with False", "enter", "x +", "exit None", "(x +) *"],
+        ),
+    ],
+)
+def test_resume_function_reentering_a_with_block_runs_like_dynamos_code(name, results, calls):
     """A graph break inside `with`: Dynamo's resume function enters the context manager again
     and jumps into the middle of the original body (decompiler/reentry.py), and an exception
     the manager suppresses raises there instead of going on.  The source behaves the same:
     the calls on the manager and the values in the same order, the same result or error."""
-    name = "with_graph_break__resume_original_reentering_with__0.marshal"
-    path = os.path.join(HERE, "..", "fixtures", "dynamo", name)
-    with open(path, "rb") as f:
+    with open(os.path.join(HERE, "..", "fixtures", "dynamo", name), "rb") as f:
         code = marshal.load(f)
     source = pellucid.decompile(code)
     assert "with ___stack0(False):" in source, source
@@ -112,7 +137,19 @@ def test_resume_function_reentering_a_with_block_runs_like_dynamos_code():
             expected = _outcome(dynamos, suppress, fail)
             assert _outcome(ours, suppress, fail) == expected, (suppress, fail, source)
             outcomes.append(expected[0])
-    # the four paths: a result, an error passed on, a result, the suppressed error's TypeError
-    assert outcomes == ["((z +) *)", "ValueError", "((z +) *)", "TypeError"]
-    # the manager is left before `z * y` (a `return` inside the with would leave it after)
-    assert _outcome(ours, False, False)[1] == ["made with False", "enter", "z +", "exit None", "(z +) *"]
+    # a result, an error passed on, a result, the suppressed error's TypeError
+    assert outcomes == results
+    # the manager is left before the return's operation (a `return` inside the with would
+    # leave it after)
+    assert _outcome(ours, False, False)[1] == calls
+
+
+def test_resume_function_reentering_two_withs_is_refused_not_misread():
+    """A break inside two nested withs: an exception the inner manager suppresses leaves the
+    outer one normally, then raises; one flag per statement does not say that, so the
+    decompiler refuses (the full_code file says why) rather than write other behaviour."""
+    name = "nested_withs__resume_original_reentering_two_withs__0.marshal"
+    with open(os.path.join(HERE, "..", "fixtures", "dynamo", "refused", name), "rb") as f:
+        code = marshal.load(f)
+    with pytest.raises(pellucid.DecompilationError, match="with handler continues"):
+        pellucid.decompile(code)

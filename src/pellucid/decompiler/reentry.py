@@ -68,16 +68,16 @@ def _splice_one(ins: list[Instr], entries: list[Entry]) -> tuple[list[Instr], li
         before = ins[T - 1]
         if live[T - 1] and before.op not in TERMINAL and before.op != "JUMP":
             continue
-        # the handler goes where the original with's own (dead) handler was: after the first
-        # live code from T on, as the compiler lays out a with statement
-        rest = list(range(T, n))
-        gap = next((q for q, k in enumerate(rest) if not live[k]), len(rest))
+        # the handler goes where the original with's own (dead) handler was, after the body's
+        # exit, as the compiler lays out a with statement (else at the end)
+        rest = [k for k in range(T, n) if live[k] or ins[k].op == "PUSH_EXC_INFO"]
+        at = next((q for q, k in enumerate(rest) if not live[k]), len(rest))
         handler = [k for k in range(J + 1, T) if live[k]]
         order = (
             [k for k in range(J) if live[k]]
-            + rest[:gap]
+            + rest[:at]
             + handler
-            + [k for k in rest[gap:] if live[k]]
+            + [k for k in rest[at:] if live[k]]
         )
         return _relaid(ins, entries, order)
     return None
@@ -86,8 +86,18 @@ def _splice_one(ins: list[Instr], entries: list[Entry]) -> tuple[list[Instr], li
 def _relaid(ins: list[Instr], entries: list[Entry], order: list[int]) -> tuple[list[Instr], list[Entry]]:
     """The instructions ``order`` names, in that order, with jump targets and exception
     ranges following them (a range cut in pieces by the new order becomes several)."""
-    new_of = {old: new for new, old in enumerate(order)}
-    out = [ins[k] for k in order]
+    # a jump to the instruction now next to it goes (what jumped to it goes there too)
+    kept = [
+        k
+        for p, k in enumerate(order)
+        if not (ins[k].op == "JUMP" and p + 1 < len(order) and ins[k].target == order[p + 1])
+    ]
+    new_of = {old: new for new, old in enumerate(kept)}
+    for p in reversed(range(len(order))):  # (backwards: the next may have gone too)
+        if order[p] not in new_of:
+            new_of[order[p]] = new_of[order[p + 1]]
+    out = [ins[k] for k in kept]
+    placed = set(kept)
     for new, i in enumerate(out):
         if i.target is not None:
             i.target = new_of[i.target]  # (a reached instruction's targets are reached)
@@ -96,7 +106,7 @@ def _relaid(ins: list[Instr], entries: list[Entry], order: list[int]) -> tuple[l
     for s, e, t, depth, lasti in entries:
         if t not in new_of:
             continue  # the handler of dead code only
-        covered = sorted(new_of[k] for k in range(s, e) if k in new_of)
+        covered = sorted(new_of[k] for k in range(s, e) if k in placed)
         for k in covered:
             if runs and runs[-1][1] == k and runs[-1][2:] == (new_of[t], depth, lasti):
                 runs[-1] = (runs[-1][0], k + 1, *runs[-1][2:])
