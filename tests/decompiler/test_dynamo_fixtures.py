@@ -144,6 +144,23 @@ def test_resume_function_reentering_a_with_block_runs_like_dynamos_code(name, re
     assert _outcome(ours, False, False)[1] == calls
 
 
+def test_resume_function_jumping_over_a_dead_with_reads_as_its_live_code():
+    """A break right after a with block: the resume function's prologue jumps over the
+    original head, with statement and handler included; what never runs goes, and the rest
+    behaves as Dynamo's code."""
+    name = "break_after_with__resume_original_over_dead_with__0.marshal"
+    with open(os.path.join(HERE, "..", "fixtures", "dynamo", name), "rb") as f:
+        code = marshal.load(f)
+    source = pellucid.decompile(code)
+    assert "with " not in source and source.rstrip().endswith("return y * 2"), source
+    scope: dict = {}
+    exec(compile(source, "<decompiled>", "exec"), scope)
+    for fail in (False, True):
+        expected = _outcome(types.FunctionType(code, {}), False, fail)
+        assert _outcome(scope[code.co_name], False, fail) == expected
+        assert expected[0] == ("ValueError" if fail else "(y *)")
+
+
 def test_resume_function_reentering_two_withs_is_refused_not_misread():
     """A break inside two nested withs: an exception the inner manager suppresses leaves the
     outer one normally, then raises; one flag per statement does not say that, so the

@@ -15,6 +15,11 @@ followed by the original part.  :func:`splice_reentries` lays the instructions o
 (the part from ``T`` on moved right after the jump, the prologue's handler in the place of the
 original body's dead one, the jump and the dead code dropped), and the structurer reads a plain with statement.  Only that exact
 shape is touched: everything else keeps its layout.
+
+The prologue of any resume function jumps over the original function's head, which stays in
+the code object; a try or with statement there leaves handlers in the exception table that
+nothing can raise into.  The compiler (3.11+) leaves none, so where one is found, the code that
+never runs is dropped (:func:`_without_dead_code`), and the jump over it with it.
 """
 
 from __future__ import annotations
@@ -25,14 +30,33 @@ Entry = tuple[int, int, int, int, bool]
 
 
 def splice_reentries(ins: list[Instr], entries: list[Entry]) -> tuple[list[Instr], list[Entry]]:
-    """``ins`` and ``entries`` with each jump into a with body re-entered elsewhere spliced."""
-    if not entries or not any(i.op == "BEFORE_WITH" for i in ins):
+    """``ins`` and ``entries`` with each jump into a with body re-entered elsewhere spliced,
+    then without protected code that never runs (see :func:`_without_dead_code`)."""
+    if not entries:
         return ins, entries
-    while True:
-        spliced = _splice_one(ins, entries)
-        if spliced is None:
-            return ins, entries
-        ins, entries = spliced
+    if any(i.op == "BEFORE_WITH" for i in ins):
+        while True:
+            spliced = _splice_one(ins, entries)
+            if spliced is None:
+                break
+            ins, entries = spliced
+    return _without_dead_code(ins, entries)
+
+
+def _without_dead_code(ins: list[Instr], entries: list[Entry]) -> tuple[list[Instr], list[Entry]]:
+    """A resume function jumps from its prologue over the original function's head, try and
+    with statements included, whose handlers then stay in the table though nothing can raise
+    into them.  The compiler (3.11+) leaves no such handler, so when one is there, whatever
+    never runs goes: the jump over it then goes too, and the rest reads as the code it is."""
+    n = len(ins)
+    handler_of: list[int | None] = [None] * (n + 1)
+    for s, e, t, _, _ in entries:
+        for k in range(s, min(e, n)):
+            handler_of[k] = t
+    live = flow_reachable(ins, handler_of)
+    if all(live[t] for _, _, t, _, _ in entries if t < n):
+        return ins, entries
+    return _relaid(ins, entries, [k for k in range(n) if live[k]])
 
 
 def _splice_one(ins: list[Instr], entries: list[Entry]) -> tuple[list[Instr], list[Entry]] | None:
