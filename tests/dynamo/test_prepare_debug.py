@@ -408,6 +408,7 @@ BACKEND_WORKLOADS = [
     ("eager", "with_graph_break"),
     ("eager", "comprehension_graph_break"),
     ("eager", "autocast_graph_break"),
+    ("eager", "with_branch_graph_break"),
     ("eager", "side_effects_graph_break"),
     ("eager", "lambda_graph_break"),
     ("eager", "classes_and_super"),
@@ -426,6 +427,7 @@ BACKEND_WORKLOADS = [
     ("aot_eager", "closure"),
     ("aot_eager", "with_graph_break"),
     ("aot_eager", "autocast_graph_break"),
+    ("aot_eager", "with_branch_graph_break"),
     ("aot_eager", "side_effects_graph_break"),
     ("aot_eager", "classes_and_super"),
     ("aot_eager", "optimizer_step"),
@@ -473,6 +475,9 @@ def test_workload(tmp_path, backend, name):
             assert os.path.exists(os.path.join(d, rel))
     for f in s["functions"]:
         assert f["full_code_file"] and os.path.exists(os.path.join(d, f["full_code_file"]))
+        with open(os.path.join(d, f["full_code_file"]), encoding="utf-8") as text:
+            # resume functions' own code (what Dynamo made at the break) decompiled too
+            assert "# (not decompiled:" not in text.read(), f["full_code_file"]
         for e in f["cache_entries"]:
             assert os.path.exists(os.path.join(d, e["guard_file"]))
     assert not [f for f in s["failures"] if f["kind"] not in ("decompile",)], s["failures"]

@@ -124,6 +124,30 @@ def make_with_graph_break():
     return with_graph_break, run
 
 
+def with_branch_graph_break(x):
+    with torch.no_grad():
+        y = x + 1
+        if y.sum() > 0:  # a data-dependent branch: a graph break inside the with
+            y = y * 2
+        else:
+            y = y - 2
+    print("pellucid graph break right after a with block")
+    return y + 1
+
+
+def make_with_branch_graph_break():
+    """Graph breaks in an `if` test inside `with` and right after the with block: the resume
+    functions enter the context manager again and jump into one branch, or jump over the
+    whole with statement (decompiler/reentry.py)."""
+    _seed()
+    inputs = [torch.ones(5), -torch.ones(5) * 3]
+
+    def run(fn):
+        return [fn(x) for x in inputs]
+
+    return with_branch_graph_break, run
+
+
 def autocast_graph_break(x):
     with torch.enable_grad():
         x = x + 1
@@ -499,6 +523,7 @@ WORKLOADS: dict[str, Workload] = {
         Workload("with_graph_break", make_with_graph_break, {}),
         Workload("comprehension_graph_break", make_comprehension_graph_break, {}),
         Workload("autocast_graph_break", make_autocast_graph_break, {}),
+        Workload("with_branch_graph_break", make_with_branch_graph_break, {}),
         Workload("side_effects_graph_break", make_side_effects_graph_break, {}),
         Workload("lambda_graph_break", make_lambda_graph_break, {}),
         Workload("classes_and_super", make_classes_and_super, {}),
