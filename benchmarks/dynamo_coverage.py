@@ -39,7 +39,7 @@ WORKLOADS_DIR = os.path.join(ROOT, "tests", "dynamo")
 DEFAULT_WORKLOADS = (
     "readme,mlp_backward,dynamic_true,dynamic_auto,graph_breaks,closure,method,"
     "with_graph_break,comprehension_graph_break,autocast_graph_break,with_branch_graph_break,"
-    "side_effects_graph_break,"
+    "nested_with_graph_break,side_effects_graph_break,"
     "lambda_graph_break,classes_and_super,optimizer_step,match_graph_break,"
     "autograd_function_graph_break,pytree_graph_break,higher_order_ops,bert,gpt2,"
     "llama_generate"

@@ -65,17 +65,20 @@ class _Value:
     def __mul__(self, other: object) -> _Value:
         return self._op("*", other)
 
+    def __sub__(self, other: object) -> _Value:
+        return self._op("-", other)
 
-def _context(log: _Log, suppress: bool):
+
+def _context(log: _Log, suppress: bool, label: str = ""):
     class Context:
         def __init__(self, flag: object) -> None:
-            log.append(f"made with {flag!r}")
+            log.append(f"made with {flag!r}{label}")
 
         def __enter__(self) -> None:
-            log.append("enter")
+            log.append(f"enter{label}")
 
         def __exit__(self, *exc: object) -> bool:
-            log.append(f"exit {exc[0].__name__ if exc[0] else None}")
+            log.append(f"exit {exc[0].__name__ if exc[0] else None}{label}")
             return suppress
 
     return Context
@@ -161,12 +164,50 @@ def test_resume_function_jumping_over_a_dead_with_reads_as_its_live_code():
         assert expected[0] == ("ValueError" if fail else "(y *)")
 
 
-def test_resume_function_reentering_two_withs_is_refused_not_misread():
-    """A break inside two nested withs: an exception the inner manager suppresses leaves the
-    outer one normally, then raises; one flag per statement does not say that, so the
-    decompiler refuses (the full_code file says why) rather than write other behaviour."""
-    name = "nested_withs__resume_original_reentering_two_withs__0.marshal"
-    with open(os.path.join(HERE, "..", "fixtures", "dynamo", "refused", name), "rb") as f:
+@pytest.mark.parametrize(
+    "name, managers",
+    [
+        ("nested_withs__resume_original_reentering_two_withs__0.marshal", 2),
+        ("triple_withs__resume_original_reentering_three_withs__0.marshal", 3),
+    ],
+)
+def test_resume_function_reentering_nested_withs_runs_like_dynamos_code(name, managers):
+    """A break inside nested withs: an exception an inner manager suppresses leaves the withs
+    around it normally, one after the other, then raises; the source says it with one flag
+    per statement, the rest of each body under the flag of the with inside it.  Every
+    combination of managers that suppress and of a value that fails runs the same, call by
+    call."""
+    with open(os.path.join(HERE, "..", "fixtures", "dynamo", name), "rb") as f:
         code = marshal.load(f)
-    with pytest.raises(pellucid.DecompilationError, match="with handler continues"):
-        pellucid.decompile(code)
+    source = pellucid.decompile(code)
+    assert f"if __pellucid_with_done{managers - 1}:" in source, source
+    scope: dict = {}
+    exec(compile(source, "<decompiled>", "exec"), scope)
+    params = code.co_varnames[: code.co_argcount]
+    values = [p for p in params if not p.startswith("_")]
+
+    def outcome(fn, suppressing, failing):
+        log = _Log()
+        args = []
+        for p in params:
+            if p.startswith("___stack") and int(p[8:]) < managers:
+                args.append(_context(log, p in suppressing, f" {p}"))
+            elif p.startswith("_"):
+                args.append([] if p.startswith("__nested") else "v")
+            else:
+                args.append(_Value(log, p, p == failing))
+        try:
+            result = fn(*args).name
+        except Exception as e:  # noqa: BLE001
+            result = type(e).__name__
+        return result, list(log)
+
+    stacks = [f"___stack{k}" for k in range(managers)]
+    subsets = [[m for b, m in enumerate(stacks) if mask >> b & 1] for mask in range(2**managers)]
+    seen = set()
+    for suppressing in subsets:
+        for failing in [None, *values]:
+            expected = outcome(types.FunctionType(code, {}), suppressing, failing)
+            assert outcome(scope[code.co_name], suppressing, failing) == expected, (suppressing, failing)
+            seen.add(expected[0] if expected[0] in ("ValueError", "TypeError") else "result")
+    assert seen == {"result", "ValueError", "TypeError"}

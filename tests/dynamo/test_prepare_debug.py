@@ -409,6 +409,7 @@ BACKEND_WORKLOADS = [
     ("eager", "comprehension_graph_break"),
     ("eager", "autocast_graph_break"),
     ("eager", "with_branch_graph_break"),
+    ("eager", "nested_with_graph_break"),
     ("eager", "side_effects_graph_break"),
     ("eager", "lambda_graph_break"),
     ("eager", "classes_and_super"),

@@ -148,6 +148,28 @@ def make_with_branch_graph_break():
     return with_branch_graph_break, run
 
 
+def nested_with_graph_break(x):
+    with torch.no_grad(), torch.autocast("cpu", enabled=False):
+        y = x + 1
+        with torch.enable_grad():
+            print("pellucid graph break inside three withs")
+            y = y * 2
+        y = y - 1
+    return y
+
+
+def make_nested_with_graph_break():
+    """A graph break inside three nested withs (two of them one statement): the resume function
+    enters all three context managers again and jumps into the innermost body."""
+    _seed()
+    inputs = [torch.randn(5)]
+
+    def run(fn):
+        return [fn(x) for x in inputs]
+
+    return nested_with_graph_break, run
+
+
 def autocast_graph_break(x):
     with torch.enable_grad():
         x = x + 1
@@ -524,6 +546,7 @@ WORKLOADS: dict[str, Workload] = {
         Workload("comprehension_graph_break", make_comprehension_graph_break, {}),
         Workload("autocast_graph_break", make_autocast_graph_break, {}),
         Workload("with_branch_graph_break", make_with_branch_graph_break, {}),
+        Workload("nested_with_graph_break", make_nested_with_graph_break, {}),
         Workload("side_effects_graph_break", make_side_effects_graph_break, {}),
         Workload("lambda_graph_break", make_lambda_graph_break, {}),
         Workload("classes_and_super", make_classes_and_super, {}),

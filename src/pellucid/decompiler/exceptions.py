@@ -102,6 +102,9 @@ class ExceptionStructure(ExceptGroupOps):
         self._copies: dict[int, Copy] = {}
         self._started: set[int] = set()
         self._with_flags: dict[int, str] = {}  # with statement -> its flag (do_with)
+        # each with being walked whose suppressed path raises or leaves the with around it:
+        # (where that path starts, its flag), innermost last
+        self._raising_withs: list[tuple[int, str]] = []
         self._handlers: dict[int, Handler] = {}
         self._cover: list[int | None] = [None] * (self.n + 1)
         self.home: list[int | None] = [None] * (self.n + 1)
@@ -2047,6 +2050,8 @@ class ExceptionStructure(ExceptGroupOps):
         sup = Lb + 4
         follow = None
         tail = None
+        crossed = None  # (an instruction of another handler's code the tail runs into)
+        leaves = None  # the flag of an enclosing with this one's suppressed path leaves
         if ins[sup].op == "JUMP":
             follow = ins[sup].target
             claim_to = sup + 1
@@ -2056,8 +2061,13 @@ class ExceptionStructure(ExceptGroupOps):
         else:
             k = sup
             while k < self.n and ins[k].op not in TERMINAL:
-                if ins[k].target is not None or self.home[k] != W:
-                    raise self.fail("with handler continues into unrecognized code", ins[k])
+                if ins[k].target is not None:
+                    leaves = self._leaves_enclosing_with(sup, k)
+                    if leaves is None:
+                        raise self.fail("with handler continues into unrecognized code", ins[k])
+                    break
+                if self.home[k] != W and crossed is None:
+                    crossed = ins[k]
                 k += 1
             tail = (sup, k + 1 - sup)
             claim_to = k + 1
@@ -2068,12 +2078,17 @@ class ExceptionStructure(ExceptGroupOps):
         self._copy_kind = "with"
         end = self._register_copies(W, home, k, e, lambda k: 5 if self._is_exit_copy(k) else 0)
         raising_tail = None  # (see below: a suppressed exception that raises instead)
-        if tail is not None and self._jumps_past_raising_tail(k, max(end, e) + 1, tail):
+        if tail is not None and self._normal_exit_jumps_to(k, max(end, e) + 1, claim_to) and (
+            leaves is not None or ins[claim_to - 1].op == "RAISE_VARARGS"
+        ):
             # The body's normal exit jumps past the handler, while an exception the context
-            # manager suppresses ends in a raise of the handler's own.  Dynamo's resume
-            # functions re-enter a with block this way (reentry.py); no source says it with a
-            # plain with statement: a flag the body sets at its end tells the two apart.
+            # manager suppresses ends in a raise of the handler's own, or leaves an enclosing
+            # with for that one's raise.  Dynamo's resume functions re-enter with blocks this
+            # way (reentry.py); no source says it with a plain with statement: a flag the body
+            # sets at its end tells the exits apart.
             follow, raising_tail, tail = claim_to, tail, None
+        elif crossed is not None:
+            raise self.fail("with handler continues into unrecognized code", crossed)
         if tail is not None:
             # find the normal exit: an exit copy followed by the same code as the tail
             cand = [
@@ -2116,17 +2131,26 @@ class ExceptionStructure(ExceptGroupOps):
         else:
             raise self.fail("with continues past its enclosing block", ins[b])
         raised: list[ast.stmt] = []
+        flag = ""
         if raising_tail is not None:
-            raised, left = self.walk(raising_tail[0], claim_to, stack[:-1], frozenset())
-            if left != stack[:-1] or not raised or not isinstance(raised[-1], ast.Raise):
-                raise self.fail("with handler ends in unrecognized code", ins[raising_tail[0]])
+            # (named once per statement: a walk may be tried again)
+            flag = self._with_flags.setdefault(b, f"__pellucid_with_done{len(self._with_flags)}")
+            if leaves is None:
+                raised, left = self.walk(raising_tail[0], claim_to, stack[:-1], frozenset())
+                if left != stack[:-1] or not raised or not isinstance(raised[-1], ast.Raise):
+                    raise self.fail("with handler ends in unrecognized code", ins[raising_tail[0]])
+            self._raising_withs.append((raising_tail[0], flag))
         for q in range(W, W + 4):
             self.reachable[q] = False
         self._claim_block(Lb, claim_to)
         self._claim_block(C, C + 3)
         inherited = self._inherit(follow, stop, exits)
         fo = self._follow_exit(follow, k, exits)
-        body, st = self.walk(k, body_end, list(stack), fo | {body_end} | inherited)
+        try:
+            body, st = self.walk(k, body_end, list(stack), fo | {body_end} | inherited)
+        finally:
+            if raising_tail is not None:
+                self._raising_withs.pop()
         if len(st) == len(stack) and st[-1] is stack[-1]:
             pass  # no path leaves the body normally
         elif len(st) != len(stack) - 1:
@@ -2136,10 +2160,9 @@ class ExceptionStructure(ExceptGroupOps):
         # async with: generators.fold_suspensions leaves it in this shape, marked
         kind = ast.AsyncWith if ins[b].extra.get("async") else ast.With
         if raising_tail is not None:
-            # (named once per statement: a walk may be tried again)
-            flag = self._with_flags.setdefault(b, f"__pellucid_with_done{len(self._with_flags)}")
             self.emit(ast.Assign(targets=[name(flag, ast.Store())], value=const(False), lineno=0))
-            body = [*body, ast.Assign(targets=[name(flag, ast.Store())], value=const(True), lineno=0)]
+            done = ast.Assign(targets=[name(flag, ast.Store())], value=const(True), lineno=0)
+            body = self._guard_rest(body, done, flag, ins[b])
         if len(body) == 1 and type(body[0]) is kind:
             # `with a, b:` compiles exactly as `with a: with b:`
             node = body[0]
@@ -2147,20 +2170,58 @@ class ExceptionStructure(ExceptGroupOps):
         else:
             node = kind(items=[item], body=body or [ast.Pass()])
         self.emit(node)
-        if raising_tail is not None:
+        if leaves is not None:
+            node.leaves = (leaves, flag)  # (see _guard_rest)
+        elif raising_tail is not None:
             # (a constant alone, the handler's leftover, is no statement: compile drops it)
             raised = [st for st in raised if not (isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant))]
             test = ast.UnaryOp(op=ast.Not(), operand=name(flag))
             self.emit(ast.If(test=test, body=raised, orelse=[]))
         return body_end
 
-    def _jumps_past_raising_tail(self, k: int, end: int, tail: tuple[int, int]) -> bool:
-        """Does the handler's code after a suppressed exception, ``tail``, end in a raise,
-        while an exit copy of the body in [k, end) jumps to just after that code?  (The
-        compiler lets a suppressed exception go on where the body's normal exit goes.)"""
-        after = tail[0] + tail[1]
-        if self.ins[after - 1].op != "RAISE_VARARGS":
-            return False
+    def _guard_rest(self, body: list[ast.stmt], done: ast.stmt, flag: str, at: Instr) -> list[ast.stmt]:
+        """``body`` of a with that sets its ``flag`` at its end (``done``).  A with inside it
+        whose suppressed exception leaves this one (its ``leaves``: this flag, and its own)
+        skips the rest of the body: ``if <its flag>: <rest>; <done>``."""
+        inner = [q for q, st in enumerate(body) if getattr(st, "leaves", ("",))[0] == flag]
+        deeper = sum(1 for st in body for n in ast.walk(st) if getattr(n, "leaves", ("",))[0] == flag)
+        if len(inner) > 1 or deeper != len(inner):
+            raise self.fail("a with leaving an enclosing with from inside a nested block", at)
+        if not inner:
+            return [*body, done]
+        q = inner[0]
+        test = name(body[q].leaves[1])
+        return [*body[: q + 1], ast.If(test=test, body=[*body[q + 1 :], done], orelse=[])]
+
+    def _leaves_enclosing_with(self, sup: int, j: int) -> str | None:
+        """The flag of the enclosing with whose own suppressed path the suppressed path
+        [sup, j] of a with inside it joins: the enclosing with's exit (a copy of it, the only
+        other thing there) and a jump into that path, which raises or, the same way, leaves
+        the with around it.  None: not that shape."""
+        if not self._raising_withs:
+            return None
+        start, flag = self._raising_withs[-1]
+        ins = self.ins
+        if not (
+            ins[j].op == "JUMP"
+            and ins[j].target == start + 1
+            and ins[start].op == "LOAD_CONST"
+            and ins[start].argval is None
+            and ins[j - 1].op == "LOAD_CONST"
+            and ins[j - 1].argval is None
+            and j - 6 >= sup
+            and self._is_exit_copy(j - 6)
+        ):
+            return None
+        # before the exit copy: only a value pushed and popped (the handler's leftover)
+        if [ins[q].op for q in range(sup, j - 6)] not in ([], ["LOAD_CONST", "POP_TOP"]):
+            return None
+        return flag
+
+    def _normal_exit_jumps_to(self, k: int, end: int, after: int) -> bool:
+        """Does an exit copy of the body in [k, end) jump to ``after``, just past the code a
+        suppressed exception runs?  (The compiler lets a suppressed exception go on where the
+        body's normal exit goes, never elsewhere.)"""
         return any(
             cp.kind == "with"
             and k <= c < end

@@ -92,17 +92,25 @@ def _splice_one(ins: list[Instr], entries: list[Entry]) -> tuple[list[Instr], li
         before = ins[T - 1]
         if live[T - 1] and before.op not in TERMINAL and before.op != "JUMP":
             continue
-        # the handler goes where the original with's own (dead) handler was, after the body's
-        # exit, as the compiler lays out a with statement (else at the end)
-        rest = [k for k in range(T, n) if live[k] or ins[k].op == "PUSH_EXC_INFO"]
-        at = next((q for q, k in enumerate(rest) if not live[k]), len(rest))
-        handler = [k for k in range(J + 1, T) if live[k]]
-        order = (
-            [k for k in range(J) if live[k]]
-            + rest[:at]
-            + handler
-            + [k for k in rest[at:] if live[k]]
-        )
+        # Each handler of the prologue (one per with it entered, innermost first) goes where
+        # the original statement's own, dead, handler was: after that statement's exit, as the
+        # compiler lays out a with statement.  (Counts that differ: all of them there.)
+        handlers: list[list[int]] = []
+        for k in range(J + 1, T):
+            if live[k]:
+                if ins[k].op == "PUSH_EXC_INFO" or not handlers:
+                    handlers.append([])
+                handlers[-1].append(k)
+        places = [k for k in range(T, n) if not live[k] and ins[k].op == "PUSH_EXC_INFO"]
+        if len(places) != len(handlers):
+            places = places[:1]
+            handlers = [[k for block in handlers for k in block]]
+        put = dict(zip(places, handlers))
+        order = [k for k in range(J) if live[k]]
+        for k in range(T, n):
+            order += put.get(k, [k] if live[k] else [])
+        if len(put) < len(handlers):  # (no place: at the end)
+            order += handlers[-1]
         return _relaid(ins, entries, order)
     return None
 
