@@ -2078,8 +2078,13 @@ class ExceptionStructure(ExceptGroupOps):
         self._copy_kind = "with"
         end = self._register_copies(W, home, k, e, lambda k: 5 if self._is_exit_copy(k) else 0)
         raising_tail = None  # (see below: a suppressed exception that raises instead)
-        if tail is not None and self._normal_exit_jumps_to(k, max(end, e) + 1, claim_to) and (
-            leaves is not None or ins[claim_to - 1].op == "RAISE_VARARGS"
+        if (
+            tail is not None
+            and (leaves is not None or ins[claim_to - 1].op == "RAISE_VARARGS")
+            and self._normal_exit_jumps_to(k, max(end, e) + 1, claim_to)
+            # (not where the compiler copied the code after the statement, a raise, into
+            # the suppressed path: that code is the same)
+            and not self._same(claim_to, tail[0], tail[1])
         ):
             # The body's normal exit jumps past the handler, while an exception the context
             # manager suppresses ends in a raise of the handler's own, or leaves an enclosing
