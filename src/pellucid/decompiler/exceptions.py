@@ -2433,8 +2433,8 @@ class ExceptionStructure(ExceptGroupOps):
         return end
 
     def _straight_tail(self, j: int, limit: int | None = None) -> int | None:
-        """Length of straight-line code from j ending in a return (a 3.10 copy of a
-        small exit block), or None.  It starts a statement: nothing it consumes was
+        """Length of straight-line code from j ending in a return or a raise (a 3.10 copy
+        of a small exit block), or None.  It starts a statement: nothing it consumes was
         pushed before it (``SWAP; POP_TOP; RETURN_VALUE`` is a return's unwinding)."""
         if j < self.n and self.ins[j].op == "RAISE_VARARGS" and self.ins[j].arg == 0:
             return 1 if limit is None or j < limit else None  # a bare `raise`
@@ -2453,7 +2453,7 @@ class ExceptionStructure(ExceptGroupOps):
                 if not ins.op.startswith("LOAD_"):
                     return None  # uses a value computed before: a return's unwinding
                 leading = False
-            if ins.op == "RETURN_VALUE":
+            if ins.op in ("RETURN_VALUE", "RAISE_VARARGS"):
                 return k + 1 - j
             if ins.op in TERMINAL:
                 return None

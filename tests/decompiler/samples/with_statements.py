@@ -3,7 +3,7 @@
 import contextlib
 
 from . import cases, lazy
-from ._helpers import CM, Obj
+from ._helpers import CM, Err, Obj
 from .exceptions import risky
 
 CONSTRUCT = "with"
@@ -379,3 +379,13 @@ def with_retry_loop_return_except_finally(fails, log):
                 log.append(("retry", e.args))
             finally:
                 log.append(("release", n))
+
+
+@cases((0, False, []), (1, False, []), (1, True, []), (-1, True, []))
+def with_then_raise_ending_function(k, suppress, log):
+    # 3.10 copies a small final block, `raise exc`, into the with's normal exit and into its
+    # suppressed path
+    exc = Err(log)
+    with CM(log, swallow=suppress):
+        log.append(risky(k))
+    raise exc
