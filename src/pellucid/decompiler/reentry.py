@@ -11,10 +11,12 @@ both parts, the prologue's and the original body's, to the prologue's handler::
     <the original code: its head is dead> T: <rest of the body> (protected by H) <exit> ...
 
 No source has this layout, but it means one with statement whose body is the prologue's part
-followed by the original part.  :func:`splice_reentries` lays the instructions out that way
-(the part from ``T`` on moved right after the jump, the prologue's handler in the place of the
-original body's dead one, the jump and the dead code dropped), and the structurer reads a plain with statement.  Only that exact
-shape is touched: everything else keeps its layout.
+followed by the original part.  :func:`splice_reentries` lays the instructions out that way:
+the part from ``T`` on moved right after the jump, each handler of the prologue (one per with it
+entered again) in the place of its statement's dead one, the jump and the dead code dropped.
+The structurer then reads with statements (``ExceptionStructure.do_with`` tells their exits
+apart: Dynamo's code raises where a suppressed exception would go on).  Only that exact shape
+is touched: everything else keeps its layout.
 
 The prologue of any resume function jumps over the original function's head, which stays in
 the code object; a try or with statement there leaves handlers in the exception table that
@@ -84,10 +86,10 @@ def _splice_one(ins: list[Instr], entries: list[Entry]) -> tuple[list[Instr], li
         ):
             continue
         # nothing between the jump and its target runs but handler code, and only the jump
-        # leads to the target (no other jump, and nothing falls into it)
+        # leads to the target (no other jump, and nothing falls into it); nothing jumps to it
         if any(plain[k] for k in range(J + 1, T)):
             continue
-        if any(live[k] and i.target == T and k != J for k, i in enumerate(ins)):
+        if any(live[k] and i.target in (J, T) and k != J for k, i in enumerate(ins)):
             continue
         before = ins[T - 1]
         if live[T - 1] and before.op not in TERMINAL and before.op != "JUMP":
