@@ -731,7 +731,8 @@ class ExceptionStructure(ExceptGroupOps):
 
     def _return_tail(self, j: int, H: int) -> int | None:
         """Length of straight-line code at j in handler H's own code that ends in
-        a return and starts a statement (nothing it uses was pushed before), or None."""
+        a return or a raise and starts a statement (nothing it uses was pushed before), or
+        None."""
         k = j
         while k < self.n and self.home[k] == H and k - j < 8:
             ins = self.ins[k]
@@ -741,6 +742,8 @@ class ExceptionStructure(ExceptGroupOps):
                 return k + 1 - j if k > j else None
             if ins.op == "RAISE_VARARGS" and ins.arg == 0:
                 return k + 1 - j  # a bare `raise` after the try: re-raises the outer one
+            if ins.op == "RAISE_VARARGS":
+                return k + 1 - j if k > j else None  # `raise x`: an exit block too
             if ins.op in TERMINAL:
                 return None
             k += 1

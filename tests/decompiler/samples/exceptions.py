@@ -1240,3 +1240,14 @@ def exc_finally_pass_in_loop_continue(ks, log):
         finally:
             pass
     return log
+
+
+@cases(*((k, []) for k in range(6)))
+def exc_try_except_then_raise_ending_function(k, log):
+    # 3.12+ copy the small final block, `raise exc`, to the end of the except clause
+    exc = Err(log)
+    try:
+        log.append(risky(k))
+    except ValueError:
+        log.append("caught")
+    raise exc
