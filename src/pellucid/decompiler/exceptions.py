@@ -3338,6 +3338,15 @@ class ExceptionStructure(ExceptGroupOps):
             elif COPIES_EXITS and after < H and ins[after].op != "RETURN_VALUE" and self._straight_tail(after, H) == H - after:
                 cont_n = after
                 normal_end = after
+                if (
+                    stop < self.n
+                    and self._same(after, stop, H - after)
+                    and any(i.target == stop for i in ins[:w])
+                ):
+                    # a copy of the code where the enclosing block goes on (a small exit
+                    # block after an `if`, say): the statement goes on there
+                    self._claim_block(after, H)
+                    cont_n = stop
             else:
                 P = None  # a return/break path, not the normal exit
         for p in pops:

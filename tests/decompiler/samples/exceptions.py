@@ -1251,3 +1251,27 @@ def exc_try_except_then_raise_ending_function(k, log):
     except ValueError:
         log.append("caught")
     raise exc
+
+
+@cases(*((k, []) for k in range(6)))
+def exc_try_finally_then_raise_ending_function(k, log):
+    # 3.10+ copy the small final block into the finally's normal exit
+    exc = Err(log)
+    try:
+        log.append(risky(k))
+    finally:
+        log.append("finally")
+    raise exc
+
+
+@cases(*((k, []) for k in range(6)))
+def exc_try_except_else_then_raise_ending_function(k, log):
+    exc = Err(log)
+    try:
+        v = risky(k)
+    except ValueError:
+        v = 0
+    else:
+        v += 1
+    log.append(v)
+    raise exc

@@ -389,3 +389,32 @@ def with_then_raise_ending_function(k, suppress, log):
     with CM(log, swallow=suppress):
         log.append(risky(k))
     raise exc
+
+
+@cases((0, True, False, []), (1, True, True, []), (0, False, False, []), (-1, True, True, []))
+def with_in_if_then_raise_ending_function(k, c, suppress, log):
+    exc = Err(log)
+    if c:
+        with CM(log, swallow=suppress):
+            log.append(risky(k))
+    raise exc
+
+
+@cases((0, False, []), (1, False, []), (1, True, []), (-1, True, []))
+def with_nested_then_raise_ending_function(k, suppress, log):
+    exc = Err(log)
+    with CM(log, "outer"):
+        with CM(log, "inner", swallow=suppress):
+            log.append(risky(k))
+    raise exc
+
+
+@cases((0, []), (1, []), (2, []))
+def with_in_try_then_raise_ending_function(k, log):
+    exc = Err(log)
+    try:
+        with CM(log):
+            log.append(risky(k))
+    except KeyError:
+        log.append("key")
+    raise exc
