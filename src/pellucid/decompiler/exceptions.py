@@ -778,6 +778,12 @@ class ExceptionStructure(ExceptGroupOps):
                 if self.home[q] == home and t is not None and t > k:
                     return None
             return k
+        # A try whose body is a try: its own ranges lie in the inner one's handler code, so
+        # its body's end is not found there; where a clause of the inner try was turned back
+        # into a jump to the same code (same line), both statements go on there.
+        for twin, length, _, _ in self._undone.values():
+            if length == L and self._same(twin, j, L) and self.ins[twin].line == self.ins[j].line:
+                return twin
         return None
 
     def check_exception_support(self) -> None:

@@ -1275,3 +1275,30 @@ def exc_try_except_else_then_raise_ending_function(k, log):
         v += 1
     log.append(v)
     raise exc
+
+
+@cases(*((k, []) for k in range(6)))
+def exc_try_in_try_then_raise_ending_function(k, log):
+    # 3.12+ copy the final block to the end of both except clauses; the outer try's own
+    # ranges all lie in the inner try's handler code
+    exc = Err(log)
+    try:
+        try:
+            log.append(risky(k))
+        except KeyError:
+            log.append("key")
+    except ValueError:
+        log.append("value")
+    raise exc
+
+
+@cases(*((k, []) for k in range(6)))
+def exc_try_in_try_then_return_ending_function(k, log):
+    try:
+        try:
+            log.append(risky(k))
+        except KeyError:
+            log.append("key")
+    except ValueError:
+        log.append("value")
+    return log
