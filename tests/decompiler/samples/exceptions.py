@@ -1292,13 +1292,13 @@ def exc_try_in_try_then_raise_ending_function(k, log):
     raise exc
 
 
-@cases(*((k, []) for k in range(6)))
-def exc_try_in_try_then_return_ending_function(k, log):
+@cases(*((k, {}) for k in range(6)))
+def exc_try_in_try_then_return_ending_function(k, seen):
     try:
         try:
-            log.append(risky(k))
-        except KeyError:
-            log.append("key")
-    except ValueError:
-        log.append("value")
-    return log
+            seen["value"] = risky(k)
+        except (KeyError, Err) as e:
+            seen["inner"] = type(e).__name__
+    except Exception as e:
+        seen["outer"] = type(e).__name__
+    return seen
