@@ -2086,11 +2086,16 @@ class ExceptionStructure(ExceptGroupOps):
         _, e = self._extent(W, home)
         self._copy_kind = "with"
         end = self._register_copies(W, home, k, e, lambda k: 5 if self._is_exit_copy(k) else 0)
+        # this statement's exit copies (each 5 long: what follows one is where it goes)
+        exit_copies = [c for c, cp in self._copies.items() if cp.kind == "with" and k <= c < max(end, e) + 1]
         raising_tail = None  # (see below: a suppressed exception that raises instead)
         if (
             tail is not None
             and (leaves is not None or ins[claim_to - 1].op == "RAISE_VARARGS")
-            and self._normal_exit_jumps_to(k, max(end, e) + 1, claim_to)
+            # the normal exit jumps just past the code a suppressed exception runs (the
+            # compiler lets a suppressed exception go on where the normal exit goes, never
+            # elsewhere)
+            and any(ins[c + 5].op == "JUMP" and ins[c + 5].target == claim_to for c in exit_copies)
             # (not where the compiler copied the code after the statement, a raise, into
             # the suppressed path: that code is the same)
             and not self._same(claim_to, tail[0], tail[1])
@@ -2105,11 +2110,7 @@ class ExceptionStructure(ExceptGroupOps):
             raise self.fail("with handler continues into unrecognized code", crossed)
         if tail is not None:
             # find the normal exit: an exit copy followed by the same code as the tail
-            cand = [
-                c + 5
-                for c, cp in self._copies.items()
-                if cp.kind == "with" and k <= c < max(end, e) + 1 and self._same(c + 5, tail[0], tail[1])
-            ]
+            cand = [c + 5 for c in exit_copies if self._same(c + 5, tail[0], tail[1])]
             if cand:
                 follow = max(cand)
                 if tail[1] == 2 and ins[tail[0]].op == "LOAD_CONST" and ins[tail[0]].argval is None:
@@ -2124,11 +2125,7 @@ class ExceptionStructure(ExceptGroupOps):
                 and stop >= self.n - 0
             ):
                 pass
-            elif sup <= stop and all(
-                self._pure_exit(c + 5)
-                for c, cp in self._copies.items()
-                if cp.kind == "with" and k <= c < max(end, e) + 1
-            ):
+            elif sup <= stop and all(self._pure_exit(c + 5) for c in exit_copies):
                 # the body never ends normally (`with suppress(E): return x`): the
                 # code after the statement is reached only when an exception is
                 # suppressed, and follows the handler
@@ -2231,18 +2228,6 @@ class ExceptionStructure(ExceptGroupOps):
         if [ins[q].op for q in range(sup, j - 6)] not in ([], ["LOAD_CONST", "POP_TOP"]):
             return None
         return flag
-
-    def _normal_exit_jumps_to(self, k: int, end: int, after: int) -> bool:
-        """Does an exit copy of the body in [k, end) jump to ``after``, just past the code a
-        suppressed exception runs?  (The compiler lets a suppressed exception go on where the
-        body's normal exit goes, never elsewhere.)"""
-        return any(
-            cp.kind == "with"
-            and k <= c < end
-            and self.ins[c + 5].op == "JUMP"
-            and self.ins[c + 5].target == after
-            for c, cp in self._copies.items()
-        )
 
     def _with_target(self, k: int, stack: list) -> tuple[int, ast.expr | None]:
         """Read the store(s) of ``__enter__()``'s result; return (body start, target)."""

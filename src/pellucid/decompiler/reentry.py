@@ -51,24 +51,31 @@ def _without_dead_code(ins: list[Instr], entries: list[Entry]) -> tuple[list[Ins
     into them.  The compiler (3.11+) leaves no such handler, so when one is there, whatever
     never runs goes: the jump over it then goes too, and the rest reads as the code it is."""
     n = len(ins)
-    handler_of: list[int | None] = [None] * (n + 1)
-    for s, e, t, _, _ in entries:
-        for k in range(s, min(e, n)):
-            handler_of[k] = t
-    live = flow_reachable(ins, handler_of)
+    live = _live(ins, _covering(ins, entries))
     if all(live[t] for _, _, t, _, _ in entries if t < n):
         return ins, entries
     return _relaid(ins, entries, [k for k in range(n) if live[k]])
 
 
+def _covering(ins: list[Instr], entries: list[Entry]) -> list[Entry | None]:
+    """The exception-table entry covering each instruction (one more slot, None, for the end)."""
+    entry_of: list[Entry | None] = [None] * (len(ins) + 1)
+    for e in entries:
+        for k in range(e[0], min(e[1], len(ins))):
+            entry_of[k] = e
+    return entry_of
+
+
+def _live(ins: list[Instr], entry_of: list[Entry | None]) -> list[bool]:
+    """Instructions that can run: reached by jumps, fall-through and exception edges."""
+    return flow_reachable(ins, [e[2] if e is not None else None for e in entry_of])
+
+
 def _splice_one(ins: list[Instr], entries: list[Entry]) -> tuple[list[Instr], list[Entry]] | None:
     n = len(ins)
-    entry_of: list[Entry | None] = [None] * (n + 1)
-    for e in entries:
-        for k in range(e[0], min(e[1], n)):
-            entry_of[k] = e
+    entry_of = _covering(ins, entries)
     plain = flow_reachable(ins)
-    live = flow_reachable(ins, [e[2] if e is not None else None for e in entry_of])
+    live = _live(ins, entry_of)
     for J, j in enumerate(ins):
         T = j.target
         if j.op != "JUMP" or T is None or T <= J + 1 or T >= n or not plain[J]:
