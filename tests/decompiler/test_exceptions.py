@@ -251,7 +251,7 @@ def test_finally_exit_paths_verify(sample):
 # (tempfile.TemporaryDirectory._rmtree's onerror): 3.11 lays out the inner try's way on, a
 # copy of the function's `return None`, past the outer try, 3.12 jumps back to one.  Decompiled
 # there with the returns written into each path (a bytecode mismatch, listed in KNOWN_BUGS),
-# it must behave the same; 3.10 refuses it; 3.9 and 3.13 verify it.
+# it must behave the same; 3.9, 3.10 and 3.13 verify it.
 NESTED_TRY_IF_ELSE = """
 def f(k):
     if k != 5:
@@ -270,12 +270,7 @@ def f(k):
 def test_nested_try_ending_if_arm_with_else():
     ns = _materialize(NESTED_TRY_IF_ELSE)
     original = ns["f"]
-    version = sys.version_info[:2]
-    if version == (3, 10):
-        with pytest.raises(DecompilationError):
-            pellucid.decompile(original)
-        return
-    if version in {(3, 9), (3, 13)}:
+    if sys.version_info[:2] in {(3, 9), (3, 10), (3, 13)}:
         pellucid.decompile(original, verify=True)
     source = pellucid.decompile(original, verify=False)
     _assert_runs_the_same(ns, source)
@@ -284,8 +279,8 @@ def test_nested_try_ending_if_arm_with_else():
 # `while True:` whose body is a try that returns, its clause continuing: the loop's head is the
 # try body, which ends in a return; only the handler's jump comes back to it.  A rule that took
 # every jump back to a straight return block for no loop once dropped this loop (3.12/3.13,
-# unverified output).  3.10 refuses the shape; 3.11+ write it with a different jump (KNOWN_BUGS
-# has no entry: this test is the pin), so the behaviour is checked, strictly, everywhere else.
+# unverified output).  3.10+ write it with a different jump (KNOWN_BUGS has no entry: this test
+# is the pin), so the behaviour is checked, strictly, everywhere.
 RETRY_LOOP_RETURNING = """
 def f(k):
     it = iter([k + 1, k + 2, 9])
@@ -301,10 +296,6 @@ def f(k):
 def test_retry_loop_returning_from_try():
     ns = _materialize(RETRY_LOOP_RETURNING)
     original = ns["f"]
-    if sys.version_info[:2] == (3, 10):
-        with pytest.raises(DecompilationError):
-            pellucid.decompile(original)
-        return
     source = pellucid.decompile(original, verify=False)
     assert "while True" in source, source
     _assert_runs_the_same(ns, source)

@@ -2640,7 +2640,10 @@ class ExceptionStructure(ExceptGroupOps):
         body_tail = None
         body_end = H
         else_break = False
-        if P is not None and P + 2 == H and ins[P + 1].op == "JUMP" and ins[P + 1].target > H:
+        if (
+            P is not None and P + 1 < H and ins[P + 1].op == "JUMP" and ins[P + 1].target > H
+            and all(not self.reachable[q] for q in range(P + 2, H))
+        ):  # (past the jump, an exit copy an enclosing try turned into this jump)
             if ins[P + 1].target not in loop_targets:
                 X = ins[P + 1].target
                 body_end = P
@@ -2761,6 +2764,9 @@ class ExceptionStructure(ExceptGroupOps):
         explicit = []
         if explicit_tail is not None:
             explicit, st = self.walk(explicit_tail[0], explicit_tail[0] + explicit_tail[1], list(stack), exits)
+            # code follows the statement: a clause's jump back to a loop's head is a `continue`
+            # the source wrote, not the end of the loop body
+            inherited = frozenset()
         for j, L in tails:
             self._copies[j] = Copy(L, "skip")
         # a jump to where a walk stops is falling off its end; naming that place an

@@ -622,6 +622,8 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             if inverted is not None:
                 return inverted
         body_end = latch + 1
+        if PY < (3, 11):
+            body_end = self._past_handlers39(h, body_end)
         breaks = self._jumps_out(h, body_end)
         follow = max(breaks) if breaks else body_end
         loop = Loop(h, follow, {h}, set(breaks) | {follow} | self._breaks_leaving_clause(h, body_end, stop, exits))
@@ -696,6 +698,19 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 return stop
             raise self.fail("loop exits past its enclosing block", ins)
         return min(follow, stop) if follow in exits or follow == stop else follow
+
+    def _past_handlers39(self, h: int, body_end: int) -> int:
+        """Where a loop body ends that goes round last from inside an except clause (3.9/3.10
+        lay a handler right after its try body): past the handler of every try statement
+        that starts in the body, which is the body's code (`continue` in a clause, then more
+        of the clause)."""
+        k = h
+        while k < body_end:
+            ins = self.ins[k]
+            if ins.op == "SETUP_FINALLY" and ins.target is not None and self.home[ins.target] is not None:
+                body_end = max(body_end, self._handler_end(ins.target))
+            k += 1
+        return body_end
 
     def _breaks_leaving_clause(self, h: int, body_end: int, stop: int, exits: frozenset) -> set[int]:
         """3.12+: a loop ending an except clause (moved past the function's code) whose
