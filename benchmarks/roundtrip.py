@@ -497,6 +497,8 @@ def aggregate(lines: list[dict], status: str, wall: float) -> dict:
             mismatches.append(mrec)
         elif mrec["outcome"] == "no-compile":
             no_compile.append(mrec)
+        elif mrec["outcome"] == "error":
+            refusals.append(mrec)  # (not in the per-error counts: those count functions)
     functions = sum(rows["total"].values())
     return {
         "status": status,

@@ -238,8 +238,8 @@ def _tail_return(branch: list[ast.stmt], implicit: Callable[[ast.stmt], bool]) -
     last = branch[-1]
     if implicit(last):
         return True
-    parts = _parts(last)
-    if parts is None:
+    parts = _parts(last) or _closing_parts(last)
+    if not parts:
         return False
     return any(_tail_return(getattr(o, a), implicit) for o, a in parts)
 
@@ -251,10 +251,12 @@ def _all_return(branch: list[ast.stmt], implicit: Callable[[ast.stmt], bool]) ->
     last = branch[-1]
     if implicit(last):
         return True
-    if isinstance(last, ast.Try) and not last.orelse and _parts(last) is not None:
+    if isinstance(last, ast.Try) and not last.orelse:
         return _all_return(last.body, implicit) and all(
             _all_return(h.body, implicit) for h in last.handlers
         )
+    if isinstance(last, (ast.With, ast.AsyncWith)):
+        return _all_return(last.body, implicit)
     parts = _parts(last)
     if parts is None:
         return False
@@ -299,8 +301,28 @@ def _absorb(stmts: list[ast.stmt], implicit: Callable[[ast.stmt], bool]) -> list
             out.append(st)
             out.extend(tail)
             return out
+        if k + 1 == len(stmts) or implicit(stmts[k + 1]):
+            # falling off the body's last statement is the implicit return: its branches
+            # (a with's, a try/finally's too) lose the copies of it they end in
+            for o, a in _closing_parts(st):
+                branch = getattr(o, a)
+                if branch:
+                    branch = _absorb(branch, implicit)
+                    setattr(o, a, branch or ([] if o is st and a == "orelse" else [ast.Pass()]))
         out.append(st)
     return out
+
+
+def _closing_parts(st: ast.stmt) -> list[tuple[Any, str]]:
+    """The branches of ``st`` whose end is ``st``'s end (owner, attribute): unlike
+    :func:`_parts`, a with's and a try/finally's body, where no code may move in."""
+    if isinstance(st, ast.If):
+        return [(st, "body"), (st, "orelse")]
+    if isinstance(st, ast.Try):
+        return [(h, "body") for h in st.handlers] + [(st, "orelse") if st.orelse else (st, "body")]
+    if isinstance(st, (ast.With, ast.AsyncWith)):
+        return [(st, "body")]
+    return []
 
 
 def _same_stmt(a: ast.stmt, b: ast.stmt) -> bool:
