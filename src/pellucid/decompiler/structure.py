@@ -704,6 +704,8 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         lay a handler right after its try body): past the handler of every try statement
         that starts in the body, which is the body's code (`continue` in a clause, then more
         of the clause)."""
+        if not hasattr(self, "_copies"):
+            self._exc_setup()  # (the handlers' homes)
         k = h
         while k < body_end:
             ins = self.ins[k]

@@ -835,3 +835,27 @@ def exl_for_try_then_break(ks):
             raise KeyError(k) from None
         break
     return got
+
+
+@cases(([1, 1, 1],), ([0, 1],), ([],), ([1, 1, 1, 1],), ([2],), ([3, 1],))
+def exl_forever_clause_continues_then_raises(ks):
+    # tarfile.TarFile.next: a clause goes round with `continue` in one arm and raises in the
+    # other; 3.9/3.10 lay the rest of the clause after that jump back, the loop's last
+    items = list(ks)
+    skipped = []
+    got = None
+    while True:
+        try:
+            got = risky(items.pop())
+        except IndexError:
+            got = None
+        except ValueError as e:
+            if len(skipped) < 2:
+                skipped.append(str(e))
+                continue
+            elif not items:
+                raise KeyError("no more") from None
+        break
+    if got is not None:
+        skipped.append(got)
+    return skipped
