@@ -110,7 +110,6 @@ KNOWN_BUGS: dict[str, Bug] = {
     "exceptions.exc_else_if_arm_ending_in_if_with_finally": Bug(mismatch="3.12", why="an if whose false exit is the try's normal exit copied past the if/elif/else (the finally body, then `return None`): the return is written at each arm's end and the try's else comes back as a nested try (refused before the tenth session)"),
     "exceptions.exc_except_and_finally_pass": Bug(mismatch="3.11", why="try/except inside `finally: pass` at the function's end: the return 3.11 puts after the statement is written in the clause and an else (refused before the tenth session)"),
     "async_samples.async_for_else_break_in_try_except": Bug(mismatch="3.12, 3.13", why="an async for-else's break in a try comes back as the return after the try that 3.12+ copied into it, the else as code after the loop (same behaviour)"),
-    "loops.loop_if_else_continue_in_if_arm": Bug(refused="3.9", why="an if/else whose else is `continue`, inside an if arm: 3.9 jumps to the loop's head from the test and over the dead continue from the arm, past the enclosing arm's end"),
     "loops.loop_while_as_if_body": Bug(mismatch="3.10, 3.12, 3.13", why="`if c: while d:` comes back as `if c and d: while True: ... if d: continue; break` (the test 3.10+ put before the loop's body reads as a second test of the if; same behaviour)"),
 }
 

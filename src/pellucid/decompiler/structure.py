@@ -1433,6 +1433,24 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             if r is not None:
                 return r
         if loop is not None and (F in loop.break_targets or F in loop.continue_targets):
+            k = stop - 1
+            if (
+                PY < (3, 10)
+                and T < k - 1 < self.n
+                and self.ins[k].op == "JUMP"
+                and self.ins[k].target == F
+                and not self.initially_reachable[k]
+                and self.ins[k - 1].op == "JUMP"
+                and self.ins[k - 1].target == stop
+            ):
+                # 3.9: `if t: <body> else: continue` (or break): the test jumps straight
+                # to the loop's head, and the else's own jump stays, dead, after the
+                # body's jump over it
+                body, st = self.walk(T, k - 1, list(stack), exits)
+                if len(st) == len(stack):
+                    leave_stmt = ast.Continue() if F in loop.continue_targets else ast.Break()
+                    self.emit(ast.If(test=expr, body=body or [ast.Pass()], orelse=[leave_stmt]))
+                    return stop
             # `if <test>: break/continue` jumps away when its test holds: say the
             # test the way the jumps do (built for "reaches F"), not negated
             leave = _build_test(chain, len(chain), F, T, starts) or _negate(expr)
@@ -1607,6 +1625,9 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             and last.op == "JUMP"
             and last.index == min(F, stop) - 1
             and not self.initially_reachable[last.index]
+            # (not when the code before it jumps to F: then it ends an inner if/else, whose
+            # then-branch jumps over it to where this if ends)
+            and not (self.ins[last.index - 1].op == "JUMP" and self.ins[last.index - 1].target == F)
         )
         if else_range is None and dead_else and last.target in exits and F < stop:
             # 3.9 keep the jump over the else after a break/continue/raise: an
