@@ -1442,6 +1442,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 and not self.initially_reachable[k]
                 and self.ins[k - 1].op == "JUMP"
                 and self.ins[k - 1].target == stop
+                and stop not in loop.break_targets  # (a `break` ending the body, not a jump over)
             ):
                 # 3.9: `if t: <body> else: continue` (or break): the test jumps straight
                 # to the loop's head, and the else's own jump stays, dead, after the
@@ -1520,6 +1521,20 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             if r is not None:
                 return r
         return self.do_if(j, expr, T, F, stack, stop, exits)
+
+    def _threaded_follow39(self, T: int, end: int, F: int, stop: int, head: int) -> int | None:
+        """Where an if/else whose then-branch [T, end) ends by a jump to ``head`` ends: the
+        one place in (F, stop] a jump of the branch reaches that is itself a jump to ``head``."""
+        found = {
+            t
+            for k in range(T, end)
+            if (t := self.ins[k].target) is not None
+            and F < t <= stop
+            and t < self.n
+            and self.ins[t].op == "JUMP"
+            and self.ins[t].target == head
+        }
+        return found.pop() if len(found) == 1 else None
 
     def _compiler_made_continue(self, j: int) -> bool | None:
         """3.12+: is the conditional jump at j to the head of a loop inside a try
@@ -1614,6 +1629,24 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             # ends each arm of an if/else in an except clause
             else_range = (F, stop)
             then_stop = last.index
+        if (
+            else_range is None
+            and PY < (3, 10)
+            and last is not None
+            and last.op == "JUMP"
+            and loop is not None
+            and last.target in loop.continue_targets
+            and last.index == then_stop - 1
+            and self.reachable[last.index]
+            and F < stop
+        ):
+            # 3.9 threads the jump over the else to the loop's head when a `continue`
+            # follows the if/else; a test in the branch that jumps to that continue
+            # (a jump to the same head) says where the else ends
+            E = self._threaded_follow39(T, then_stop, F, stop, last.target)
+            if E is not None:
+                else_range = (F, E)
+                then_stop = then_stop - 1
         if else_range is None and F < stop and self._leaves_at_end(last, T, then_stop, loop):
             # the branch ends by leaving (break, continue, return), so the jump over the else
             # is in a nested statement ending the branch another way (3.11: `elif` arms)

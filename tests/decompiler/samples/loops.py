@@ -978,3 +978,22 @@ def loop_if_else_continue_in_if_arm(pairs, strict, keep):
         if nv[1] or keep:
             r.append(nv)
     return r
+
+
+@cases((["a", "", "b", "", ""], True, "x"), (["", "c"], False, None), (["", ""], True, None), ([], True, "x"))
+def loop_if_else_then_continue_in_if_arm(lines, in_values, name):
+    # configparser.RawConfigParser._read's shape: an if/else followed by `continue` in an if
+    # arm; 3.9 threads the jump over the else to the loop's head, and a test in the first
+    # arm jumps to the continue itself
+    out = []
+    level = 0
+    for line in lines:
+        if not line:
+            if in_values:
+                if name is not None and out:
+                    out[-1] += "+"
+            else:
+                level += 1
+            continue
+        out.append(line)
+    return out, level
