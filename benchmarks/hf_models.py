@@ -1,0 +1,177 @@
+"""Tiny random-init Hugging Face models under ``pellucid.prepare_debug``: does every frame decompile?
+
+Usage::
+
+    python benchmarks/hf_models.py [--models mistral,t5,...] [--backends eager,aot_eager]
+                                   [--mode auto|generate|forward]
+
+Each model (a ``transformers`` architecture with a tiny config: 2 layers, hidden 64; nothing
+is downloaded) runs in a fresh process, once eagerly and once compiled inside
+``prepare_debug``.  Decoder and encoder-decoder models run ``generate()`` (3 new tokens, greedy:
+many frames, graph breaks, resume functions); encoders run a forward pass.  Columns:
+
+* *frames*: frames whose bytecode Dynamo transformed (one bytecode-hook call each);
+* *from file*: those the program executed from their decompiled ``__transformed_code_`` file;
+* *failures*: entries in the index's failure list (decompile, write, graph, ...);
+* *resume src*: ``full_code`` files that show a resume function as "not decompiled" (0 is right);
+* *result*: ``same`` when the compiled outputs equal the eager ones, else what differed;
+* *s*: wall time of the compiled run.
+
+Needs the main venv (torch 2.13, transformers); the dumps go to a temporary directory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# name -> (kind, transformers config class, model class, config keywords)
+_DECODER = dict(vocab_size=100, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                num_attention_heads=4, pad_token_id=0, eos_token_id=1, bos_token_id=2)
+MODELS: dict[str, tuple[str, str, str, dict]] = {
+    "mistral": ("generate", "MistralConfig", "MistralForCausalLM", {**_DECODER, "num_key_value_heads": 2}),
+    "qwen2": ("generate", "Qwen2Config", "Qwen2ForCausalLM", {**_DECODER, "num_key_value_heads": 2}),
+    "phi": ("generate", "PhiConfig", "PhiForCausalLM", _DECODER),
+    "gemma": ("generate", "GemmaConfig", "GemmaForCausalLM",
+              {**_DECODER, "num_key_value_heads": 2, "head_dim": 16}),
+    "gpt_neox": ("generate", "GPTNeoXConfig", "GPTNeoXForCausalLM", _DECODER),
+    "falcon": ("generate", "FalconConfig", "FalconForCausalLM", _DECODER),
+    "opt": ("generate", "OPTConfig", "OPTForCausalLM",
+            dict(vocab_size=100, hidden_size=64, ffn_dim=128, num_hidden_layers=2,
+                 num_attention_heads=4, word_embed_proj_dim=64, max_position_embeddings=64,
+                 pad_token_id=0, eos_token_id=1, bos_token_id=2)),
+    "bloom": ("generate", "BloomConfig", "BloomForCausalLM",
+              dict(vocab_size=100, hidden_size=64, n_layer=2, n_head=4, pad_token_id=0,
+                   eos_token_id=1, bos_token_id=2)),
+    "t5": ("generate", "T5Config", "T5ForConditionalGeneration",
+           dict(vocab_size=100, d_model=64, d_kv=16, d_ff=128, num_layers=2, num_heads=4,
+                decoder_start_token_id=0, pad_token_id=0, eos_token_id=1)),
+    "bart": ("generate", "BartConfig", "BartForConditionalGeneration",
+             dict(vocab_size=100, d_model=64, encoder_layers=2, decoder_layers=2,
+                  encoder_attention_heads=4, decoder_attention_heads=4, encoder_ffn_dim=128,
+                  decoder_ffn_dim=128, max_position_embeddings=64, pad_token_id=0,
+                  eos_token_id=1, bos_token_id=2, decoder_start_token_id=2)),
+    "roberta": ("forward", "RobertaConfig", "RobertaModel",
+                dict(vocab_size=100, hidden_size=64, num_hidden_layers=2, num_attention_heads=4,
+                     intermediate_size=128, max_position_embeddings=64)),
+    "distilbert": ("forward", "DistilBertConfig", "DistilBertModel",
+                   dict(vocab_size=100, dim=64, n_layers=2, n_heads=4, hidden_dim=128,
+                        max_position_embeddings=64)),
+    "albert": ("forward", "AlbertConfig", "AlbertModel",
+               dict(vocab_size=100, embedding_size=32, hidden_size=64, num_hidden_layers=2,
+                    num_attention_heads=4, intermediate_size=128, max_position_embeddings=64)),
+    "electra": ("forward", "ElectraConfig", "ElectraModel",
+                dict(vocab_size=100, embedding_size=32, hidden_size=64, num_hidden_layers=2,
+                     num_attention_heads=4, intermediate_size=128, max_position_embeddings=64)),
+    "vit": ("forward", "ViTConfig", "ViTModel",
+            dict(hidden_size=64, num_hidden_layers=2, num_attention_heads=4,
+                 intermediate_size=128, image_size=32, patch_size=8)),
+}
+
+# One model in a fresh interpreter; prints RESULT <json>.
+CHILD = r"""
+import json, os, sys, time, warnings
+warnings.simplefilter("ignore")
+import torch
+torch.set_num_threads(1)
+import transformers
+import pellucid
+name, backend, mode, kind, cfg_cls, model_cls, kwargs, dump = sys.argv[1:9]
+sys.path.insert(0, os.path.join({root!r}, "tests", "dynamo"))
+from workloads import assert_same
+torch.manual_seed(0)
+cfg = getattr(transformers, cfg_cls)(**json.loads(kwargs))
+model = getattr(transformers, model_cls)(cfg).eval()
+if mode == "auto":
+    mode = kind
+if mode == "generate":
+    ids = torch.randint(3, 100, (1, 6))
+    target = lambda x: model.generate(x, max_new_tokens=3, do_sample=False)
+    call = lambda f: [f(ids)]
+elif model_cls == "ViTModel":
+    x = torch.randn(1, 3, 32, 32)
+    target = model
+    call = lambda f: [f(pixel_values=x).last_hidden_state.detach()]
+else:
+    ids = torch.randint(3, 100, (2, 8))
+    target = model
+    call = lambda f: [f(input_ids=ids).last_hidden_state.detach()]
+expected = call(target)
+torch._dynamo.reset()
+compiled = torch.compile(target, backend=backend)
+t0 = time.perf_counter()
+with pellucid.prepare_debug(dump):
+    got = call(compiled)
+wall = time.perf_counter() - t0
+with open(os.path.join(dump, "index.json"), encoding="utf-8") as f:
+    s = json.load(f)["sessions"][-1]
+not_decompiled = 0
+for fn in os.listdir(dump):
+    if fn.startswith("full_code_for_"):
+        with open(os.path.join(dump, fn), encoding="utf-8") as f:
+            not_decompiled += f.read().count("# (not decompiled:")
+try:
+    assert_same(got, expected, atol=1e-4)
+    result = "same"
+except AssertionError as e:
+    result = ("DIFFERENT " + str(e))[:60]
+print("RESULT " + json.dumps({{
+    "frames": len(s["compiles"]),
+    "from_file": sum(c["executed_from_file"] for c in s["compiles"]),
+    "failures": [f["kind"] + ": " + f["reason"][:120] for f in s["failures"]],
+    "not_decompiled": not_decompiled, "result": result, "wall": wall,
+}}))
+"""
+
+
+def run_one(name: str, backend: str, mode: str) -> dict:
+    kind, cfg_cls, model_cls, kwargs = MODELS[name]
+    with tempfile.TemporaryDirectory() as tmp:
+        argv = [sys.executable, "-c", CHILD.format(root=ROOT), name, backend, mode, kind,
+                cfg_cls, model_cls, json.dumps(kwargs), os.path.join(tmp, "dump")]
+        env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "src"))
+        try:
+            p = subprocess.run(argv, capture_output=True, text=True, timeout=900, env=env)
+        except subprocess.TimeoutExpired:
+            return {"error": "timeout"}
+    for line in p.stdout.splitlines():
+        if line.startswith("RESULT "):
+            return json.loads(line[len("RESULT "):])
+    return {"error": (p.stderr.strip().splitlines() or ["no output"])[-1][:100]}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--models", default=",".join(MODELS))
+    ap.add_argument("--backends", default="eager")
+    ap.add_argument("--mode", default="auto", choices=["auto", "generate", "forward"])
+    args = ap.parse_args()
+    print(f"{'model':12s} {'backend':10s} {'frames':>6s} {'from file':>9s} {'failures':>8s} "
+          f"{'resume src':>10s} {'s':>6s}  result")
+    bad = 0
+    for backend in args.backends.split(","):
+        for name in args.models.split(","):
+            r = run_one(name, backend, args.mode)
+            if "error" in r:
+                bad += 1
+                print(f"{name:12s} {backend:10s} {'error':>6s}  {r['error']}")
+                continue
+            ok = (r["from_file"] == r["frames"] and not r["failures"] and not r["not_decompiled"]
+                  and r["result"] == "same")
+            bad += not ok
+            print(f"{name:12s} {backend:10s} {r['frames']:6d} {r['from_file']:9d} "
+                  f"{len(r['failures']):8d} {r['not_decompiled']:10d} {r['wall']:6.1f}  {r['result']}")
+            for f in r["failures"]:
+                print(f"    {f}")
+            sys.stdout.flush()
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
