@@ -98,6 +98,11 @@ class Handler:
 
 class ExceptionStructure(ExceptGroupOps):
     # ------------------------------------------------------------ set-up
+    def _exc_ready(self) -> None:
+        """Set up the exception structures on first use (most code has none to ask about)."""
+        if not hasattr(self, "_copies"):
+            self._exc_setup()
+
     def _exc_setup(self) -> None:
         self._copies: dict[int, Copy] = {}
         self._started: set[int] = set()
@@ -1023,8 +1028,7 @@ class ExceptionStructure(ExceptGroupOps):
         return q, self.as_expr(st[-1], ins[q])
 
     def try_at(self, i: int) -> bool:
-        if not hasattr(self, "_copies"):
-            self._exc_setup()
+        self._exc_ready()
         if i in self._copies:
             return True
         if PY < (3, 11):
@@ -1439,8 +1443,7 @@ class ExceptionStructure(ExceptGroupOps):
         the loop gets its else; None when there is no such break."""
         if not COPIES_EXITS:
             return None
-        if not hasattr(self, "_copies"):
-            self._exc_setup()
+        self._exc_ready()
         ins = self.ins
         for start, L, body in self._finally_bodies(lo, hi):
             for k in body:
@@ -2490,7 +2493,7 @@ class ExceptionStructure(ExceptGroupOps):
         if (
             j.op == "JUMP"
             and j.target in exits
-            and all(not self.reachable[q] for q in range(end + 1, stop))
+            and self._dead_between(end + 1, stop)
         ):
             return exits
         return frozenset()
@@ -2642,7 +2645,7 @@ class ExceptionStructure(ExceptGroupOps):
         else_break = False
         if (
             P is not None and P + 1 < H and ins[P + 1].op == "JUMP" and ins[P + 1].target > H
-            and all(not self.reachable[q] for q in range(P + 2, H))
+            and self._dead_between(P + 2, H)
         ):  # (past the jump, an exit copy an enclosing try turned into this jump)
             if ins[P + 1].target not in loop_targets:
                 X = ins[P + 1].target
@@ -3114,6 +3117,7 @@ class ExceptionStructure(ExceptGroupOps):
         return ends
 
     def _dead_between(self, a: int, b: int) -> bool:
+        """Is nothing in [a, b) left to walk (dead code, or code already consumed)?"""
         return all(not self.reachable[k] for k in range(a, b))
 
     def _match_finally_copy(

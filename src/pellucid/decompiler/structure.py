@@ -516,7 +516,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 if op in TERMINAL:
                     stack[:] = snapshot
                     # code after a return is either another region's target or dead
-                    if i < stop and self._only_dead_or_exit_until(i, stop):
+                    if i < stop and self._dead_between(i, stop):
                         i = stop
             if until_cond:
                 raise self.fail("condition does not end in a jump", self.ins[min(i, self.n - 1)])
@@ -537,9 +537,6 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             return frozenset({follow}) | exits
         return frozenset({follow})
 
-    def _only_dead_or_exit_until(self, i: int, stop: int) -> bool:
-        return all(not self.reachable[j] for j in range(i, stop))
-
     def _in_loop(self, header: int) -> bool:
         return any(header == lp.header or header in lp.continue_targets for lp in self.loops)
 
@@ -557,7 +554,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         ):
             t = self.ins[t].target  # a jump to the loop's closing jump back: where it goes
         if loop is not None and t in loop.continue_targets:
-            if t in exits and (i + 1 == stop or self._only_dead_or_exit_until(i + 1, stop)):
+            if t in exits and (i + 1 == stop or self._dead_between(i + 1, stop)):
                 if self._explicit_continue(i, loop):
                     self.emit(_explicit(ast.Continue()))
                 return stop  # the loop's own back edge: implicit
@@ -567,10 +564,10 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             self.emit(ast.Break())
             return i + 1
         if t == stop or t in exits:
-            if i + 1 == stop or self._only_dead_or_exit_until(i + 1, stop):
+            if i + 1 == stop or self._dead_between(i + 1, stop):
                 return stop
             raise self.fail("jump to the end of a block from its middle", ins)
-        if i < t < stop and self._only_dead_or_exit_until(i + 1, t):
+        if i < t < stop and self._dead_between(i + 1, t):
             return t  # over handler code only (3.12+ keeps some of it inline)
         raise self.fail(f"unstructured jump to instruction {t}", ins)
 
@@ -704,8 +701,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         lay a handler right after its try body): past the handler of every try statement
         that starts in the body, which is the body's code (`continue` in a clause, then more
         of the clause)."""
-        if not hasattr(self, "_copies"):
-            self._exc_setup()  # (the handlers' homes)
+        self._exc_ready()  # (the handlers' homes)
         k = h
         while k < body_end:
             ins = self.ins[k]
@@ -1489,7 +1485,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 and T < stop
                 and self.ins[T].op == "JUMP"
                 and self.ins[T].target == F
-                and self._only_dead_or_exit_until(T + 1, stop)
+                and self._dead_between(T + 1, stop)
             ):
                 # `if t: continue` ending the body (3.9, 3.12+): the jump to the
                 # head is the implicit back edge, the one after it the continue
