@@ -1170,12 +1170,16 @@ class ExceptionStructure(ExceptGroupOps):
         return True
 
     def _claim(self, start: int, H: int, follow: int | None) -> None:
-        """Mark handler H's own code (normal-flow reachable from start) as consumed."""
+        """Mark handler H's own code (normal-flow reachable from start) as consumed.  Where a
+        clause breaks out of or goes round an enclosing loop, the code there is the loop's (3.11:
+        it has H's home when only that break reaches it, the code after a `while True`; 3.12+
+        lay handler code past the function's, where a loop's targets may be copies in it)."""
         work = [start]
         seen = set()
+        stops = self._loop_targets() if PY == (3, 11) else frozenset()
         while work:
             k = work.pop()
-            if k >= self.n or k in seen or k == follow or self.home[k] != H:
+            if k >= self.n or k in seen or k == follow or self.home[k] != H or k in stops:
                 continue
             seen.add(k)
             self.reachable[k] = False

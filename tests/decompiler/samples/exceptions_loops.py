@@ -859,3 +859,18 @@ def exl_forever_clause_continues_then_raises(ks):
     if got is not None:
         skipped.append(got)
     return skipped
+
+
+@cases(*SEQS)
+def exl_forever_clause_breaks_to_the_return(ks):
+    # 3.11: only the clause's `break` reaches the code after the `while True`, which the
+    # handler's clean-up once took for its own code: the return was dropped (wrong code)
+    items = list(ks)
+    seen = []
+    while True:
+        try:
+            k = items.pop()
+        except IndexError:
+            break
+        seen.append(risky(k))
+    return seen, len(items)
