@@ -1599,7 +1599,14 @@ class ExceptionStructure(ExceptGroupOps):
                 if self.home[j] == home:
                     follow_cands.append(ins[j].target)
                     normal_exit = ins[j].target
-                elif j == H - 1 and self.home[j] is not None and s <= self.home[j] < H:
+                elif (
+                    j == H - 1
+                    and self.home[j] is not None
+                    and s <= self.home[j] < H
+                    # (not when that try starts after the body at this statement's level:
+                    # then it is in the else, and the else ends where its clauses go)
+                    and not self._starts_after(self.home[j], e, home)
+                ):
                     # reached only from the clauses of a try that ends the body (3.11+ lays
                     # them out inline): the body's normal exit, with no else before it
                     follow_cands.append(ins[j].target)
@@ -1708,7 +1715,11 @@ class ExceptionStructure(ExceptGroupOps):
         self.emit(node)
         if follow is not None and e <= follow:
             if follow <= stop:
-                return max(follow, else_end)
+                after = max(follow, else_end)
+                if any(self.reachable[k] and self.home[k] == home for k in range(else_end, after)):
+                    # (never drop code: it would be missing from the source, silently)
+                    raise self.fail("code between the try statement and its follow is not placed", ins[s])
+                return after
             if follow in exits or (
                 ins[follow].op == "JUMP" and ins[follow].target in exits and follow not in self.latch
             ):
@@ -1835,6 +1846,11 @@ class ExceptionStructure(ExceptGroupOps):
             for q in range(t, t + L):
                 self.reachable[q] = False
         return [first] * len(targets)
+
+    def _starts_after(self, H: int, e: int, home: int | None) -> bool:
+        """Does the try statement of handler H start at or after ``e``, in code of ``home``?"""
+        start = min(a for a, _ in self._handlers[H].ranges)
+        return start >= e and self.home[start] == home
 
     def _at_function_end(self, k: int, stop: int, exits: frozenset) -> bool:
         return (

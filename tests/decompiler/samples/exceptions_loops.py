@@ -874,3 +874,32 @@ def exl_forever_clause_breaks_to_the_return(ks):
             break
         seen.append(risky(k))
     return seen, len(items)
+
+
+@cases(*[(seq, []) for (seq,) in SEQS], ([2, 0, 1], []), ([5], []), ([0], []), ([3, 3, 2, 1, 0, 0], []))
+def exl_else_try_breaks_ending_function(ks, log):
+    # 3.11: the loop ends the function, so the else's `break` is a copied `return None`, and
+    # only the clauses reach the loop's test: the else (a try in a try, then a statement)
+    # was dropped unread, and its try taken for one ending the try body
+    items = list(ks)
+    while items:
+        if len(items) > 4:
+            log.append("long")
+        try:
+            if risky(items.pop()) > 15:
+                try:  # unreachable
+                    pass  # unreachable (compiled to nothing: the if's both ways meet at the else)
+                except KeyError:  # unreachable
+                    log.append("never")  # unreachable
+        except ValueError:
+            log.append("v")
+        else:
+            try:
+                try:
+                    log.append(risky(items.pop()))
+                    break
+                except IndexError:
+                    log.append("empty")
+            except KeyError:
+                log.append("k")
+            log.append("after")
