@@ -97,6 +97,7 @@ KNOWN_BUGS: dict[str, Bug] = {
     "async_samples.async_await_try": Bug(mismatch="3.10", why="`return <constant>` ending a try body comes back after the try (it cannot raise)"),
     "exceptions_loops.exl_forever_clause_breaks_to_the_return": Bug(refused="3.12, 3.13", why="a `while True` left only by an except clause's `break`, to code too long to copy (3.12+ lay it after the handler code, past the loop body's end)"),
     "exceptions_loops.exl_else_try_breaks_ending_function": Bug(refused="3.12, 3.13", mismatch="3.11", why="a try/except/else ending a loop that ends the function, the else a try in a try that breaks (3.11: written with `return None` for the copied break; 3.12+: the loop's test is reached only from handler code past the function's)"),
+    "exceptions_loops.exl_continue_in_with_in_try_with_else": Bug(refused="3.11-3.13", why="a `continue` ending a with inside a try body that has an else (3.11+: the with's exit on the continue path is not recognized)"),
     "exceptions_loops.exl_forever_clause_continues_then_raises": Bug(mismatch="3.9", why="a `while True` whose try clause goes round in one arm and raises in the other: 3.9 threads the jumps after the try"),
     "exceptions_loops.exl_while_true_try_except_continue": Bug(mismatch="3.11-3.13", why="a clause's `continue` ending a `while True` body whose try returns (3.10: the try's exits all leave the loop)"),
     "exceptions.exc_else_return_ends_function": Bug(mismatch="3.9", why="a try's else ending the function comes back as code after the try (the clause returns)"),

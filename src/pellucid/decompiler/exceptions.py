@@ -2802,12 +2802,14 @@ class ExceptionStructure(ExceptGroupOps):
         for j, L in tails:
             self._copies[j] = Copy(L, "skip")
         # a jump to where a walk stops is falling off its end; naming that place an
-        # exit would hide a loop's else ending there
-        body, st = self.walk(s + 1, body_end, list(stack), inherited)
+        # exit would hide a loop's else ending there.  With an else, falling off the body
+        # runs the else: a jump back to the loop's head in the body is a written `continue`
+        has_else = X is not None and else_end is not None and else_end > X
+        body, st = self.walk(s + 1, body_end, list(stack), frozenset() if has_else else inherited)
         if len(st) != len(stack) and body_end != H:
             raise self.fail("try body changes the stack", ins[s])
         orelse = [ast.Break()] if else_break else []
-        if X is not None and else_end is not None and else_end > X:
+        if has_else:
             orelse, st = self.walk(X, else_end, list(stack), inherited)
             if len(st) != len(stack):
                 raise self.fail("try else changes the stack", ins[X])

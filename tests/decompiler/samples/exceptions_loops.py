@@ -903,3 +903,20 @@ def exl_else_try_breaks_ending_function(ks, log):
             except KeyError:
                 log.append("k")
             log.append("after")
+
+
+@cases(*SEQS)
+def exl_continue_in_with_in_try_with_else(ks):
+    # 3.9: the `continue` ending a with inside a try body with an else was taken for the loop
+    # body's own jump back, and dropped: the else then ran for every item (wrong code)
+    log = []
+    for k in ks:
+        try:
+            with CM(log):
+                log.append(risky(k))
+                continue
+        except ValueError:
+            break
+        else:
+            log.append("else")  # unreachable (what the wrong reading ran)
+    return log
