@@ -1662,6 +1662,12 @@ class ExceptionStructure(ExceptGroupOps):
         if no_else:
             else_end = e
         inherited = self._inherit(follow, stop, exits)
+        if follow is None and any(
+            self.reachable[k] and self.home[k] == home for k in range(else_end, min(stop, self.n))
+        ):
+            # the statement goes on at else_end, where code of its own follows: it does not end
+            # the enclosing block, so a jump to that block's exits (a loop's head) is written
+            inherited = frozenset()
         fo = self._follow_exit(follow, s, exits)
         body, st = self.walk(s, e, list(stack), fo | {e} | inherited | self._exit_jump_after(e, H, home))
         if len(st) != len(stack):

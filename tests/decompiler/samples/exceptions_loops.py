@@ -920,3 +920,26 @@ def exl_continue_in_with_in_try_with_else(ks):
         else:
             log.append("else")  # unreachable (what the wrong reading ran)
     return log
+
+
+@cases(([1, 1, 0],), ([1, 2],), ([],), ([3, 1],), ([0],))
+def exl_clause_continue_before_return(ks):
+    # 3.12+: the loop body ends in a return after the try, but the outer try ended the walk
+    # of the body, so the inner clause's `continue` read as the body's end and was dropped
+    # (wrong code: the return ran instead of going round)
+    log = []
+    items = list(ks)
+    while True:
+        try:
+            try:
+                with CM(log):
+                    pass
+                try:
+                    log.append(risky(items.pop()))
+                except ValueError:
+                    continue
+            except IndexError:
+                return "r", log
+        except KeyError:
+            log.append("k")
+        return log
