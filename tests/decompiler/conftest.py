@@ -43,12 +43,15 @@ class Bug(NamedTuple):
     """A known decompiler defect: the versions where a sample is refused (``DecompilationError``:
     its behaviour, signature and verified tests fail), where it decompiles to
     different-but-equivalent bytecode (only its verified test fails), where the recompiled
-    function decompiles to other, equivalent text (only its fixpoint test fails), and why."""
+    function decompiles to other, equivalent text (only its fixpoint test fails), where it
+    decompiles to source that behaves differently (``wrong``: its behaviour and verified tests
+    fail; ``decompile(verify=True)`` refuses it), and why."""
 
     refused: str = ""
     mismatch: str = ""
     why: str = ""
     unstable: str = ""
+    wrong: str = ""
 
 
 def _versions(spec: str) -> set[tuple[int, int]]:
@@ -79,7 +82,7 @@ KNOWN_BUGS: dict[str, Bug] = {
     "loops.loop_inner_break_in_if_else_ending_body": Bug(mismatch="3.9", why="a loop that breaks inside an if/elif ending the outer loop body (3.9 threads the jumps)"),
     "tricky.tr_assert_in_loop": Bug(mismatch="3.9", why="assert at the end of a loop body"),
     "exceptions.exc_while_true_try_else_break": Bug(mismatch="3.10", why="the else's break reaches a return 3.10 copied into it"),
-    "exceptions_loops.exl_retry_loop_in_if_arm": Bug(mismatch="3.9", why="`while True` inside an if arm whose try clause continues and whose break jumps past the else"),
+    "exceptions_loops.exl_retry_loop_in_if_arm": Bug(refused="3.10", mismatch="3.9", why="`while True` inside an if arm whose try clause continues and whose break jumps past the else"),
     "loops.loop_forever_inner_while_else_break": Bug(mismatch="3.9", why="a `while True` whose body starts with a while-else (3.9 gives both loops one head)"),
     "exceptions.exc_try_finally_in_finally": Bug(refused="3.10", why="a try/finally inside a finally body (the normal path's copy ends in the function's return, the exception path's in a re-raise, so the inner try's handler lies one instruction off)"),
     "exceptions.exc_try_finally_in_finally_if_else": Bug(refused="3.10", why="a try/finally inside a finally body (see exc_try_finally_in_finally)"),
@@ -98,9 +101,9 @@ KNOWN_BUGS: dict[str, Bug] = {
     "exceptions_loops.exl_forever_clause_breaks_to_the_return": Bug(refused="3.12, 3.13", why="a `while True` left only by an except clause's `break`, to code too long to copy (3.12+ lay it after the handler code, past the loop body's end)"),
     "exceptions_loops.exl_else_try_breaks_ending_function": Bug(refused="3.12, 3.13", mismatch="3.11", why="a try/except/else ending a loop that ends the function, the else a try in a try that breaks (3.11: written with `return None` for the copied break; 3.12+: the loop's test is reached only from handler code past the function's)"),
     "exceptions_loops.exl_continue_in_with_in_try_with_else": Bug(refused="3.11-3.13", why="a `continue` ending a with inside a try body that has an else (3.11+: the with's exit on the continue path is not recognized)"),
-    "exceptions_loops.exl_clause_continue_before_return": Bug(mismatch="3.9, 3.11-3.13", why="a clause's `continue` in a try nested in a loop body that ends in a return: written as `continue` with the copied returns (3.12+ dropped the continue, wrong code, until the eighteenth session)"),
-    "exceptions_loops.exl_forever_clause_continues_then_raises": Bug(mismatch="3.9", why="a `while True` whose try clause goes round in one arm and raises in the other: 3.9 threads the jumps after the try"),
-    "exceptions_loops.exl_while_true_try_except_continue": Bug(mismatch="3.11-3.13", why="a clause's `continue` ending a `while True` body whose try returns (3.10: the try's exits all leave the loop)"),
+    "exceptions_loops.exl_clause_continue_before_return": Bug(refused="3.9, 3.10", wrong="3.11", mismatch="3.12, 3.13", why="a clause's `continue` in a try nested in a loop body that ends in a return (3.11: the continue is dropped and the return runs; 3.12/3.13 did the same until the eighteenth session)"),
+    "exceptions_loops.exl_forever_clause_continues_then_raises": Bug(refused="3.10, 3.11", mismatch="3.9", why="a `while True` whose try clause goes round in one arm and raises in the other (3.10/3.11 lay the rest of the clause after that jump back, past the loop body's end; extending the body over the handler was tried and made wrong code of other loops)"),
+    "exceptions_loops.exl_while_true_try_except_continue": Bug(refused="3.10", mismatch="3.11-3.13", why="a clause's `continue` ending a `while True` body whose try returns (3.10: the try's exits all leave the loop)"),
     "exceptions.exc_else_return_ends_function": Bug(mismatch="3.9", why="a try's else ending the function comes back as code after the try (the clause returns)"),
     "with_statements.with_in_try_else_arm_copied_exit": Bug(mismatch="3.13", why="the return after the try, copied into the if arm, comes back inside the try (it loads two locals)"),
     "exceptions.exc_finally_retry_loop_break": Bug(refused="3.9, 3.10", why="a `while True` ending a finally body, left only by `break`: each copy's break is compiled as the code after the loop (the exception path's re-raise, the normal path's return), so the exception-path copy seems to end inside the loop"),
@@ -125,6 +128,8 @@ def known_bug(test: str, sample: str) -> tuple[str, Bug] | None:
     here = sys.version_info[:2]
     if here in _versions(bug.refused) and test in _REFUSAL_FAILS:
         return "refused", bug
+    if here in _versions(bug.wrong) and test in ("test_behaviour", "test_verified"):
+        return "WRONG CODE", bug
     if here in _versions(bug.mismatch) and test == "test_verified":
         return "mismatch", bug
     if here in _versions(bug.unstable) and test == "test_fixpoint":

@@ -2455,15 +2455,6 @@ class ExceptionStructure(ExceptGroupOps):
                 end = k + 1
         return end
 
-    def _handler_end311(self, H: int) -> int | None:
-        """3.11: the index after try handler H's code, which its clean-up block (``COPY 3;
-        POP_EXCEPT; RERAISE 1``) ends; None without one.  (Not the last instruction whose home
-        is H: the code after a loop that only a clause's `break` leaves by has that home too.)"""
-        C = self._cover[H]
-        if C is None or C < H or self._handlers[C].kind != "cleanup":
-            return None
-        return C + 3
-
     def _straight_tail(self, j: int, limit: int | None = None) -> int | None:
         """Length of straight-line code from j ending in a return or a raise (a 3.10 copy
         of a small exit block), or None.  It starts a statement: nothing it consumes was

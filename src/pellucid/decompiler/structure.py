@@ -619,8 +619,6 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             if inverted is not None:
                 return inverted
         body_end = latch + 1
-        if PY < (3, 12):
-            body_end = self._past_handlers(h, body_end)
         breaks = self._jumps_out(h, body_end)
         follow = max(breaks) if breaks else body_end
         loop = Loop(h, follow, {h}, set(breaks) | {follow} | self._breaks_leaving_clause(h, body_end, stop, exits))
@@ -695,37 +693,6 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 return stop
             raise self.fail("loop exits past its enclosing block", ins)
         return min(follow, stop) if follow in exits or follow == stop else follow
-
-    def _past_handlers(self, h: int, body_end: int) -> int:
-        """Where a loop body ends that goes round last from inside an except clause (3.9-3.11
-        lay a handler right after its try body): past the handler code of every try statement
-        that starts in the body, which is the body's code (`continue` in a clause, then more
-        of the clause).  3.12+ move handler code past the function's, where it is no guide."""
-        self._exc_ready()  # (the handlers' homes)
-        latch = body_end - 1
-        seen: set[int] = set()
-        k = h
-        while k < body_end:
-            ins = self.ins[k]
-            if PY < (3, 11):
-                H = ins.target if ins.op == "SETUP_FINALLY" else None
-                if H is not None and self.home[H] is not None:
-                    body_end = max(body_end, self._handler_end(H))
-            else:
-                H = self._cover[k]
-                if H is not None and H not in seen and self._handlers[H].kind == "try":
-                    seen.add(H)
-                    ranges = self._handlers[H].ranges
-                    # a try in the body, not one around the loop (which protects its jump back)
-                    end = self._handler_end311(H)
-                    if (
-                        end is not None
-                        and min(a for a, _ in ranges) >= h
-                        and not any(a <= latch < b for a, b in ranges)
-                    ):
-                        body_end = max(body_end, end)
-            k += 1
-        return body_end
 
     def _breaks_leaving_clause(self, h: int, body_end: int, stop: int, exits: frozenset) -> set[int]:
         """3.12+: a loop ending an except clause (moved past the function's code) whose
