@@ -116,6 +116,9 @@ KNOWN_BUGS: dict[str, Bug] = {
     "exceptions.exc_except_and_finally_pass": Bug(mismatch="3.11", why="try/except inside `finally: pass` at the function's end: the return 3.11 puts after the statement is written in the clause and an else (refused before the tenth session)"),
     "async_samples.async_for_else_break_in_try_except": Bug(mismatch="3.12, 3.13", why="an async for-else's break in a try comes back as the return after the try that 3.12+ copied into it, the else as code after the loop (same behaviour)"),
     "loops.loop_while_as_if_body": Bug(mismatch="3.10, 3.12, 3.13", why="`if c: while d:` comes back as `if c and d: while True: ... if d: continue; break` (the test 3.10+ put before the loop's body reads as a second test of the if; same behaviour)"),
+    "exceptions_loops.exl_except_continue_then_return_in_while": Bug(refused="3.9", why="a clause's `continue` as the while loop's last jump back, the return after the try laid out after it (3.9: the loop's exit is not found)"),
+    "with_statements.with_continue_arm_then_code_after_back_edge": Bug(refused="3.11-3.13", why="an elif arm's `continue` as a `while True` loop's last reachable jump back, the else arm and the break after the if laid out after it (refused: that code is not placed; extending the loop body over it needs a break written at its end)"),
+    "with_statements.with_ending_if_arm_before_else_in_loop": Bug(mismatch="3.12, 3.13", why="the arm's jump back to the loop head comes back as a `continue` inside the with (same behaviour)"),
 }
 
 

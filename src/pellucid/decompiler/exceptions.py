@@ -2090,10 +2090,12 @@ class ExceptionStructure(ExceptGroupOps):
         tail = None
         crossed = None  # (an instruction of another handler's code the tail runs into)
         leaves = None  # the flag of an enclosing with this one's suppressed path leaves
-        if ins[sup].op == "JUMP":
+        # (a JUMP the body's normal exit jumps to as well is the code after the statement,
+        # such as the `continue` ending a branch the with ends, not the handler's own)
+        if ins[sup].op == "JUMP" and not any(q.target == sup for q in ins[b:W]):
             follow = ins[sup].target
             claim_to = sup + 1
-        elif self.home[sup] != W:
+        elif self.home[sup] != W or ins[sup].op == "JUMP":
             follow = sup
             claim_to = sup
         else:

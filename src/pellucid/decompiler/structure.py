@@ -619,6 +619,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             if inverted is not None:
                 return inverted
         body_end = latch + 1
+        tail_end = body_end  # (past body_end when the body goes on after its last jump back)
         breaks = self._jumps_out(h, body_end)
         follow = max(breaks) if breaks else body_end
         loop = Loop(h, follow, {h}, set(breaks) | {follow} | self._breaks_leaving_clause(h, body_end, stop, exits))
@@ -651,6 +652,11 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                     follow = F
                     loop.follow = F
                     loop.break_targets = {F}
+                if F > body_end and self._body_goes_on(h, body_end, F):
+                    # (the jumps that seemed to leave the body may be to its rest: only
+                    # jumps to F leave it)
+                    tail_end = follow = loop.follow = F
+                    loop.break_targets = {F} | self._breaks_leaving_clause(h, body_end, stop, exits)
                 if F < follow and F not in exits:
                     orelse, st = self.walk(F, follow, list(stack), self._exits_at(follow, stop, exits))
                     if len(st) != len(stack):
@@ -666,13 +672,15 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             self._inner_while_head = h
         self.loops.append(loop)
         try:
-            body, st = self.walk(body_start, body_end, list(stack), frozenset({h}))
+            body, st = self.walk(body_start, tail_end, list(stack), frozenset({h}))
         finally:
             self.loops.pop()
             self._inner_while_head = None
         if len(st) != len(stack):
             raise self.fail("loop body changes the stack", ins)
         body = _trim_continue(body)
+        # (a while-else's code is [F, follow))
+        self._check_placed(tail_end, min(follow, stop, F if test is not None else follow), ins)
         if self.ins[latch].op in CONDITIONAL_JUMPS and not _ends_in_jump(body):
             # the back edge is conditional: falling through it leaves the loop
             if latch + 1 != follow:
@@ -693,6 +701,28 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 return stop
             raise self.fail("loop exits past its enclosing block", ins)
         return min(follow, stop) if follow in exits or follow == stop else follow
+
+    def _body_goes_on(self, h: int, a: int, b: int) -> bool:
+        """Is [a, b), between a while loop's last jump back and its exit b, the rest of its
+        body?  The compiler lays out `if c: continue` as the jump back, with the code after
+        it behind: reached only from the loop (and from handlers of its try statements,
+        laid out after the code on 3.12+), ending in a return or raise, and no jump from
+        the loop goes past it but to b."""
+        ins = self.ins
+        if not self.reachable[a] or not self.reachable[b - 1] or ins[b - 1].op not in TERMINAL:
+            return False
+        if any(t != b for t in self._jumps_out(h, b)):
+            return False
+        return not any(
+            j.target is not None and a < j.target < b and j.index < h for j in ins
+        )
+
+    def _check_placed(self, a: int, b: int, at: Instr) -> None:
+        """Refuse when reachable code in [a, b), between a loop's back edge and where its
+        breaks go, was never walked: the structure found leaves it out of the source."""
+        k = next((k for k in range(a, b) if self.reachable[k]), None)
+        if k is not None:
+            raise self.fail("code between the loop's back edge and its follow is not placed", self.ins[k])
 
     def _breaks_leaving_clause(self, h: int, body_end: int, stop: int, exits: frozenset) -> set[int]:
         """3.12+: a loop ending an except clause (moved past the function's code) whose

@@ -943,3 +943,19 @@ def exl_clause_continue_before_return(ks):
         except KeyError:
             log.append("k")
         return log
+
+
+@cases(*SEQS)
+def exl_except_continue_then_return_in_while(ks):
+    # the clause's `continue` is the loop's last jump back and the return after the try comes
+    # after it; the try's normal exit to that return read as a break
+    log = []
+    items = list(ks)
+    while items:
+        try:
+            with CM(log):
+                log.append(risky(items.pop()))
+        except (ValueError, KeyError):
+            continue
+        return "r", log
+    return log

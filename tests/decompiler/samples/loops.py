@@ -997,3 +997,19 @@ def loop_if_else_then_continue_in_if_arm(lines, in_values, name):
             continue
         out.append(line)
     return out, level
+
+
+@cases(([1, 2, 3],), ([2, 4],), ([],), ([5],))
+def loop_while_continue_then_return(ks):
+    # every version lays the body out with `continue` as the loop's last jump back and the
+    # return after it, past the body's end: the return was dropped (wrong code: the loop
+    # went round instead of returning)
+    items = list(ks)
+    seen = []
+    while items:
+        k = items.pop()
+        seen.append(k)
+        if k % 2:
+            continue
+        return k, seen
+    return None, seen

@@ -418,3 +418,45 @@ def with_in_try_then_raise_ending_function(k, log):
     except KeyError:
         log.append("key")
     raise exc
+
+
+@cases(([1, 2, 3],), ([2, 4, 6],), ([],), ([3, 3],))
+def with_ending_if_arm_before_else_in_loop(ks):
+    # 3.11: the with's exit paths meet at the arm's jump back to the loop head, which was
+    # read as the end of the with's handler: the `continue` was lost and the else ran after
+    # the with (wrong code)
+    log = []
+    for k in ks:
+        if k % 2:
+            with CM(log):
+                log.append(k)
+        else:
+            log.append(-k)
+    return log
+
+
+@cases(([1, 2, 3],), ([2, 4, 6],), ([],), ([3, 3],), ([1, 1, 4],))
+def with_continue_arm_then_code_after_back_edge(ks):
+    # 3.11+: the elif arm's `continue` is the loop's last reachable jump back; the else arm
+    # and the break after the if come after it (refused: that code is not placed; it was
+    # dropped before, wrong code)
+    log = []
+    items = list(ks)
+    while True:
+        if not items:
+            log.append("empty")
+        elif items.pop() % 2:
+            with CM(log):
+                log.append("odd")
+            try:
+                continue
+            except IndexError:  # unreachable (a `continue` cannot raise)
+                pass  # unreachable
+        else:
+            if len(items) > 1:
+                log.append("more")
+        try:
+            break
+        except IndexError:  # unreachable (a `break` cannot raise)
+            pass  # unreachable
+    return log
