@@ -119,6 +119,8 @@ KNOWN_BUGS: dict[str, Bug] = {
     "exceptions_loops.exl_except_continue_then_return_in_while": Bug(refused="3.9", why="a clause's `continue` as the while loop's last jump back, the return after the try laid out after it (3.9: the loop's exit is not found)"),
     "with_statements.with_continue_arm_then_code_after_back_edge": Bug(refused="3.11-3.13", why="an elif arm's `continue` as a `while True` loop's last reachable jump back, the else arm and the break after the if laid out after it (refused: that code is not placed; extending the loop body over it needs a break written at its end)"),
     "with_statements.with_ending_if_arm_before_else_in_loop": Bug(mismatch="3.12, 3.13", why="the arm's jump back to the loop head comes back as a `continue` inside the with (same behaviour)"),
+    "exceptions_loops.exl_clause_continue_then_conditional_back_edge": Bug(refused="3.9, 3.11", why="a clause's `continue` and an if's `continue` in a `while True` whose body then returns (3.9, 3.11: the try's follow is not found)"),
+    "with_statements.with_then_break_ending_while_body": Bug(mismatch="3.10, 3.12, 3.13", why="a while body ending in a with and a break comes back as an if (same behaviour)"),
 }
 
 

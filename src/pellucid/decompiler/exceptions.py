@@ -3436,6 +3436,19 @@ class ExceptionStructure(ExceptGroupOps):
         self.emit(node)
         for st_ in explicit:
             self.emit(st_)
+        end_at = cont_n if cont_n is not None else cont_s
+        loop = self.loops[-1] if self.loops else None
+        if (
+            end_at is not None
+            and end_at >= stop
+            and end_at not in exits
+            and loop is not None
+            and end_at in loop.break_targets
+        ):
+            # both exits jump out of the loop (3.9 threads a `break` after the with there):
+            # reaching the end of the walk would go round instead
+            self.emit(ast.Break())
+            return stop
         if cont_n is not None:
             return self._cont(cont_n, stop, exits, ins[w])
         if cont_s is not None and cont_s < w:

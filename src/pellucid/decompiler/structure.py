@@ -672,7 +672,10 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             self._inner_while_head = h
         self.loops.append(loop)
         try:
-            body, st = self.walk(body_start, tail_end, list(stack), frozenset({h}))
+            # (through a conditional back edge, the body's end leaves the loop: a jump to
+            # the head is then a `continue`, not the end)
+            ends_going_round = self.ins[latch].op not in CONDITIONAL_JUMPS or tail_end != body_end
+            body, st = self.walk(body_start, tail_end, list(stack), frozenset({h}) if ends_going_round else frozenset())
         finally:
             self.loops.pop()
             self._inner_while_head = None

@@ -959,3 +959,28 @@ def exl_except_continue_then_return_in_while(ks):
             continue
         return "r", log
     return log
+
+
+@cases(([0],), ([0, 0],), ([],), ([1] * 15,), ([0, 1],), ([2],), ([0, 0, 1],))
+def exl_clause_continue_then_conditional_back_edge(ks):
+    # 3.12+: the if's `continue` is folded into a conditional jump back, the loop's last jump
+    # outside the handler code; its fall-through leaves the loop.  The clause's `continue`
+    # was read as falling off the clause, and the code after the try as its else followed
+    # by a break (wrong code)
+    log = []
+    items = list(ks)
+    n = 0
+    while True:
+        if n > 12:
+            break
+        n += 1
+        try:
+            log.append(risky(items.pop()))
+        except (IndexError, ValueError):
+            if not items:
+                return "empty", log
+            continue
+        if len(items) % 2:
+            continue
+        return "r", log
+    return log

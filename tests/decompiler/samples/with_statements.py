@@ -460,3 +460,16 @@ def with_continue_arm_then_code_after_back_edge(ks):
         except IndexError:  # unreachable (a `break` cannot raise)
             pass  # unreachable
     return log
+
+
+@cases(([1, 2],), ([],), ([0, 3],))
+def with_then_break_ending_while_body(ks):
+    # 3.9 threads both exits of the with to where the `break` goes: the with's end was read
+    # as the loop body's end, and the loop went round (wrong code)
+    log = []
+    items = list(ks)
+    while items:
+        with CM(log):
+            log.append(items.pop())
+        break
+    return log, items
