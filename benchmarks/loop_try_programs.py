@@ -3,6 +3,7 @@
 Usage::
 
     python benchmarks/loop_try_programs.py [--versions 3.9,3.11] [--seeds 1,2,3] [--count 400]
+    python benchmarks/loop_try_programs.py --tiny [--versions 3.9,3.11]
 
 For each CPython version pyenv has, a worker running that interpreter builds ``--count``
 random functions per seed (a loop whose body nests ifs, try statements with one or two
@@ -16,6 +17,12 @@ decompiler bug), *crash* (any other exception).  Each wrong program is listed as
 decompiled source.  This complements ``tests/decompiler/test_property.py``, whose programs
 rarely nest try statements in loops; the wrong programs it lists are open decompiler bugs.  The
 command exits 1 while any program is wrong.
+
+``--tiny`` checks, instead of random programs, every program of a small shape: each of the
+three loops with a body of one or two statements, each a leaf (break, continue, return, a call)
+alone, in an if with or without an else, a try/except, a try/finally or a with (14,112
+programs; listed as ``0:index``).  Random deep nesting missed shapes this small that were wrong
+on a whole version (``while c: if t: continue`` followed by a return).
 
 The worker runs under Python 3.9, so this file avoids newer syntax.
 """
@@ -98,6 +105,38 @@ def program(rng):
     return "\n".join(lines) + "\n"
 
 
+TINY_LEAVES = ["log.append(nxt(ks))", "continue", "break", "return ('r', log)"]
+
+
+def _tiny_statements():
+    """Each leaf alone, in an if (with and without an else), a try/except, a try/finally and
+    a with."""
+    out = [[leaf] for leaf in TINY_LEAVES]
+    for a in TINY_LEAVES:
+        out.append(["if nxt(ks) % 2:"] + _ind([a]))
+        for b in TINY_LEAVES:
+            out.append(["if nxt(ks) % 2:"] + _ind([a]) + ["else:"] + _ind([b]))
+            out.append(["try:"] + _ind([a]) + ["except IndexError:"] + _ind([b]))
+        out.append(["try:"] + _ind([a]) + ["finally:"] + _ind(["log.append('f')"]))
+        out.append(["with CM(log):"] + _ind([a]))
+    return out
+
+
+def tiny_programs():
+    """Every loop (three kinds) whose body is one or two of the tiny statements, with and
+    without a return after it: the small shapes, all of them (14,112 programs)."""
+    stmts = _tiny_statements()
+    bodies = [[s] for s in stmts] + [[s, t] for s in stmts for t in stmts]
+    out = []
+    for loop in LOOPS:
+        for body in bodies:
+            for tail in ([], ["return ('end', log)"]):
+                lines = ["if n > 12:", "    break", "n += 1"] + [x for st in body for x in st]
+                head = ["def f(ks):", "    log = []", "    n = 0"]
+                out.append("\n".join(head + _ind([loop] + _ind(lines)) + _ind(tail)) + "\n")
+    return out
+
+
 def _run(fn, ks):
     try:
         return ["ok", repr(fn(list(ks)))]
@@ -112,11 +151,14 @@ def worker(seeds, count, show):
     from pellucid.decompiler import DecompilationError
 
     for seed in seeds:
-        rng = random.Random(seed)
+        if seed == TINY:
+            sources = tiny_programs()
+        else:
+            rng = random.Random(seed)
+            sources = [program(rng) for _ in range(count)]
         counts = {"same": 0, "refused": 0, "wrong": 0, "crash": 0}
         wrong = []
-        for i in range(count):
-            src = program(rng)
+        for i, src in enumerate(sources):
             ns = {}
             exec(PRELUDE + src, ns)
             try:
@@ -141,15 +183,19 @@ def worker(seeds, count, show):
         print("RESULT " + json.dumps({"seed": seed, "counts": counts, "wrong": wrong}))
 
 
+TINY = 0  # the seed that stands for the exhaustive tiny programs
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--versions", default=",".join(VERSIONS))
-    ap.add_argument("--seeds", default="1,2,3,4,5")
+    ap.add_argument("--seeds", default="1,2,3,4,5", help="0 stands for the tiny programs")
+    ap.add_argument("--tiny", action="store_true", help="the exhaustive tiny programs instead")
     ap.add_argument("--count", type=int, default=400)
     ap.add_argument("--show", default="", help="seed:index of a program to print")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
-    seeds = [int(s) for s in args.seeds.split(",")]
+    seeds = [TINY] if args.tiny else [int(s) for s in args.seeds.split(",")]
     if args.worker:
         worker(seeds, args.count, args.show)
         return 0
@@ -162,7 +208,7 @@ def main() -> int:
             print(f"{version:7s} skipped: interpreter not installed")
             continue
         p = subprocess.run(
-            [python, os.path.abspath(__file__), "--worker", "--seeds", args.seeds,
+            [python, os.path.abspath(__file__), "--worker", "--seeds", ",".join(map(str, seeds)),
              "--count", str(args.count), "--show", args.show],
             capture_output=True, text=True,
         )

@@ -3093,6 +3093,15 @@ class ExceptionStructure(ExceptGroupOps):
                 TL = self._straight_tail(after, H)
                 if TL is not None and self._dead_between(after + TL, H):
                     body_end, cont, norm_end = P, after, after
+        if (
+            body_end == P
+            and cont > stop
+            and cont not in exits
+            and self.loops
+            and cont in self.loops[-1].break_targets
+        ):
+            # not the normal exit but a `break` ending the body (its own exit is dead code)
+            body_end, cont, norm_end = H, (R + 1 if ends else R), -1
         if L:
             for p in pops:
                 self._copies[p + 1] = Copy(lengths[p], "finally", norm_end)

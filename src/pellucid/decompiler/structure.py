@@ -675,7 +675,11 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             # (through a conditional back edge, the body's end leaves the loop: a jump to
             # the head is then a `continue`, not the end)
             ends_going_round = self.ins[latch].op not in CONDITIONAL_JUMPS or tail_end != body_end
-            body, st = self.walk(body_start, tail_end, list(stack), frozenset({h}) if ends_going_round else frozenset())
+            # (3.9 keeps a dead last jump back after a try/finally whose body breaks: nothing
+            # goes round there, and reaching past it leaves the loop: the walk ends before it)
+            dead_latch = PY < (3, 10) and tail_end == body_end and not self.initially_reachable[latch]
+            walk_stop = latch if dead_latch else tail_end
+            body, st = self.walk(body_start, walk_stop, list(stack), frozenset({h}) if ends_going_round else frozenset())
         finally:
             self.loops.pop()
             self._inner_while_head = None

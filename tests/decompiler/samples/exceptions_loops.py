@@ -984,3 +984,19 @@ def exl_clause_continue_then_conditional_back_edge(ks):
             continue
         return "r", log
     return log
+
+
+@cases(([1, 2],), ([],), ([0],))
+def exl_try_finally_break_ending_while_body(ks):
+    # 3.9: the break's path (POP_BLOCK, the finally copy, a jump out) read as the try's
+    # normal exit, whose own copy is dead code, and the jump out as falling off the body: the
+    # loop went round (wrong code)
+    log = []
+    items = list(ks)
+    while items:
+        try:
+            log.append(items.pop())
+            break
+        finally:
+            log.append("f")
+    return log, items
