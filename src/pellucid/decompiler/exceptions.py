@@ -3095,7 +3095,7 @@ class ExceptionStructure(ExceptGroupOps):
                     body_end, cont, norm_end = P, after, after
         if (
             body_end == P
-            and cont > stop
+            and cont >= stop  # (the loop body's end, past its last jump back: leaving it)
             and cont not in exits
             and self.loops
             and cont in self.loops[-1].break_targets

@@ -675,11 +675,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             # (through a conditional back edge, the body's end leaves the loop: a jump to
             # the head is then a `continue`, not the end)
             ends_going_round = self.ins[latch].op not in CONDITIONAL_JUMPS or tail_end != body_end
-            # (3.9 keeps a dead last jump back after a try/finally whose body breaks: nothing
-            # goes round there, and reaching past it leaves the loop: the walk ends before it)
-            dead_latch = PY < (3, 10) and tail_end == body_end and not self.initially_reachable[latch]
-            walk_stop = latch if dead_latch else tail_end
-            body, st = self.walk(body_start, walk_stop, list(stack), frozenset({h}) if ends_going_round else frozenset())
+            body, st = self.walk(body_start, tail_end, list(stack), frozenset({h}) if ends_going_round else frozenset())
         finally:
             self.loops.pop()
             self._inner_while_head = None
@@ -1521,12 +1517,16 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 # `if test: <rest>` whose false path falls off the loop body: the
                 # jump to the head is the compiler's, not a written continue
                 body, st = self.walk(T, stop, list(stack), exits)
+                body, st = self._break_into_for_exit(body, st, stack, stop, loop)
                 if len(st) == len(stack):
                     self.emit(ast.If(test=expr, body=body or [ast.Pass()], orelse=[]))
                     return stop
             if F in exits and T < stop and not jumps_when_true and self._compiler_made_continue(chain[-1].jump) is not False:
                 # the rest of this block ends the loop body: `if test: <rest>`
                 body, st = self.walk(T, stop, list(stack), exits)
+                body, st = self._break_into_for_exit(body, st, stack, stop, loop)
+                if len(st) != len(stack):
+                    raise self.fail("if branch changes the stack", ins)
                 self.emit(ast.If(test=expr, body=body or [ast.Pass()], orelse=[]))
                 return stop
             self.emit(ast.If(test=leave, body=[ast.Continue()], orelse=[]))
@@ -1538,6 +1538,19 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             if r is not None:
                 return r
         return self.do_if(j, expr, T, F, stack, stop, exits)
+
+    def _break_into_for_exit(self, body: list, st: list, stack: list, stop: int, loop: Loop) -> tuple[list, list]:
+        """A branch ending a for body that pops the iterator and falls into the loop's exit
+        (3.12+ drop the jump when the exit follows): a `break` (see do_for)."""
+        if (
+            loop.item is not None
+            and len(st) == len(stack) - 1
+            and stop == loop.follow
+            and self.ins[stop - 1].op == "POP_TOP"
+            and not _ends_in_jump(body)
+        ):
+            return body + [ast.Break()], st + [stack[-1]]
+        return body, st
 
     def _threaded_follow39(self, T: int, end: int, F: int, stop: int, head: int) -> int | None:
         """Where an if/else whose then-branch [T, end) ends by a jump to ``head`` ends: the

@@ -1000,3 +1000,24 @@ def exl_try_finally_break_ending_while_body(ks):
         finally:
             log.append("f")
     return log, items
+
+
+@cases(([1, 2, 3],), ([2, 4, 6, 8],), ([],), ([2] * 20,), ([3],))
+def exl_if_try_break_ending_for_body(ks):
+    # 3.12+: the break's jump falls into the loop's exit once END_FOR is dropped, so the arm
+    # is just the iterator's pop; the if was written without it (wrong code: the loop went on)
+    log = []
+    n = 0
+    for k in ks:
+        if n > 12:
+            break
+        n += 1
+        if k % 2:
+            try:
+                break
+            except IndexError:  # unreachable (a `break` cannot raise)
+                try:  # unreachable
+                    pass  # unreachable
+                except IndexError:  # unreachable
+                    pass  # unreachable
+    return "end", log, n  # (too long for 3.12+ to copy into the break)
