@@ -138,10 +138,13 @@ def tiny_programs():
 
 
 def _run(fn, ks):
+    """What a call did: its result or exception, and what it left of the list it consumed
+    (two readings may return the same value after taking different paths)."""
+    ks = list(ks)
     try:
-        return ["ok", repr(fn(list(ks)))]
+        return ["ok", repr(fn(ks)), repr(ks)]
     except Exception as e:  # noqa: BLE001 - what the program raised is its behaviour
-        return ["raise", type(e).__name__, str(e)]
+        return ["raise", type(e).__name__, str(e), repr(ks)]
 
 
 def worker(seeds, count, show):
