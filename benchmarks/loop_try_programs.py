@@ -13,7 +13,7 @@ default), runs the original and the decompiled function on eight inputs, and com
 raised exceptions and what the context managers logged.  Columns: *same* (decompiled, behaves
 the same), *refused* (``DecompilationError``), *wrong* (decompiled, behaves differently: a
 decompiler bug), *crash* (any other exception).  Each wrong program is listed as
-``seed:index`` with its first differing input; ``--show seed:index`` prints it and its
+``seed:index`` with its first differing input; ``--show=seed:index`` prints it and its
 decompiled source.  This complements ``tests/decompiler/test_property.py``, whose programs
 rarely nest try statements in loops; the wrong programs it lists are open decompiler bugs.  The
 command exits 1 while any program is wrong.
@@ -22,7 +22,10 @@ command exits 1 while any program is wrong.
 three loops with a body of one or two statements, each a leaf (break, continue, return, a call)
 alone, in an if with or without an else, a try/except, a try/finally or a with (14,112
 programs; listed as ``0:index``).  Random deep nesting missed shapes this small that were wrong
-on a whole version (``while c: if t: continue`` followed by a return).
+on a whole version (``while c: if t: continue`` followed by a return).  ``--nested`` goes one
+level deeper: one compound statement (if, if/else, try/except with the tiny statement in its
+body or its clause, try/except/else, with) holding a tiny statement, then nothing, a call or a
+return (6,912 programs; ``-1:index``).
 
 The worker runs under Python 3.9, so this file avoids newer syntax.
 """
@@ -137,6 +140,30 @@ def tiny_programs():
     return out
 
 
+def nested_programs():
+    """One compound statement whose arm holds a tiny statement, a leaf or a call or nothing
+    after it, in each of the three loops (6,912 programs): the tiny shapes one level deeper."""
+    calls = ["log.append(nxt(ks))"]
+    outers = []
+    for a in _tiny_statements():
+        outers.append(["if nxt(ks) % 2:"] + _ind(a))
+        outers.append(["try:"] + _ind(a) + ["except IndexError:"] + _ind(["log.append(1)"]))
+        outers.append(["try:"] + _ind(calls) + ["except IndexError:"] + _ind(a))
+        outers.append(["with CM(log):"] + _ind(a))
+        for b in TINY_LEAVES:
+            outers.append(["if nxt(ks) % 2:"] + _ind(a) + ["else:"] + _ind([b]))
+            outers.append(["try:"] + _ind(a) + ["except IndexError:"] + _ind([b]))
+            outers.append(["try:"] + _ind(calls) + ["except IndexError:"] + _ind(a) + ["else:"] + _ind([b]))
+    out = []
+    for loop in LOOPS:
+        for outer in outers:
+            for after in ([], ["log.append('a')"], ["return ('x', log)"]):
+                lines = ["if n > 12:", "    break", "n += 1"] + outer + after
+                head = ["def f(ks):", "    log = []", "    n = 0"]
+                out.append("\n".join(head + _ind([loop] + _ind(lines)) + _ind(["return ('end', log)"])) + "\n")
+    return out
+
+
 def _run(fn, ks):
     """What a call did: its result or exception, and what it left of the list it consumed
     (two readings may return the same value after taking different paths)."""
@@ -156,6 +183,8 @@ def worker(seeds, count, show):
     for seed in seeds:
         if seed == TINY:
             sources = tiny_programs()
+        elif seed == NESTED:
+            sources = nested_programs()
         else:
             rng = random.Random(seed)
             sources = [program(rng) for _ in range(count)]
@@ -187,18 +216,20 @@ def worker(seeds, count, show):
 
 
 TINY = 0  # the seed that stands for the exhaustive tiny programs
+NESTED = -1  # and the one for the nested ones
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--versions", default=",".join(VERSIONS))
-    ap.add_argument("--seeds", default="1,2,3,4,5", help="0 stands for the tiny programs")
+    ap.add_argument("--seeds", default="1,2,3,4,5", help="0 stands for the tiny programs, -1 for the nested ones")
     ap.add_argument("--tiny", action="store_true", help="the exhaustive tiny programs instead")
+    ap.add_argument("--nested", action="store_true", help="the exhaustive nested programs instead")
     ap.add_argument("--count", type=int, default=400)
     ap.add_argument("--show", default="", help="seed:index of a program to print")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
-    seeds = [TINY] if args.tiny else [int(s) for s in args.seeds.split(",")]
+    seeds = [TINY] if args.tiny else [NESTED] if args.nested else [int(s) for s in args.seeds.split(",")]
     if args.worker:
         worker(seeds, args.count, args.show)
         return 0
@@ -212,7 +243,7 @@ def main() -> int:
             continue
         p = subprocess.run(
             [python, os.path.abspath(__file__), "--worker", "--seeds", ",".join(map(str, seeds)),
-             "--count", str(args.count), "--show", args.show],
+             "--count", str(args.count), f"--show={args.show}"],
             capture_output=True, text=True,
         )
         rows = [json.loads(line[7:]) for line in p.stdout.splitlines() if line.startswith("RESULT ")]
