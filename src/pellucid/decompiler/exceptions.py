@@ -1515,6 +1515,21 @@ class ExceptionStructure(ExceptGroupOps):
         return False
 
     # ------------------------------------------------------------ try/except
+    def _arm_past_body(self, e: int, else_end: int) -> int | None:
+        """3.12+: where the if ending a try body ends, when the body's last instruction is its
+        test and the arm it falls into, after the protected range, leaves (return, raise, a
+        jump) before the test's target: the arm is the body's, not an else."""
+        ins = self.ins
+        j = ins[e - 1]
+        if j.op not in CONDITIONAL_JUMPS or j.target is None or not e < j.target <= else_end:
+            return None
+        t = j.target
+        if ins[t - 1].op not in TERMINAL and ins[t - 1].op != "JUMP":
+            return None
+        if any(q.target is not None and e < q.target < t and not e <= q.index < t for q in ins):
+            return None
+        return t
+
     def do_try_except(self, s: int, H: int, stack: list, stop: int, exits: frozenset) -> int:
         ins = self.ins
         h = self._handlers[H]
@@ -1661,6 +1676,11 @@ class ExceptionStructure(ExceptGroupOps):
                 else_end = self._else_end_at_back_edge(e, stop, home) or e
         if no_else:
             else_end = e
+        arm_end = self._arm_past_body(e, else_end) if PY >= (3, 12) and (follow is None or follow < s) else None
+        if arm_end is not None:
+            # the body's last statement is an if whose arm (a break's or return's copy, which
+            # cannot raise) lies past the protected range: the body goes on to the if's end
+            e = arm_end
         inherited = self._inherit(follow, stop, exits)
         if follow is None and any(
             self.reachable[k] and self.home[k] == home for k in range(else_end, min(stop, self.n))

@@ -1021,3 +1021,23 @@ def exl_if_try_break_ending_for_body(ks):
                 except IndexError:  # unreachable
                     pass  # unreachable
     return "end", log, n  # (too long for 3.12+ to copy into the break)
+
+
+@cases(([1],), ([2],), ([2, 1],), ([],), ([1, 2, 2],))
+def exl_if_break_ending_try_body_in_loop(ks):
+    # 3.12: the if's `break`, copied as the return after the loop (which cannot raise), lies
+    # past the try's protected range; it was read as the try's else and the if left empty
+    # (wrong code: an even item returned instead of going round)
+    log = []
+    items = list(ks)
+    n = 0
+    while True:
+        if n > 12:
+            break
+        n += 1
+        try:
+            if items.pop() % 2:
+                break
+        except IndexError:
+            continue
+    return "end", n
