@@ -95,17 +95,26 @@ def _stmt(rng, depth):
     return ["with CM(log):"] + _ind(_block(rng, depth + 1))
 
 
+def _function(loop, body, after):
+    """The source of ``f(ks)``: ``body`` in ``loop`` (at most 13 rounds, counted in ``n``),
+    then ``after``."""
+    guarded = ["if n > 12:", "    break", "n += 1"] + body
+    lines = ["def f(ks):", "    log = []", "    n = 0"] + _ind([loop] + _ind(guarded)) + _ind(after)
+    return "\n".join(lines) + "\n"
+
+
 def program(rng):
-    """One random function ``f(ks)``; the loop runs at most 13 times (``n``)."""
-    body = ["if n > 12:", "    break", "n += 1"] + _block(rng, 0)
-    lines = ["def f(ks):", "    log = []", "    n = 0"] + _ind([rng.choice(LOOPS)] + _ind(body))
+    """One random function ``f(ks)``."""
+    body = _block(rng, 0)
+    loop = rng.choice(LOOPS)
+    after = []
     if rng.random() < 0.8:
-        lines += _ind(rng.choice([
+        after = rng.choice([
             ["return ('end', log, n)"],
             ["log.append('after')", "return log, n, len(ks)"],
             ["if log:", "    return log", "return n"],
-        ]))
-    return "\n".join(lines) + "\n"
+        ])
+    return _function(loop, body, after)
 
 
 TINY_LEAVES = ["log.append(nxt(ks))", "continue", "break", "return ('r', log)"]
@@ -134,9 +143,7 @@ def tiny_programs():
     for loop in LOOPS:
         for body in bodies:
             for tail in ([], ["return ('end', log)"]):
-                lines = ["if n > 12:", "    break", "n += 1"] + [x for st in body for x in st]
-                head = ["def f(ks):", "    log = []", "    n = 0"]
-                out.append("\n".join(head + _ind([loop] + _ind(lines)) + _ind(tail)) + "\n")
+                out.append(_function(loop, [x for st in body for x in st], tail))
     return out
 
 
@@ -158,9 +165,7 @@ def nested_programs():
     for loop in LOOPS:
         for outer in outers:
             for after in ([], ["log.append('a')"], ["return ('x', log)"]):
-                lines = ["if n > 12:", "    break", "n += 1"] + outer + after
-                head = ["def f(ks):", "    log = []", "    n = 0"]
-                out.append("\n".join(head + _ind([loop] + _ind(lines)) + _ind(["return ('end', log)"])) + "\n")
+                out.append(_function(loop, outer + after, ["return ('end', log)"]))
     return out
 
 

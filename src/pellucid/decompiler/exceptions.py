@@ -1682,9 +1682,7 @@ class ExceptionStructure(ExceptGroupOps):
             # cannot raise) lies past the protected range: the body goes on to the if's end
             e = arm_end
         inherited = self._inherit(follow, stop, exits)
-        if follow is None and any(
-            self.reachable[k] and self.home[k] == home for k in range(else_end, min(stop, self.n))
-        ):
+        if follow is None and self._own_code_between(else_end, min(stop, self.n), home):
             # the statement goes on at else_end, where code of its own follows: it does not end
             # the enclosing block, so a jump to that block's exits (a loop's head) is written
             inherited = frozenset()
@@ -1742,7 +1740,7 @@ class ExceptionStructure(ExceptGroupOps):
         if follow is not None and e <= follow:
             if follow <= stop:
                 after = max(follow, else_end)
-                if any(self.reachable[k] and self.home[k] == home for k in range(else_end, after)):
+                if self._own_code_between(else_end, after, home):
                     # (never drop code: it would be missing from the source, silently)
                     raise self.fail("code between the try statement and its follow is not placed", ins[s])
                 return after
@@ -2172,7 +2170,7 @@ class ExceptionStructure(ExceptGroupOps):
                 tail[1] == 2
                 and ins[tail[0]].op == "LOAD_CONST"
                 and ins[tail[0]].argval is None
-                and not any(self.reachable[q] and self.home[q] == home for q in range(end, stop))
+                and not self._own_code_between(end, stop, home)
                 and stop >= self.n - 0
             ):
                 pass
@@ -2584,6 +2582,12 @@ class ExceptionStructure(ExceptGroupOps):
         """Is reaching t the same as falling off the enclosing block: t is one of
         its exits, or a jump to one (3.9: a loop's last jump back, after an else)?"""
         return t in exits or (t < self.n and self.ins[t].op == "JUMP" and self.ins[t].target in exits)
+
+    def _leaves_loop_at(self, cont: int, stop: int, exits: frozenset) -> bool:
+        """Does a statement that goes on at ``cont``, at or past the end of the walk and not
+        one of its exits, leave the innermost loop there (a `break`)?  Its end is past the
+        loop's last jump back, where falling off would go round instead."""
+        return cont >= stop and cont not in exits and bool(self.loops) and cont in self.loops[-1].break_targets
 
     def _cont(self, cont: int, stop: int, exits: frozenset, ins) -> int:
         if cont <= stop:
@@ -3113,13 +3117,7 @@ class ExceptionStructure(ExceptGroupOps):
                 TL = self._straight_tail(after, H)
                 if TL is not None and self._dead_between(after + TL, H):
                     body_end, cont, norm_end = P, after, after
-        if (
-            body_end == P
-            and cont >= stop  # (the loop body's end, past its last jump back: leaving it)
-            and cont not in exits
-            and self.loops
-            and cont in self.loops[-1].break_targets
-        ):
+        if body_end == P and self._leaves_loop_at(cont, stop, exits):
             # not the normal exit but a `break` ending the body (its own exit is dead code)
             body_end, cont, norm_end = H, (R + 1 if ends else R), -1
         if L:
@@ -3174,6 +3172,10 @@ class ExceptionStructure(ExceptGroupOps):
             ins[k].extra["reraise_copy"] = True
         cache[H] = ends
         return ends
+
+    def _own_code_between(self, a: int, b: int, home: int | None) -> bool:
+        """Is code of ``home`` (a statement's own level) left to walk in [a, b)?"""
+        return any(self.reachable[k] and self.home[k] == home for k in range(a, b))
 
     def _dead_between(self, a: int, b: int) -> bool:
         """Is nothing in [a, b) left to walk (dead code, or code already consumed)?"""
@@ -3466,14 +3468,7 @@ class ExceptionStructure(ExceptGroupOps):
         for st_ in explicit:
             self.emit(st_)
         end_at = cont_n if cont_n is not None else cont_s
-        loop = self.loops[-1] if self.loops else None
-        if (
-            end_at is not None
-            and end_at >= stop
-            and end_at not in exits
-            and loop is not None
-            and end_at in loop.break_targets
-        ):
+        if end_at is not None and self._leaves_loop_at(end_at, stop, exits):
             # both exits jump out of the loop (3.9 threads a `break` after the with there):
             # reaching the end of the walk would go round instead
             self.emit(ast.Break())

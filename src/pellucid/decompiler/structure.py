@@ -723,8 +723,8 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
     def _check_placed(self, a: int, b: int, at: Instr) -> None:
         """Refuse when reachable code in [a, b), between a loop's back edge and where its
         breaks go, was never walked: the structure found leaves it out of the source."""
-        k = next((k for k in range(a, b) if self.reachable[k]), None)
-        if k is not None:
+        if not self._dead_between(a, b):
+            k = next(k for k in range(a, b) if self.reachable[k])
             raise self.fail("code between the loop's back edge and its follow is not placed", self.ins[k])
 
     def _breaks_leaving_clause(self, h: int, body_end: int, stop: int, exits: frozenset) -> set[int]:
