@@ -1676,7 +1676,11 @@ class ExceptionStructure(ExceptGroupOps):
                 else_end = self._else_end_at_back_edge(e, stop, home) or e
         if no_else:
             else_end = e
-        arm_end = self._arm_past_body(e, else_end) if PY >= (3, 12) and (follow is None or follow < s) else None
+        arm_end = self._arm_past_body(e, else_end) if PY >= (3, 12) else None
+        if arm_end is not None and not (follow is None or follow < s or follow == arm_end):
+            # (the test's false exit going to the statement's follow skips [e, arm_end): no
+            # else is skipped that way, so that code is the arm; going elsewhere, it may be)
+            arm_end = None
         if arm_end is not None:
             # the body's last statement is an if whose arm (a break's or return's copy, which
             # cannot raise) lies past the protected range: the body goes on to the if's end

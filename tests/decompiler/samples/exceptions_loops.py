@@ -1041,3 +1041,58 @@ def exl_if_break_ending_try_body_in_loop(ks):
         except IndexError:
             continue
     return "end", n
+
+
+@cases(([1],), ([2],), ([2, 1],), ([],), ([1, 2, 2],), ([3, 2, 4],))
+def exl_if_break_ending_try_body_then_code(ks):
+    # 3.12/3.13: as above, with code after the try (its follow, where the if's test jumps):
+    # the break's copy was read as the try's else and the if left empty (wrong code: the
+    # else ran whenever nothing was raised, the return after the loop with it)
+    log = []
+    items = list(ks)
+    n = 0
+    while True:
+        if n > 12:
+            break
+        n += 1
+        try:
+            if items.pop() % 2:
+                break
+        except IndexError:
+            log.append(1)
+        log.append(n)
+    return "end", log
+
+
+@cases(([1],), ([2],), ([2, 1],), ([],), ([1, 2, 2],), ([3, 2, 4],))
+def exl_if_break_ending_try_body_in_for(ks):
+    # 3.12/3.13: the same in a for loop, where the break is a jump to the loop's exit
+    log = []
+    items = list(ks)[1:]  # (one item short: the last pop raises)
+    for k in ks:
+        try:
+            if items.pop() % 2:
+                break
+        except IndexError:
+            log.append(1)
+        log.append(k)
+    return "end", log
+
+
+@cases(([1],), ([2],), ([2, 1],), ([],), ([1, 2, 2],), ([3, 2, 4],), ([2] * 20,))
+def exl_if_break_ending_try_body_in_tested_while(ks):
+    # 3.12/3.13: the same in a `while <test>` loop whose exit is the code after it
+    log = []
+    items = list(ks)
+    n = 0
+    while n <= len(ks):
+        if n > 12:
+            break
+        n += 1
+        try:
+            if items.pop() % 2:
+                break
+        except IndexError:
+            log.append(1)
+        log.append(n)
+    return "end", log
