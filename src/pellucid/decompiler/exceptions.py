@@ -1515,13 +1515,19 @@ class ExceptionStructure(ExceptGroupOps):
         return False
 
     # ------------------------------------------------------------ try/except
-    def _arm_past_body(self, e: int, else_end: int) -> int | None:
-        """3.12+: where the if ending a try body ends, when the body's last instruction is its
-        test and the arm it falls into, after the protected range, leaves (return, raise, a
-        jump) before the test's target: the arm is the body's, not an else."""
+    def _arm_past_body(self, s: int, e: int, else_end: int) -> int | None:
+        """3.12+: where the if ending a try body ends, when an arm of it lies after the
+        protected range and leaves (return, raise, a jump) before the if's end: the body's
+        last instruction is the test, which falls into the arm, or the other arm's jump over
+        it, the test jumping to it.  The arm is the body's, not an else."""
         ins = self.ins
         j = ins[e - 1]
-        if j.op not in CONDITIONAL_JUMPS or j.target is None or not e < j.target <= else_end:
+        if j.target is None or not e < j.target <= else_end:
+            return None
+        if j.op == "JUMP":
+            if not any(q.op in CONDITIONAL_JUMPS and q.target == e for q in ins[s : e - 1]):
+                return None
+        elif j.op not in CONDITIONAL_JUMPS:
             return None
         t = j.target
         if ins[t - 1].op not in TERMINAL and ins[t - 1].op != "JUMP":
@@ -1676,7 +1682,7 @@ class ExceptionStructure(ExceptGroupOps):
                 else_end = self._else_end_at_back_edge(e, stop, home) or e
         if no_else:
             else_end = e
-        arm_end = self._arm_past_body(e, else_end) if PY >= (3, 12) else None
+        arm_end = self._arm_past_body(s, e, else_end) if PY >= (3, 12) else None
         if arm_end is not None and not (follow is None or follow < s or follow == arm_end):
             # (the test's false exit going to the statement's follow skips [e, arm_end): no
             # else is skipped that way, so that code is the arm; going elsewhere, it may be)

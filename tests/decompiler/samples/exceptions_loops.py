@@ -1096,3 +1096,25 @@ def exl_if_break_ending_try_body_in_tested_while(ks):
             log.append(1)
         log.append(n)
     return "end", log
+
+
+@cases(([1],), ([2],), ([2, 1],), ([],), ([1, 2, 2],), ([3, 2, 4],), ([2] * 20,))
+def exl_if_else_break_ending_try_body(ks):
+    # 3.12: the else arm's break (copied as the return after the loop) lies past the protected
+    # range, the if arm jumping over it; it was read as the try's else and the if's else
+    # dropped (wrong code: the loop returned after every item)
+    log = []
+    items = list(ks)
+    n = 0
+    while True:
+        if n > 12:
+            break
+        n += 1
+        try:
+            if items.pop() % 2:
+                log.append(n)
+            else:
+                break
+        except IndexError:
+            log.append(1)
+    return "end", log
