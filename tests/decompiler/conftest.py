@@ -125,6 +125,7 @@ KNOWN_BUGS: dict[str, Bug] = {
     "exceptions_loops.exl_if_break_ending_try_body_in_loop": Bug(refused="3.13", mismatch="3.10, 3.12", why="an if ending a try body whose break (copied as the return after the loop) lies past the protected range (3.12: written as the return; 3.13: refused)"),
     "exceptions_loops.exl_if_break_ending_try_body_then_code": Bug(mismatch="3.10, 3.12, 3.13", why="the if's break comes back as the return copied into it, inside the try (same behaviour)"),
     "exceptions_loops.exl_if_break_ending_try_body_in_tested_while": Bug(mismatch="3.10, 3.12, 3.13", why="see exl_if_break_ending_try_body_then_code"),
+    "exceptions_loops.exl_else_continue_ending_try_body_with_else_code": Bug(refused="3.13", why="an if/else ending a try body whose else arm's `continue` lies past the protected range, the try's clause going round too (3.13: the if's test jumps past the body's block)"),
     "exceptions_loops.exl_if_else_break_ending_try_body": Bug(mismatch="3.10, 3.12, 3.13", why="see exl_if_break_ending_try_body_then_code"),
 }
 

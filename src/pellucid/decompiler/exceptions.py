@@ -1697,7 +1697,12 @@ class ExceptionStructure(ExceptGroupOps):
             # the enclosing block, so a jump to that block's exits (a loop's head) is written
             inherited = frozenset()
         fo = self._follow_exit(follow, s, exits)
-        body, st = self.walk(s, e, list(stack), fo | {e} | inherited | self._exit_jump_after(e, H, home))
+        body_exits = fo | inherited
+        if else_end > e and self.loops:
+            # with an else, falling off the body goes there: a jump to the loop's head skips
+            # the else, a `continue`
+            body_exits -= self.loops[-1].continue_targets
+        body, st = self.walk(s, e, list(stack), body_exits | {e} | self._exit_jump_after(e, H, home))
         if len(st) != len(stack):
             raise self.fail("try body changes the stack", ins[s])
         orelse, st = self.walk(e, else_end, list(stack), fo | {else_end} | inherited) if else_end > e else ([], stack)

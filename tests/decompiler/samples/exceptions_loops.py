@@ -1118,3 +1118,49 @@ def exl_if_else_break_ending_try_body(ks):
         except IndexError:
             log.append(1)
     return "end", log
+
+
+@cases(([1],), ([2],), ([2, 1],), ([],), ([1, 2, 2],), ([3, 2, 4],), ([2] * 20,))
+def exl_else_continue_ending_try_body_with_else_code(ks):
+    # 3.12: the else arm's `continue` lies past the protected range, and the code after the
+    # try is reached only from the if arm (the clause goes round too): a try/else.  The jump to
+    # the loop's head was read as falling off the body, the `continue` dropped (wrong code:
+    # the else's code ran for even items)
+    log = []
+    items = list(ks)
+    n = 0
+    while True:
+        if n > 12:
+            break
+        n += 1
+        try:
+            if items.pop() % 2:
+                log.append(n)
+            else:
+                continue
+        except IndexError:
+            continue
+        log.append("a")
+    return "end", log
+
+
+@cases(([1],), ([2],), ([2, 1],), ([],), ([1, 2, 2],), ([3, 2, 4],), ([2] * 20,))
+def exl_inner_clause_continue_with_else_code(ks):
+    # 3.12: the same with a try in the try, whose clause goes round: its `continue` was
+    # dropped and the code after the outer try ran after it
+    log = []
+    items = list(ks)
+    n = 0
+    while True:
+        if n > 12:
+            break
+        n += 1
+        try:
+            try:
+                log.append(6 // (items.pop() - 3))
+            except IndexError:
+                continue
+        except ZeroDivisionError:
+            continue
+        log.append("a")
+    return "end", log
