@@ -836,6 +836,7 @@ class ExceptionStructure(ExceptGroupOps):
         continue, whose body ends with the try's own code, not at the handler."""
         self.latch = {}
         cold: set[int] = set()
+        nested_cold: set[int] = set()
         for i in self.ins:
             t = i.target
             if t is None or t > i.index or i.op == "FOR_ITER":
@@ -850,12 +851,18 @@ class ExceptionStructure(ExceptGroupOps):
             hs, ht = self.home[i.index], self.home[t]
             if hs is not None and ht is not None and hs != ht and hs >= 0:
                 lo, _ = self._extent(hs, ht)
+                if lo < 0 and self._outer_try_start(hs, ht) > t:
+                    # from a clause of a try in a clause, back to before the outer try: a
+                    # loop's continue, when nothing else tells (a loop found so is kept only
+                    # if it is one)
+                    nested_cold.add(t)
+                    continue
                 if lo < 0 or t > lo:
                     continue  # back to the try's follow
                 cold.add(t)
                 continue
             self.latch[t] = max(self.latch.get(t, -1), i.index)
-        for t in cold - set(self.latch):
+        for t in sorted((cold | nested_cold) - set(self.latch)):
             if self.ins[t].op == "FOR_ITER":
                 self.latch[t] = t
                 continue
@@ -879,9 +886,25 @@ class ExceptionStructure(ExceptGroupOps):
             if any(b <= last for b in breaks) or any(
                 q not in seen and self.home[q] == self.home[t] for q in range(t, last)
             ):
+                if t not in cold:
+                    continue  # (read as before: a jump to the outer try's follow)
                 raise self.fail("loop continued only from an exception handler", self.ins[t])
             last = self._back_edge_past_handlers(t, last, breaks) or last
             self.latch[t] = last
+
+    def _outer_try_start(self, H: int, home: int) -> int:
+        """Where the try of handler H starts in ``home``'s code, or the try whose handler code
+        holds H's try, and so on out (-1 if none does): a jump from a clause of a try in a
+        clause goes back to before the outer statement, not to its follow."""
+        seen: set[int] = set()
+        h: int | None = H
+        while h is not None and h >= 0 and h not in seen:
+            seen.add(h)
+            lo, _ = self._extent(h, home)
+            if lo >= 0:
+                return lo
+            h, _ = self._body_end(h)
+        return -1
 
     def _back_edge_past_handlers(self, t: int, last: int, breaks: set[int]) -> int | None:
         """3.12+: a `while True` left only by returns and raises whose one jump back is a block

@@ -1164,3 +1164,28 @@ def exl_inner_clause_continue_with_else_code(ks):
             continue
         log.append("a")
     return "end", log
+
+
+@cases(([1],), ([2],), ([3, 1],), ([],), ([3, 3],), ([3, 3, 1],), ([3] * 30,))
+def exl_only_back_edge_in_clause_of_clause(ks):
+    # 3.12+: the loop's one jump back is a `continue` in a clause of a try in a clause, laid out
+    # after the function's code; it was read as a jump to the outer try's follow and the loop
+    # dropped (3.13: wrong code, the continue lost; 3.12: refused)
+    log = []
+    items = list(ks)
+    n = 0
+    while True:
+        if n > 12:
+            break
+        n += 1
+        try:
+            log.append(6 // (items.pop() - 3))
+        except (IndexError, ZeroDivisionError):
+            try:
+                log.append(items.pop())
+            except IndexError:
+                continue
+        else:
+            break
+        return "x", log
+    return "end", log
