@@ -892,6 +892,24 @@ class ExceptionStructure(ExceptGroupOps):
             last = self._back_edge_past_handlers(t, last, breaks) or last
             self.latch[t] = last
 
+    def try_body_past_latch(self, h: int, a: int) -> int | None:
+        """3.12+: where the body of a `while True` goes on past its conditional last jump back
+        (an if's `continue`, at a, folded into the jump): when the code at a is protected by
+        a try that started in the loop, it is that try's body, not the code after the loop.
+        The body then ends at the end of its straight run of code at the loop's level, which
+        must end in a return or raise (see _body_goes_on)."""
+        if PY < (3, 12) or a >= self.n:
+            return None
+        self._exc_ready()
+        H = self._cover[a]
+        if H is None or not any(self._cover[k] == H for k in range(h, a)):
+            return None
+        home = self.home[h]
+        b = a
+        while b < self.n and self.home[b] == home:
+            b += 1
+        return b if self._body_goes_on(h, a, b) else None
+
     def _outer_try_start(self, H: int, home: int) -> int:
         """Where the try of handler H starts in ``home``'s code, or the try whose handler code
         holds H's try, and so on out (-1 if none does): a jump from a clause of a try in a

@@ -664,6 +664,11 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 elif F > follow:
                     raise self.fail("while condition exits past the loop", ins)
         loop.forever = test is None
+        if test is None and not breaks and self.ins[latch].op in CONDITIONAL_JUMPS:
+            rest = self.try_body_past_latch(h, body_end)
+            if rest is not None:
+                tail_end = follow = loop.follow = rest
+                loop.break_targets = {rest}
         if follow == body_end and body_end == stop:
             loop.outer_exits = exits
         if around:
@@ -684,7 +689,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         body = _trim_continue(body)
         # (a while-else's code is [F, follow))
         self._check_placed(tail_end, min(follow, stop, F if test is not None else follow), ins)
-        if self.ins[latch].op in CONDITIONAL_JUMPS and not _ends_in_jump(body):
+        if self.ins[latch].op in CONDITIONAL_JUMPS and tail_end == body_end and not _ends_in_jump(body):
             # the back edge is conditional: falling through it leaves the loop
             if latch + 1 != follow:
                 raise self.fail("loop left through its conditional back edge into an else", ins)

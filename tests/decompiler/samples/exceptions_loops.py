@@ -1189,3 +1189,26 @@ def exl_only_back_edge_in_clause_of_clause(ks):
             break
         return "x", log
     return "end", log
+
+
+@cases(([1],), ([2],), ([2, 1],), ([],), ([1, 2, 2],), ([3, 2, 4],), ([1] * 30,))
+def exl_try_body_goes_on_past_conditional_back_edge(ks):
+    # 3.12+: the if's `continue` is the loop's last jump back (conditional), and the try's body
+    # goes on after it, then the return: that code was placed twice, in the try and after the
+    # loop with a break invented (wrong code)
+    log = []
+    items = list(ks)
+    n = 0
+    while True:
+        if n > 12:
+            break
+        n += 1
+        try:
+            if items.pop() % 2:
+                continue
+            else:
+                log.append(items.pop())
+        except IndexError:
+            continue
+        return "x", log
+    return "end", log
