@@ -1577,6 +1577,23 @@ class ExceptionStructure(ExceptGroupOps):
             return None
         return t
 
+    def _check_else_not_skipped(self, s: int, e: int, else_end: int, home: int | None) -> None:
+        """Refuse an else [e, else_end) that a test in the body jumps into or over: falling
+        off the body runs the whole else, so that code is something else (an arm of the if
+        laid out past the protected range, 3.13) and the reading would be wrong code."""
+        loop = self.loops[-1] if self.loops else None
+        loop_targets = loop.continue_targets | loop.break_targets if loop is not None else set()
+        for j in self.ins[s:e]:
+            t = j.target
+            if (
+                j.op in CONDITIONAL_JUMPS
+                and t is not None
+                and e < t <= else_end
+                and t not in loop_targets
+                and self.home[j.index] == home
+            ):
+                raise self.fail("a test in the try body skips what would be its else", j)
+
     def do_try_except(self, s: int, H: int, stack: list, stop: int, exits: frozenset) -> int:
         ins = self.ins
         h = self._handlers[H]
@@ -1732,6 +1749,8 @@ class ExceptionStructure(ExceptGroupOps):
             # the body's last statement is an if whose arm (a break's or return's copy, which
             # cannot raise) lies past the protected range: the body goes on to the if's end
             e = arm_end
+        if PY >= (3, 12) and else_end > e:
+            self._check_else_not_skipped(s, e, else_end, home)
         inherited = self._inherit(follow, stop, exits)
         if follow is None and self._own_code_between(else_end, min(stop, self.n), home):
             # the statement goes on at else_end, where code of its own follows: it does not end

@@ -1212,3 +1212,24 @@ def exl_try_body_goes_on_past_conditional_back_edge(ks):
             continue
         return "x", log
     return "end", log
+
+
+@cases(([1],), ([2],), ([2, 1],), ([],), ([1, 2, 2],), ([3, 2, 4],))
+def exl_if_else_break_try_body_then_return(ks):
+    # 3.13: a loop that never goes round (every path breaks or returns); the if's `else:
+    # break`, copied as the return after the loop, lies past the return after the try, and
+    # that return was read as the try's else (wrong code: the loop's result for odd items)
+    log = []
+    items = list(ks)
+    n = 0
+    while True:
+        n += 1
+        try:
+            if items.pop() % 2:
+                log.append(n)
+            else:
+                break
+        except IndexError:
+            break
+        return "x", log
+    return "end", log
