@@ -2848,6 +2848,10 @@ class ExceptionStructure(ExceptGroupOps):
                     raise self.fail("try continues past its enclosing block", ins[s])
                 if follow is not None and not self._leaves_to(follow, exits):
                     raise self.fail("try continues past its enclosing block", ins[s])
+                if tail_code is not None and not self._same(X, *tail_code):
+                    # the body leaves the block (a loop's jump back), not through a copy of
+                    # the clauses' common tail: those are the clauses' own returns
+                    tails, tail_code = [], None
                 X = stop
                 else_end = stop
             elif follow is not None:

@@ -1233,3 +1233,25 @@ def exl_if_else_break_try_body_then_return(ks):
             break
         return "x", log
     return "end", log
+
+
+@cases(([1],), ([2],), ([1, 1],), ([],), ([1, 2, 2],), ([3, 2, 4],), ([1] * 30,))
+def exl_clause_break_in_if_arm_try(ks):
+    # 3.10: the clause's `break` is a copy of the return after the loop, and the try's body
+    # jumps back to the loop's head: that copy was taken for a copy of the code after the try
+    # and dropped (wrong code: the loop went round instead of returning)
+    log = []
+    items = list(ks)
+    n = 0
+    while True:
+        if n > 12:
+            break
+        n += 1
+        if items and items[-1] % 2:
+            try:
+                log.append(items.pop() + items.pop())
+            except IndexError:
+                break
+        else:
+            log.append(items.pop() if items else None)
+    return "end", log
