@@ -130,6 +130,7 @@ KNOWN_BUGS: dict[str, Bug] = {
     "exceptions_loops.exl_try_body_goes_on_past_conditional_back_edge": Bug(refused="3.9, 3.11", mismatch="3.12", why="an if's `continue` as a `while True` loop's last jump back, inside a try whose body goes on after it (3.9: the try's end is not found; 3.11: the code after the jump back is not placed; 3.12: the return comes back as the try's else, same behaviour)"),
     "exceptions_loops.exl_if_else_break_try_body_then_return": Bug(refused="3.9, 3.11-3.13", mismatch="3.10", why="a loop that never goes round, its try body an if whose `else: break` is copied as the return after the loop, past the return after the try (3.13 read that return as the try's else: wrong code, now refused; 3.10: the break comes back as the return)"),
     "exceptions_loops.exl_clause_break_in_if_arm_try": Bug(mismatch="3.10, 3.12, 3.13", why="the clause's break comes back as the return copied into it (same behaviour)"),
+    "exceptions_loops.exl_try_finally_break_in_if_arm": Bug(mismatch="3.11-3.13", why="`try: break finally: f()`, whose handler cannot be reached, comes back as the finally body then the break (same behaviour)"),
     "exceptions_loops.exl_if_else_break_ending_try_body": Bug(mismatch="3.10, 3.12, 3.13", why="see exl_if_break_ending_try_body_then_code"),
 }
 

@@ -2658,11 +2658,12 @@ class ExceptionStructure(ExceptGroupOps):
         its exits, or a jump to one (3.9: a loop's last jump back, after an else)?"""
         return t in exits or (t < self.n and self.ins[t].op == "JUMP" and self.ins[t].target in exits)
 
-    def _leaves_loop_at(self, cont: int, stop: int, exits: frozenset) -> bool:
-        """Does a statement that goes on at ``cont``, at or past the end of the walk and not
-        one of its exits, leave the innermost loop there (a `break`)?  Its end is past the
-        loop's last jump back, where falling off would go round instead."""
-        return cont >= stop and cont not in exits and bool(self.loops) and cont in self.loops[-1].break_targets
+    def _leaves_loop_at(self, cont: int, stop: int) -> bool:
+        """Does a statement that goes on at ``cont``, at or past the end of the walk, leave the
+        innermost loop there (a `break`)?  Its end is past the loop's last jump back, where
+        falling off would go round instead (also when an if ending the loop body names that
+        place an exit: it is where the body ends, and falling off the body goes round)."""
+        return cont >= stop and bool(self.loops) and cont in self.loops[-1].break_targets
 
     def _cont(self, cont: int, stop: int, exits: frozenset, ins) -> int:
         if cont <= stop:
@@ -3196,7 +3197,7 @@ class ExceptionStructure(ExceptGroupOps):
                 TL = self._straight_tail(after, H)
                 if TL is not None and self._dead_between(after + TL, H):
                     body_end, cont, norm_end = P, after, after
-        if body_end == P and self._leaves_loop_at(cont, stop, exits):
+        if body_end == P and self._leaves_loop_at(cont, stop):
             # not the normal exit but a `break` ending the body (its own exit is dead code)
             body_end, cont, norm_end = H, (R + 1 if ends else R), -1
         if L:
@@ -3547,7 +3548,7 @@ class ExceptionStructure(ExceptGroupOps):
         for st_ in explicit:
             self.emit(st_)
         end_at = cont_n if cont_n is not None else cont_s
-        if end_at is not None and self._leaves_loop_at(end_at, stop, exits):
+        if end_at is not None and self._leaves_loop_at(end_at, stop):
             # both exits jump out of the loop (3.9 threads a `break` after the with there):
             # reaching the end of the walk would go round instead
             self.emit(ast.Break())

@@ -1255,3 +1255,25 @@ def exl_clause_break_in_if_arm_try(ks):
         else:
             log.append(items.pop() if items else None)
     return "end", log
+
+
+@cases(([1],), ([2],), ([2, 1],), ([],), ([2, 2, 2],), ([3, 2, 4],), ([2] * 30,))
+def exl_try_finally_break_in_if_arm(ks):
+    # 3.9: a try/finally whose body is a `break`, in an if arm ending the loop body (before an
+    # else): the jump out was read as falling off the arm, which the if named an exit (the
+    # body's end, which is also the loop's exit), and the loop went round (wrong code)
+    log = []
+    items = list(ks)
+    n = 0
+    while True:
+        if n > 12:
+            break
+        n += 1
+        if items and items.pop() % 2:
+            try:
+                break
+            finally:
+                log.append("f")
+        else:
+            log.append(n)
+    return "end", log
