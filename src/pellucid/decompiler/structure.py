@@ -791,7 +791,15 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 places.add(j.target)
             elif j.target in exits:
                 places.add(stop)
+        if self._goes_on_at(T, then_stop, F):
+            return None  # (no else starts where the branch goes on)
         return places.pop() if len(places) == 1 else None
+
+    def _goes_on_at(self, T: int, end: int, F: int) -> bool:
+        """Does a jump inside the branch [T, end) go to F (a try's normal exit, say)?  Then
+        the branch goes on at F, which no else can start at: the then-branch never reaches
+        the else."""
+        return any(self.ins[j].target == F and self.reachable[j] for j in range(T, end))
 
     def _forever_around_while(self, h: int, stack: list) -> bool:
         """3.10+ `while True:` whose body starts with `while c:`: both loops' heads are the
@@ -1936,6 +1944,8 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             return None
         (E,) = outs
         if loop is not None and (E in loop.break_targets or E in loop.continue_targets):
+            return None
+        if self._goes_on_at(T, end, end):
             return None
         return E
 

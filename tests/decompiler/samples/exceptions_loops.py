@@ -1277,3 +1277,23 @@ def exl_try_finally_break_in_if_arm(ks):
         else:
             log.append(n)
     return "end", log
+
+
+@cases(([1],), ([2],), ([1, 1],), ([],), ([2, 1],), ([3, 2, 4],))
+def exl_clause_break_skips_return_after_if(ks):
+    # 3.9: a loop that never goes round; the clause's `break` jumps past the return after the
+    # if, which the try's normal exit reaches: the break was taken for an arm's jump over an
+    # else, and that return for the else (wrong code: no exception came back as the return
+    # after the loop)
+    log = []
+    items = list(ks)
+    n = 0
+    while True:
+        n += 1
+        if items and items[-1] % 2:
+            try:
+                log.append(items.pop() + items.pop())
+            except IndexError:
+                break
+        return "x", log
+    return "end", log
