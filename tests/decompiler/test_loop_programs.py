@@ -1,4 +1,4 @@
-"""Every tiny loop program decompiles to code that behaves the same, or is refused.
+"""Every tiny (and nested) loop program decompiles to code that behaves the same, or is refused.
 
 The programs are ``benchmarks/loop_try_programs.py --tiny``'s: each of three loops (``while
 True``, ``for``, ``while <test>``) with a body of one or two statements, each a leaf (break,
@@ -21,9 +21,7 @@ import loop_try_programs as programs  # noqa: E402
 from pellucid import DecompilationError, decompile  # noqa: E402
 
 
-def test_tiny_loop_programs_never_decompile_to_wrong_code() -> None:
-    sources = programs.tiny_programs()
-    assert len(sources) == 14112
+def _check(sources: list[str], max_refused: float) -> None:
     wrong, refused = [], 0
     for src in sources:
         original: dict = {}
@@ -40,5 +38,21 @@ def test_tiny_loop_programs_never_decompile_to_wrong_code() -> None:
                 wrong.append(f"{src}--- decompiled, differs on {ks!r}:\n{out}")
                 break
     assert not wrong, f"{len(wrong)} wrong, first:\n{wrong[0]}"
-    # most are decompiled (a refusal is safe but no answer): at least 90 % on every version
-    assert refused < len(sources) // 10, refused
+    # most are decompiled (a refusal is safe but no answer)
+    assert refused < len(sources) * max_refused, refused
+
+
+def test_tiny_loop_programs_never_decompile_to_wrong_code() -> None:
+    sources = programs.tiny_programs()
+    assert len(sources) == 14112
+    _check(sources, 0.10)  # at least 90 % decompiled on every version
+
+
+def test_nested_loop_programs_never_decompile_to_wrong_code() -> None:
+    """One level deeper (``--nested``): a loop holding one compound statement (if, if/else,
+    try/except, try/except/else, with) that holds a tiny statement, then nothing, a call or a
+    return.  Wrong on every version but 3.11 before the twentieth session (6 / 12 / 0 / 42 / 22
+    programs on 3.9-3.13)."""
+    sources = programs.nested_programs()
+    assert len(sources) == 6912
+    _check(sources, 0.25)  # (at least 75 % decompiled: 80-86 % at the time of writing)
