@@ -132,6 +132,7 @@ KNOWN_BUGS: dict[str, Bug] = {
     "exceptions_loops.exl_clause_break_in_if_arm_try": Bug(mismatch="3.10, 3.12, 3.13", why="the clause's break comes back as the return copied into it (same behaviour)"),
     "exceptions_loops.exl_try_finally_break_in_if_arm": Bug(mismatch="3.11-3.13", why="`try: break finally: f()`, whose handler cannot be reached, comes back as the finally body then the break (same behaviour)"),
     "exceptions_loops.exl_clause_break_skips_return_after_if": Bug(refused="3.9, 3.11", mismatch="3.10, 3.12, 3.13", why="a loop that never goes round whose clause's `break` jumps past the return after the if (3.9 read it as an arm's jump over an else: wrong code, now refused; 3.10+: the break comes back as the return)"),
+    "exceptions_loops.exl_with_break_then_try_clause_continue": Bug(refused="3.9, 3.10, 3.12, 3.13", why="`with: break` in a `while True`, then a try reached only when the with swallows, whose clause's `continue` is the loop's one jump back (3.12/3.13 dropped the loop before the twentieth session: wrong code; now refused)"),
     "exceptions_loops.exl_if_else_break_ending_try_body": Bug(mismatch="3.10, 3.12, 3.13", why="see exl_if_break_ending_try_body_then_code"),
 }
 

@@ -1297,3 +1297,27 @@ def exl_clause_break_skips_return_after_if(ks):
                 break
         return "x", log
     return "end", log
+
+
+@cases(([1],), ([0],), ([2, 0],), ([],), ([0, 0, 5],), ([1] * 20,))
+def exl_with_break_then_try_clause_continue(ks):
+    # 3.12+: the try after `with: break` runs only when the with swallows an exception; its
+    # clause's `continue` is the loop's one jump back, from a clause laid out past the code.
+    # It was read as a jump to the try's follow: the loop dropped, the continue a `pass`
+    # (wrong code once the with swallows). Now refused: the loop is found, the with's
+    # structure in it is not
+    log = []
+    items = list(ks)
+    n = 0
+    while True:
+        if n > 12:
+            break
+        n += 1
+        with CM(log, swallow=True):
+            log.append(10 // items.pop())
+            break
+        try:
+            return "r", log, items.pop()
+        except IndexError:
+            continue
+    return "end", log
