@@ -133,6 +133,7 @@ KNOWN_BUGS: dict[str, Bug] = {
     "exceptions_loops.exl_try_finally_break_in_if_arm": Bug(mismatch="3.11-3.13", why="`try: break finally: f()`, whose handler cannot be reached, comes back as the finally body then the break (same behaviour)"),
     "exceptions_loops.exl_clause_break_skips_return_after_if": Bug(refused="3.9, 3.11", mismatch="3.10, 3.12, 3.13", why="a loop that never goes round whose clause's `break` jumps past the return after the if (3.9 read it as an arm's jump over an else: wrong code, now refused; 3.10+: the break comes back as the return)"),
     "exceptions_loops.exl_with_break_then_try_clause_continue": Bug(refused="3.9, 3.10, 3.12, 3.13", why="`with: break` in a `while True`, then a try reached only when the with swallows, whose clause's `continue` is the loop's one jump back (3.12/3.13 dropped the loop before the twentieth session: wrong code; now refused)"),
+    "exceptions_loops.exl_code_after_try_finally_break_in_if_in_try": Bug(refused="3.11-3.13", why="code after a try/finally whose body breaks, reached only from its clause, at the end of an if arm in a try body (3.11: it came back as the outer try's else, wrong code until the twentieth session; 3.12/3.13: the outer try's follow is not found)"),
     "exceptions_loops.exl_if_else_break_ending_try_body": Bug(mismatch="3.10, 3.12, 3.13", why="see exl_if_break_ending_try_body_then_code"),
 }
 

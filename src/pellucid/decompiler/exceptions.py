@@ -1768,6 +1768,10 @@ class ExceptionStructure(ExceptGroupOps):
         orelse, st = self.walk(e, else_end, list(stack), fo | {else_end} | inherited) if else_end > e else ([], stack)
         if len(st) != len(stack):
             raise self.fail("try else changes the stack", ins[e])
+        if PY == (3, 11) and orelse:
+            # (3.11 lays clauses inline, so the else range may hold them: checked once the
+            # else is known to hold code of its own)
+            self._check_else_not_skipped(s, e, else_end, home)
         handlers = []
         for typ, nm, b0, b1 in clauses:
             self._check_no_raise_after_clause(b0, b1, H)

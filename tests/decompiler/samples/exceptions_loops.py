@@ -1321,3 +1321,28 @@ def exl_with_break_then_try_clause_continue(ks):
         except IndexError:
             continue
     return "end", log
+
+
+@cases(([1],), ([2],), ([2, 1],), ([],), ([1, 2, 2],), ([3, 2, 4],), ([2] * 20,))
+def exl_code_after_try_finally_break_in_if_in_try(ks):
+    # 3.11: the code after a try/finally whose body breaks (reached only from its clause) sits
+    # behind that clause's inline code; the outer try's body seemed to end before it, and it
+    # came back as the outer try's else, run whenever the if's test was false (wrong code)
+    log = []
+    items = list(ks)
+    n = 0
+    while n <= len(ks):
+        n += 1
+        try:
+            if items.pop() % 2:
+                try:
+                    n += 1
+                    break
+                except IndexError as e:  # unreachable (`n += 1` cannot raise IndexError)
+                    log.append(e)  # unreachable
+                finally:
+                    log.append("f")
+                n += 1  # unreachable
+        except IndexError:
+            log.append("i")
+    return "end", log, n
