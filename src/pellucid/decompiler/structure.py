@@ -664,7 +664,8 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 elif F > follow:
                     raise self.fail("while condition exits past the loop", ins)
         loop.forever = test is None
-        if test is None and not breaks and self.ins[latch].op in CONDITIONAL_JUMPS:
+        conditional_latch = self.ins[latch].op in CONDITIONAL_JUMPS
+        if test is None and not breaks and conditional_latch:
             rest = self.try_body_past_latch(h, body_end)
             if rest is not None:
                 tail_end = follow = loop.follow = rest
@@ -679,7 +680,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         try:
             # (through a conditional back edge, the body's end leaves the loop: a jump to
             # the head is then a `continue`, not the end)
-            ends_going_round = self.ins[latch].op not in CONDITIONAL_JUMPS or tail_end != body_end
+            ends_going_round = not conditional_latch or tail_end != body_end
             body, st = self.walk(body_start, tail_end, list(stack), frozenset({h}) if ends_going_round else frozenset())
         finally:
             self.loops.pop()
@@ -689,7 +690,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         body = _trim_continue(body)
         # (a while-else's code is [F, follow))
         self._check_placed(tail_end, min(follow, stop, F if test is not None else follow), ins)
-        if self.ins[latch].op in CONDITIONAL_JUMPS and tail_end == body_end and not _ends_in_jump(body):
+        if conditional_latch and tail_end == body_end and not _ends_in_jump(body):
             # the back edge is conditional: falling through it leaves the loop
             if latch + 1 != follow:
                 raise self.fail("loop left through its conditional back edge into an else", ins)
@@ -799,7 +800,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         """Does a jump inside the branch [T, end) go to F (a try's normal exit, say)?  Then
         the branch goes on at F, which no else can start at: the then-branch never reaches
         the else."""
-        return any(self.ins[j].target == F and self.reachable[j] for j in range(T, end))
+        return any(self.reachable[j] for j in self._jumps_to(F, T, end))
 
     def _forever_around_while(self, h: int, stack: list) -> bool:
         """3.10+ `while True:` whose body starts with `while c:`: both loops' heads are the
