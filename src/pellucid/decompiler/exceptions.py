@@ -1712,6 +1712,7 @@ class ExceptionStructure(ExceptGroupOps):
             # a clause continues at the return that ends the body: it follows the try
             e = min(inside)
         follow = self._single_follow(follow_cands, normal_exit, "except clauses", ins[H])
+        breaks_out = self._follow_leaves_loop(follow, stop, exits)
         clause_exits = None
         if self._clauses_continue(follow, normal_exit, s, e, stop, home, exits):
             # the code after the try follows it: the clauses' jumps are `continue`s
@@ -1740,6 +1741,8 @@ class ExceptionStructure(ExceptGroupOps):
                 else_end = self._else_end_at_back_edge(e, stop, home) or e
         if no_else:
             else_end = e
+        if breaks_out and not (ins[e - 1].op == "JUMP" and ins[e - 1].target == follow):
+            breaks_out = False  # (the body ends elsewhere: not this reading)
         arm_end = self._arm_past_body(s, e, else_end) if PY >= (3, 12) else None
         if arm_end is not None and not (follow is None or follow < s or follow == arm_end):
             # (the test's false exit going to the statement's follow skips [e, arm_end): no
@@ -1756,7 +1759,7 @@ class ExceptionStructure(ExceptGroupOps):
             # the statement goes on at else_end, where code of its own follows: it does not end
             # the enclosing block, so a jump to that block's exits (a loop's head) is written
             inherited = frozenset()
-        fo = self._follow_exit(follow, s, exits)
+        fo = self._follow_exit(follow, s, exits) if not breaks_out else frozenset()
         body_exits = fo | inherited
         if else_end > e and self.loops:
             # with an else, falling off the body goes there: a jump to the loop's head skips
@@ -1790,6 +1793,16 @@ class ExceptionStructure(ExceptGroupOps):
             handlers.append(
                 ast.ExceptHandler(type=typ, name=nm, body=hb or [ast.Pass()])
             )
+        if breaks_out:
+            # every path falling off the statement leaves the loop (its jumps there are breaks)
+            if orelse:
+                raise self.fail("try body leaves the loop past an else", ins[e])
+            if not _ends_in_jump(body):
+                orelse = orelse + [ast.Break()]
+            for hd in handlers:
+                if not _ends_in_jump(hd.body):
+                    hd.body = hd.body + [ast.Break()]
+            follow = None
         tail = self._exit_copy_past_block(follow, stop, exits)
         if tail is not None:
             # 3.11+: the statement goes on at a copy of the function's exit laid out past the
@@ -1831,13 +1844,28 @@ class ExceptionStructure(ExceptGroupOps):
             raise self.fail("try continues past its enclosing block", ins[s])
         return else_end
 
+    def _follow_leaves_loop(self, follow: int | None, stop: int, exits: frozenset) -> bool:
+        """3.11+: does a try statement go on, past its enclosing block, where the innermost
+        loop's breaks go?  That is the code after the loop (a return the compiler laid out
+        last, reached by a `break`), not a copy of the function's exit inside the loop."""
+        return (
+            PY >= (3, 11)
+            and follow is not None
+            and stop < follow < self.n
+            and follow not in exits
+            and bool(self.loops)
+            and follow in self.loops[-1].break_targets
+            and self.ins[follow].op != "JUMP"
+        )
+
     def _exit_copy_past_block(self, follow: int | None, stop: int, exits: frozenset) -> int | None:
         """The length of the copied return at ``follow`` when a 3.11+ try statement goes on
         there, past its enclosing block [.., stop), else None.  Jumps from anywhere may reach
         the copy (each path it ends says it); nothing may fall into it (``_exit_copy_len``)."""
         if PY < (3, 11) or follow is None or follow <= stop or follow in exits or follow >= self.n:
             return None
-        if self.ins[follow].op == "JUMP":
+        if self.ins[follow].op == "JUMP" or any(follow in lp.break_targets for lp in self.loops):
+            # (where a loop's breaks go is the code after it, not a copy inside it)
             return None
         return self._exit_copy_len(follow)
 
