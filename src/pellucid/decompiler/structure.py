@@ -670,6 +670,9 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             if rest is not None:
                 tail_end = follow = loop.follow = rest
                 loop.break_targets = {rest}
+        leaves_at_end = test is None and self._forever_body_goes_on(h, body_end, breaks)
+        if leaves_at_end:
+            tail_end = follow
         if follow == body_end and body_end == stop:
             loop.outer_exits = exits
         if around:
@@ -680,7 +683,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         try:
             # (through a conditional back edge, the body's end leaves the loop: a jump to
             # the head is then a `continue`, not the end)
-            ends_going_round = not conditional_latch or tail_end != body_end
+            ends_going_round = (not conditional_latch or tail_end != body_end) and not leaves_at_end
             body, st = self.walk(body_start, tail_end, list(stack), frozenset({h}) if ends_going_round else frozenset())
         finally:
             self.loops.pop()
@@ -688,6 +691,8 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         if len(st) != len(stack):
             raise self.fail("loop body changes the stack", ins)
         body = _trim_continue(body)
+        if leaves_at_end and not _ends_in_jump(body):
+            body = body + [ast.Break()]  # (the end of the body is where the loop's breaks go)
         # (a while-else's code is [F, follow))
         self._check_placed(tail_end, min(follow, stop, F if test is not None else follow), ins)
         if conditional_latch and tail_end == body_end and not _ends_in_jump(body):
@@ -710,6 +715,21 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 return stop
             raise self.fail("loop exits past its enclosing block", ins)
         return min(follow, stop) if follow in exits or follow == stop else follow
+
+    def _forever_body_goes_on(self, h: int, a: int, breaks: list[int]) -> bool:
+        """3.9/3.10: is [a, b), between a `while True`'s last jump back and b, where all its
+        breaks go, the rest of its body?  The rest of an except clause whose other arm goes
+        round is laid out after that jump back.  It is when nothing outside [h, b) jumps or
+        hands an exception into it: then only the loop reaches it, and reaching b from it
+        leaves the loop."""
+        if PY >= (3, 11) or not breaks or len(set(breaks)) != 1:
+            return False
+        b = breaks[0]
+        if not a < b <= self.n or not self.reachable[a]:
+            return False
+        return not any(
+            j.target is not None and a <= j.target < b and not h <= j.index < b for j in self.ins
+        )
 
     def _body_goes_on(self, h: int, a: int, b: int) -> bool:
         """Is [a, b), between a while loop's last jump back and its exit b, the rest of its
