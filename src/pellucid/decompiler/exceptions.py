@@ -1686,6 +1686,10 @@ class ExceptionStructure(ExceptGroupOps):
                     # then it is in the else, and the else ends where its clauses go)
                     and not self._starts_after(self.home[j], e, home)
                 ):
+                    if self._starts_behind_clause(self.home[j], s, e, C):
+                        # (its else, which 3.11+ reach only through a clause of a try in the
+                        # body when that try's body returns: not told from code after it)
+                        raise self.fail("try else behind a clause of a try in its body", ins[j])
                     # reached only from the clauses of a try that ends the body (3.11+ lays
                     # them out inline): the body's normal exit, with no else before it
                     follow_cands.append(ins[j].target)
@@ -1982,6 +1986,22 @@ class ExceptionStructure(ExceptGroupOps):
         """Does the try statement of handler H start at or after ``e``, in code of ``home``?"""
         start = min(a for a, _ in self._handlers[H].ranges)
         return start >= e and self.home[start] == home
+
+    def _starts_behind_clause(self, H: int, s: int, e: int, C: int) -> bool:
+        """Does the try statement of handler H start at or after ``e`` in code reached only
+        through a clause of a try that starts in [s, e), at the level of the statement whose
+        clean-up is C (not inside that clause: its own code is protected by its clean-up)?"""
+        start = min(a for a, _ in self._handlers[H].ranges)
+        at = self.home[start]
+        own_cleanup = self._cover[H]
+        return (
+            start >= e
+            and at is not None
+            and at in self._handlers
+            and s <= min(a for a, _ in self._handlers[at].ranges) < e
+            and own_cleanup is not None
+            and self._cover[own_cleanup] == self._cover[C]
+        )
 
     def _at_function_end(self, k: int, stop: int, exits: frozenset) -> bool:
         return (

@@ -1346,3 +1346,61 @@ def exl_code_after_try_finally_break_in_if_in_try(ks):
         except IndexError:
             log.append("i")
     return "end", log, n
+
+
+@cases(([0],), ([1],), ([2],), ([],), ([1, 0],), ([2, 1],), ([0, 2],))
+def exl_else_behind_clause_of_inner_try(ks):
+    # 3.11+: the inner try's body always returns, so the middle try's else (the with) is
+    # reached only through the inner clause, and flows as code of that clause; it came back
+    # after the outer try/finally, run after the outer finally (3.11: wrong code, now refused)
+    log = []
+    items = list(ks)
+    try:
+        try:
+            try:
+                log.append(risky(items.pop()))
+            except ValueError:
+                log.append("v")
+            else:
+                return "r", log
+            finally:
+                log.append("f")
+        except KeyError:
+            log.append("k")
+        else:
+            with CM(log):
+                return "w", log
+    except IndexError:
+        log.append("i")
+    finally:
+        log.append("g")
+    return "end", log
+
+
+@cases(([0],), ([1],), ([2],), ([],), ([1, 0],), ([1, 4],), ([2, 1],))
+def exl_else_behind_clause_of_inner_try_in_loop(ks):
+    # exl_else_behind_clause_of_inner_try in a loop: 3.12/3.13 still put the with after the
+    # outer try/finally inside the loop (wrong code); 3.11 refuses it
+    log = []
+    items = list(ks)
+    while items:
+        try:
+            try:
+                try:
+                    log.append(risky(items.pop()))
+                except ValueError:
+                    log.append("v")
+                else:
+                    return "r", log
+                finally:
+                    log.append("f")
+            except KeyError:
+                log.append("k")
+            else:
+                with CM(log):
+                    return "w", log
+        except ZeroDivisionError:
+            log.append("z")
+        finally:
+            log.append("g")
+    return "end", log
