@@ -1686,10 +1686,6 @@ class ExceptionStructure(ExceptGroupOps):
                     # then it is in the else, and the else ends where its clauses go)
                     and not self._starts_after(self.home[j], e, home)
                 ):
-                    if self._starts_behind_clause(self.home[j], s, e, C):
-                        # (its else, which 3.11+ reach only through a clause of a try in the
-                        # body when that try's body returns: not told from code after it)
-                        raise self.fail("try else behind a clause of a try in its body", ins[j])
                     # reached only from the clauses of a try that ends the body (3.11+ lays
                     # them out inline): the body's normal exit, with no else before it
                     follow_cands.append(ins[j].target)
@@ -1745,6 +1741,12 @@ class ExceptionStructure(ExceptGroupOps):
                 else_end = self._else_end_at_back_edge(e, stop, home) or e
         if no_else:
             else_end = e
+        behind = self._code_behind_clause(s, e, H, C, follow)
+        if behind is not None and not e <= behind < else_end:
+            # 3.11+ reach the else only through a clause of a try in the body when that try's
+            # body returns: the else flows as that clause's code, and the reading found no
+            # else here (it would come back after the statement, or be lost)
+            raise self.fail("try else behind a clause of a try in its body", ins[behind])
         if breaks_out and not (ins[e - 1].op == "JUMP" and ins[e - 1].target == follow):
             breaks_out = False  # (the body ends elsewhere: not this reading)
         arm_end = self._arm_past_body(s, e, else_end) if PY >= (3, 12) else None
@@ -1987,21 +1989,35 @@ class ExceptionStructure(ExceptGroupOps):
         start = min(a for a, _ in self._handlers[H].ranges)
         return start >= e and self.home[start] == home
 
-    def _starts_behind_clause(self, H: int, s: int, e: int, C: int) -> bool:
-        """Does the try statement of handler H start at or after ``e`` in code reached only
-        through a clause of a try that starts in [s, e), at the level of the statement whose
-        clean-up is C (not inside that clause: its own code is protected by its clean-up)?"""
-        start = min(a for a, _ in self._handlers[H].ranges)
-        at = self.home[start]
-        own_cleanup = self._cover[H]
-        return (
-            start >= e
-            and at is not None
-            and at in self._handlers
-            and s <= min(a for a, _ in self._handlers[at].ranges) < e
-            and own_cleanup is not None
-            and self._cover[own_cleanup] == self._cover[C]
-        )
+    def _code_behind_clause(
+        self, s: int, e: int, H: int, C: int, follow: int | None
+    ) -> int | None:
+        """The first instruction of code in [e, follow), between the try body [s, e) and
+        where its clauses go, that only a clause of a try starting in the body reaches (its
+        home) and that runs at the level around this statement (covered as its clean-up C
+        is), not inside that clause: code of this statement's else.  Jumps and pops are
+        how statements end, not code of their own."""
+        if PY < (3, 11) or follow is None or follow <= e:
+            return None
+        outer = self._cover[C]
+        starts: dict[int, int] = {}
+        for k in range(e, min(follow, self.n)):
+            at = self.home[k]
+            if (
+                at is None or at < 0 or at == H or not self.reachable[k]
+                or self._cover[k] != outer or self.ins[k].op in _EXIT_PATH_OPS
+                or (self.ins[k].op == "LOAD_CONST" and k + 1 < self.n and self.ins[k + 1].op == "RETURN_VALUE")
+            ):
+                continue
+            if at not in starts:
+                starts[at] = self._try_start(at) if at in self._handlers else -1
+            if s <= starts[at] < e:
+                return k
+        return None
+
+    def _try_start(self, H: int) -> int:
+        """The first instruction handler H protects: where its try or with statement starts."""
+        return min(a for a, _ in self._handlers[H].ranges)
 
     def _at_function_end(self, k: int, stop: int, exits: frozenset) -> bool:
         return (
@@ -3671,6 +3687,13 @@ def _strip_final_returns(body: list) -> None:
         _strip_final_returns(last.body)
         if not last.body:
             last.body.append(ast.Pass())
+
+
+# how exit paths leave a statement (jumps, pops of what a clause or a loop left); code of a
+# statement of its own starts otherwise
+# (and returns: a clause's `return` leaves its protection too; a constant's return is a copy
+# of the function's end as often as not)
+_EXIT_PATH_OPS = frozenset({"JUMP", "NOP", "SWAP", "POP_TOP", "POP_EXCEPT", "COPY", "RETURN_VALUE"})
 
 
 def _ends_in_jump(body: list[ast.stmt]) -> bool:

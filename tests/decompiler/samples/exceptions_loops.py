@@ -1404,3 +1404,32 @@ def exl_else_behind_clause_of_inner_try_in_loop(ks):
         finally:
             log.append("g")
     return "end", log
+
+
+@cases(([0],), ([1],), ([2],), ([],), ([1, 0],), ([1, 4],), ([2, 1],))
+def exl_plain_else_behind_clause_of_inner_try(ks):
+    # exl_else_behind_clause_of_inner_try_in_loop with plain statements in the else: 3.11-3.13
+    # put them after the outer try/finally (wrong code), now refused
+    log = []
+    items = list(ks)
+    while items:
+        try:
+            try:
+                try:
+                    log.append(risky(items.pop()))
+                except ValueError:
+                    log.append("v")
+                else:
+                    return "r", log
+                finally:
+                    log.append("f")
+            except KeyError:
+                log.append("k")
+            else:
+                log.append("e")
+                return "w", log
+        except ZeroDivisionError:
+            log.append("z")
+        finally:
+            log.append("g")
+    return "end", log
