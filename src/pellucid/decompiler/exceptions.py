@@ -1986,8 +1986,12 @@ class ExceptionStructure(ExceptGroupOps):
 
     def _starts_after(self, H: int, e: int, home: int | None) -> bool:
         """Does the try statement of handler H start at or after ``e``, in code of ``home``?"""
-        start = min(a for a, _ in self._handlers[H].ranges)
+        start = self._try_start(H)
         return start >= e and self.home[start] == home
+
+    def _try_start(self, H: int) -> int:
+        """The first instruction handler H protects: where its try or with statement starts."""
+        return min(a for a, _ in self._handlers[H].ranges)
 
     def _code_behind_clause(
         self, s: int, e: int, H: int, C: int, follow: int | None
@@ -2003,10 +2007,15 @@ class ExceptionStructure(ExceptGroupOps):
         starts: dict[int, int] = {}
         for k in range(e, min(follow, self.n)):
             at = self.home[k]
+            op = self.ins[k].op
             if (
-                at is None or at < 0 or at == H or not self.reachable[k]
-                or self._cover[k] != outer or self.ins[k].op in _EXIT_PATH_OPS
-                or (self.ins[k].op == "LOAD_CONST" and k + 1 < self.n and self.ins[k + 1].op == "RETURN_VALUE")
+                at is None
+                or at < 0
+                or at == H
+                or not self.reachable[k]
+                or self._cover[k] != outer
+                or op in _EXIT_PATH_OPS
+                or (op == "LOAD_CONST" and k + 1 < self.n and self.ins[k + 1].op == "RETURN_VALUE")
             ):
                 continue
             if at not in starts:
@@ -2014,10 +2023,6 @@ class ExceptionStructure(ExceptGroupOps):
             if s <= starts[at] < e:
                 return k
         return None
-
-    def _try_start(self, H: int) -> int:
-        """The first instruction handler H protects: where its try or with statement starts."""
-        return min(a for a, _ in self._handlers[H].ranges)
 
     def _at_function_end(self, k: int, stop: int, exits: frozenset) -> bool:
         return (
