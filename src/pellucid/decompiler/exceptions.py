@@ -2008,14 +2008,14 @@ class ExceptionStructure(ExceptGroupOps):
         for k in range(e, min(follow, self.n)):
             at = self.home[k]
             op = self.ins[k].op
-            if (
-                at is None
-                or at < 0
-                or at == H
-                or not self.reachable[k]
-                or self._cover[k] != outer
-                or op in _EXIT_PATH_OPS
-                or (op == "LOAD_CONST" and k + 1 < self.n and self.ins[k + 1].op == "RETURN_VALUE")
+            if at is None or at < 0 or at == H or not self.reachable[k]:
+                continue
+            returns_const = op == "LOAD_CONST" and k + 1 < self.n and self.ins[k + 1].op == "RETURN_VALUE"
+            if self._cover[k] == outer:
+                if op in _EXIT_PATH_OPS or returns_const:
+                    continue  # (how statements end; a copy of a small return block)
+            elif not (
+                (op == "JUMP" or returns_const) and self._past_own_finally_copies(k, at, C)
             ):
                 continue
             if at not in starts:
@@ -2023,6 +2023,34 @@ class ExceptionStructure(ExceptGroupOps):
             if s <= starts[at] < e:
                 return k
         return None
+
+    def _past_own_finally_copies(self, k: int, at: int, C: int) -> bool:
+        """Is ``k`` an exit (a return of a constant, a loop's jump) that runs outside the
+        handlers around this statement (whose clean-up is C), right after copies of enclosing
+        finally bodies, past the code of handler ``at`` (its clauses and clean-up)?  3.11+ lay
+        an else's `return <constant>`, `break` or `continue` that leaves through a finally
+        that way: the copies, then the return or the jump."""
+        cover = self._cover[k]
+        if cover is not None and not self._in(C, cover):
+            return False
+        h = self._handlers.get(at)
+        if h is None or h.kind != "try" or self._cover[at] is None or k < self._cover[at] + 3:
+            return False
+        copies = self._copies
+        q = k
+        while q > at:
+            c = next((c for c, cp in copies.items() if c + cp.length == q), None)
+            if c is None:
+                break
+            q = c
+        if q == k:
+            return False
+        # entered only by jumps (the clause's path, straight from the try in the body), not
+        # fallen into from code before it: then the exit is a statement's tail in the body
+        p = q - 1
+        while p > at and self.ins[p].op == "NOP":
+            p -= 1
+        return self.ins[p].op == "JUMP" or self.ins[p].op in TERMINAL
 
     def _at_function_end(self, k: int, stop: int, exits: frozenset) -> bool:
         return (

@@ -1433,3 +1433,156 @@ def exl_plain_else_behind_clause_of_inner_try(ks):
         finally:
             log.append("g")
     return "end", log
+
+
+@cases(([0],), ([1],), ([2],), ([],), ([1, 0],), ([1, 4],), ([2, 1],), ([4],))
+def exl_const_return_else_behind_clause(ks):
+    # exl_else_behind_clause_of_inner_try with `return <constant>` as the else: 3.11+ run the
+    # outer finally's copy, then the return, outside every handler; 3.11 wrote the return
+    # after the outer try/finally (wrong code until the twenty-second session; now refused)
+    log = []
+    items = list(ks)
+    try:
+        try:
+            try:
+                log.append(risky(items.pop()))
+            except ValueError:
+                log.append("v")
+            else:
+                return "r", log
+            finally:
+                log.append("f")
+        except KeyError:
+            log.append("k")
+        else:
+            return 5
+    except IndexError:
+        log.append("i")
+    finally:
+        log.append("g")
+    return "end", log
+
+
+@cases(([0],), ([1],), ([2],), ([],), ([1, 0],), ([1, 4],), ([2, 1],), ([4],))
+def exl_const_return_else_behind_clause_in_loop(ks):
+    # exl_const_return_else_behind_clause in a loop: the return came back after the outer
+    # try/finally inside the loop (3.11-3.13: wrong code until the twenty-second session)
+    log = []
+    items = list(ks)
+    while items:
+        try:
+            try:
+                try:
+                    log.append(risky(items.pop()))
+                except ValueError:
+                    log.append("v")
+                else:
+                    return "r", log
+                finally:
+                    log.append("f")
+            except KeyError:
+                log.append("k")
+            else:
+                return 5
+        except ZeroDivisionError:
+            log.append("z")
+        finally:
+            log.append("g")
+    return "end", log
+
+
+@cases(([0],), ([1],), ([2],), ([],), ([1, 0],), ([1, 4],), ([2, 1],), ([4],))
+def exl_none_return_else_behind_clause(ks):
+    # exl_const_return_else_behind_clause with `return None`, through a finally only (3.11:
+    # wrong code until the twenty-second session)
+    log = []
+    items = list(ks)
+    try:
+        try:
+            try:
+                log.append(risky(items.pop()))
+            except ValueError:
+                log.append("v")
+            else:
+                return "r", log
+        except KeyError:
+            log.append("k")
+        else:
+            return None
+    finally:
+        log.append("g")
+    return "end", log
+
+
+@cases(([0],), ([1],), ([2],), ([],), ([1, 0],), ([1, 4],), ([2, 1],), ([4],))
+def exl_break_else_behind_clause(ks):
+    # a `break` as the else behind the clause, through a finally: 3.11 wrote the break after
+    # the try/finally, unconditionally (wrong code until the twenty-second session)
+    log = []
+    items = list(ks)
+    while items:
+        try:
+            try:
+                try:
+                    log.append(risky(items.pop()))
+                except ValueError:
+                    log.append("v")
+                else:
+                    return "r", log
+            except KeyError:
+                log.append("k")
+            else:
+                break
+        finally:
+            log.append("g")
+        log.append("n")
+    return "end", log
+
+
+@cases(([0],), ([1],), ([2],), ([],), ([1, 0],), ([1, 4],), ([2, 1],), ([4],))
+def exl_continue_else_behind_clause(ks):
+    # exl_break_else_behind_clause with `continue` (3.11: wrong code until the twenty-second
+    # session)
+    log = []
+    items = list(ks)
+    while items:
+        try:
+            try:
+                try:
+                    log.append(risky(items.pop()))
+                except ValueError:
+                    log.append("v")
+                else:
+                    return "r", log
+            except KeyError:
+                log.append("k")
+            else:
+                continue
+        finally:
+            log.append("g")
+        log.append("n")
+    return "end", log
+
+
+@cases(([0],), ([1],), ([2],), ([],), ([1, 0],), ([1, 4],), ([2, 1],), ([4],))
+def exl_no_else_behind_clause_through_finally(ks):
+    # exl_break_else_behind_clause without the else: the inner clause's path goes on after the
+    # statements, through the finally's normal copy (read exactly; the check for an else
+    # behind a clause must not refuse it)
+    log = []
+    items = list(ks)
+    while items:
+        try:
+            try:
+                try:
+                    log.append(risky(items.pop()))
+                except ValueError:
+                    log.append("v")
+                else:
+                    return "r", log
+            except KeyError:
+                log.append("k")
+        finally:
+            log.append("g")
+        log.append("n")
+    return "end", log
