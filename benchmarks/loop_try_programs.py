@@ -4,6 +4,7 @@ Usage::
 
     python benchmarks/loop_try_programs.py [--versions 3.9,3.11] [--seeds 1,2,3] [--count 400]
     python benchmarks/loop_try_programs.py --tiny [--versions 3.9,3.11]
+    python benchmarks/loop_try_programs.py --const-returns --seeds 100,101 [--versions 3.11]
 
 For each CPython version pyenv has, a worker running that interpreter builds ``--count``
 random functions per seed (a loop whose body nests ifs, try statements with one or two
@@ -25,7 +26,9 @@ programs; listed as ``0:index``).  Random deep nesting missed shapes this small 
 on a whole version (``while c: if t: continue`` followed by a return).  ``--nested`` goes one
 level deeper: one compound statement (if, if/else, try/except with the tiny statement in its
 body or its clause, try/except/else, with) holding a tiny statement, then nothing, a call or a
-return (6,912 programs; ``-1:index``).
+return (6,912 programs; ``-1:index``).  ``--const-returns`` draws the random programs with
+more leaves: ``return 5``, ``return None`` and ``return n`` besides the tuple return (the same
+seeds give other programs than without it).
 
 The worker runs under Python 3.9, so this file avoids newer syntax.
 """
@@ -46,6 +49,9 @@ from roundtrip import pyenv_python  # noqa: E402
 
 VERSIONS = ["3.9", "3.10", "3.11", "3.12", "3.13"]
 LEAVES = ["break", "continue", "return ('r', log)", "pass", "log.append('x')", "raise KeyError('k')"]
+# --const-returns: returns of constants and locals too (3.11+ lay `return <constant>` behind the
+# copies of enclosing finally bodies, unprotected: shapes the tuple return above never makes)
+CONST_LEAVES = LEAVES + ["return 5", "return None", "return n"]
 LOOPS = ["while True:", "for k in ks:", "while ks:"]
 INPUTS = [[], [1], [2, 3], [3, 1, 2], [0, 0, 0, 0, 1], [1, 2, 3, 4, 5, 6], [3, 3, 3], [2] * 20]
 
@@ -66,33 +72,33 @@ def _ind(lines):
     return ["    " + line for line in lines]
 
 
-def _block(rng, depth):
+def _block(rng, depth, leaves):
     out = []
     for _ in range(rng.choice([1, 1, 2, 3])):
-        out += _stmt(rng, depth)
+        out += _stmt(rng, depth, leaves)
     return out
 
 
-def _stmt(rng, depth):
+def _stmt(rng, depth, leaves):
     c = rng.random()
     if c < 0.35 or depth > 2:
-        return [rng.choice(["log.append(nxt(ks))", "log.append(1)", "n += 1", rng.choice(LEAVES)])]
+        return [rng.choice(["log.append(nxt(ks))", "log.append(1)", "n += 1", rng.choice(leaves)])]
     if c < 0.55:
-        out = ["if nxt(ks) % 2:"] + _ind(_block(rng, depth + 1))
+        out = ["if nxt(ks) % 2:"] + _ind(_block(rng, depth + 1, leaves))
         if rng.random() < 0.5:
-            out += ["else:"] + _ind(_block(rng, depth + 1))
+            out += ["else:"] + _ind(_block(rng, depth + 1, leaves))
         return out
     if c < 0.85:
-        out = ["try:"] + _ind(_block(rng, depth + 1))
+        out = ["try:"] + _ind(_block(rng, depth + 1, leaves))
         for exc in ["IndexError", "ValueError"][: rng.choice([1, 1, 2])]:
             out += [f"except {exc}" + (" as e:" if rng.random() < 0.3 else ":")]
-            out += _ind(_block(rng, depth + 1))
+            out += _ind(_block(rng, depth + 1, leaves))
         if rng.random() < 0.3:
-            out += ["else:"] + _ind(_block(rng, depth + 1))
+            out += ["else:"] + _ind(_block(rng, depth + 1, leaves))
         if rng.random() < 0.2:
             out += ["finally:"] + _ind(["log.append('f')"])
         return out
-    return ["with CM(log):"] + _ind(_block(rng, depth + 1))
+    return ["with CM(log):"] + _ind(_block(rng, depth + 1, leaves))
 
 
 def _function(loop, body, after):
@@ -103,9 +109,9 @@ def _function(loop, body, after):
     return "\n".join(lines) + "\n"
 
 
-def program(rng):
-    """One random function ``f(ks)``."""
-    body = _block(rng, 0)
+def program(rng, leaves=None):
+    """One random function ``f(ks)`` (``leaves``: the statements that end paths, default LEAVES)."""
+    body = _block(rng, 0, leaves or LEAVES)
     loop = rng.choice(LOOPS)
     after = []
     if rng.random() < 0.8:
@@ -179,7 +185,7 @@ def _run(fn, ks):
         return ["raise", type(e).__name__, str(e), repr(ks)]
 
 
-def worker(seeds, count, show):
+def worker(seeds, count, show, leaves=None):
     """Runs under the interpreter being measured; prints one JSON line per seed."""
     sys.path.insert(0, os.path.join(ROOT, "src"))
     import pellucid
@@ -192,7 +198,7 @@ def worker(seeds, count, show):
             sources = nested_programs()
         else:
             rng = random.Random(seed)
-            sources = [program(rng) for _ in range(count)]
+            sources = [program(rng, leaves) for _ in range(count)]
         counts = {"same": 0, "refused": 0, "wrong": 0, "crash": 0}
         wrong = []
         for i, src in enumerate(sources):
@@ -232,11 +238,16 @@ def main() -> int:
     ap.add_argument("--nested", action="store_true", help="the exhaustive nested programs instead")
     ap.add_argument("--count", type=int, default=400)
     ap.add_argument("--show", default="", help="seed:index of a program to print")
+    ap.add_argument(
+        "--const-returns", action="store_true",
+        help="random programs whose leaves also return constants and locals (CONST_LEAVES)",
+    )
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     seeds = [TINY] if args.tiny else [NESTED] if args.nested else [int(s) for s in args.seeds.split(",")]
+    leaves = CONST_LEAVES if args.const_returns else None
     if args.worker:
-        worker(seeds, args.count, args.show)
+        worker(seeds, args.count, args.show, leaves)
         return 0
     print(f"{'python':7s} {'seeds':>5s} {'programs':>8s} {'same':>6s} {'refused':>8s} {'wrong':>6s} "
           f"{'crash':>6s}  wrong programs (seed:index)")
@@ -248,7 +259,8 @@ def main() -> int:
             continue
         p = subprocess.run(
             [python, os.path.abspath(__file__), "--worker", "--seeds", ",".join(map(str, seeds)),
-             "--count", str(args.count), f"--show={args.show}"],
+             "--count", str(args.count), f"--show={args.show}"]
+            + (["--const-returns"] if args.const_returns else []),
             capture_output=True, text=True,
         )
         rows = [json.loads(line[7:]) for line in p.stdout.splitlines() if line.startswith("RESULT ")]

@@ -1148,8 +1148,29 @@ class ExceptionStructure(ExceptGroupOps):
         H = self._try_handler_at(i)
         self._started.add(H)
         if self._is_finally(H):
-            return self.do_try_finally(i, H, stack, stop, exits)
-        return self.do_try_except(i, H, stack, stop, exits)
+            nxt = self.do_try_finally(i, H, stack, stop, exits)
+        else:
+            nxt = self.do_try_except(i, H, stack, stop, exits)
+        self._check_nothing_protected_after(H, nxt)
+        return nxt
+
+    def _check_nothing_protected_after(self, H: int, end: int) -> None:
+        """Code that handler H protects is code of the try statement's body: none of it may
+        be left to come after the statement (3.11+ lay code reached only from an inner
+        clause inline, where a reading can take it for code after the statement, outside
+        the try and past its finally)."""
+        protected = [
+            k for k in range(end, self.n)
+            if self.reachable[k] and self._in(k, H) and self.ins[k].op not in ("JUMP", "NOP")
+        ]
+        if not protected:
+            return
+        # (copies of finally bodies inside the body run there too: read where they are met;
+        # jumps are how statements end, and 3.11+ lay clauses' exits after the body's end)
+        copied = {q for c, cp in self._copies.items() for q in range(c, c + cp.length)}
+        for k in protected:
+            if k not in copied:
+                raise self.misplaced("code the try protects comes after the statement", self.ins[k])
 
     def _leaves_handler(self, last, T: int, F: int, stop: int, exits: frozenset) -> bool:
         """Does an if's then-arm [T, F) end with ``POP_EXCEPT; JUMP`` back to the
@@ -1746,7 +1767,7 @@ class ExceptionStructure(ExceptGroupOps):
             # 3.11+ reach the else only through a clause of a try in the body when that try's
             # body returns: the else flows as that clause's code, and the reading found no
             # else here (it would come back after the statement, or be lost)
-            raise self.fail("try else behind a clause of a try in its body", ins[behind])
+            raise self.misplaced("try else behind a clause of a try in its body", ins[behind])
         if breaks_out and not (ins[e - 1].op == "JUMP" and ins[e - 1].target == follow):
             breaks_out = False  # (the body ends elsewhere: not this reading)
         arm_end = self._arm_past_body(s, e, else_end) if PY >= (3, 12) else None

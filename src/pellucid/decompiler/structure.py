@@ -108,6 +108,14 @@ class Region:
     exits: frozenset = field(default_factory=frozenset)
 
 
+# (see Walker._check_all_placed: exits and plumbing the readings write once or not at all)
+_NOT_CHECKED_PLACED = frozenset({
+    "POP_TOP", "LOAD_FAST", "LOAD_CONST", "RETURN_VALUE", "RETURN_CONST", "NOP", "SWAP", "COPY",
+    "POP_EXCEPT", "PUSH_NULL", "LOAD_FAST_CHECK", "LOAD_FAST_LOAD_FAST", "LOAD_DEREF",
+    "LOAD_CLOSURE", "RESUME", "CACHE", "EXTENDED_ARG",
+})
+
+
 class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
     def __init__(self, code: CodeType, thread_jumps: bool = False) -> None:
         self.code = code
@@ -120,6 +128,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         self.ins, self.exc_entries = fold_suspensions(self.ins, self.exc_entries)
         self.ins, self.exc_entries = splice_reentries(self.ins, self.exc_entries)
         self.n = len(self.ins)
+        self.walked = bytearray(self.n)  # instructions the walk evaluated (see _check_all_placed)
         self.block: list[ast.stmt] = []
         self.loops: list[Loop] = []
         self.pending_kwnames: tuple | None = None
@@ -154,6 +163,12 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             opname=ins.raw or ins.op if ins is not None else None,
             offset=ins.offset if ins is not None else None,
         )
+
+    def misplaced(self, reason: str, ins: Instr) -> DecompilationError:
+        """A failure of a check that code ended up where the reading put it: final (see body)."""
+        e = self.fail(reason, ins)
+        e.misplaced = True  # type: ignore[attr-defined]
+        return e
 
     def emit(self, stmt: ast.stmt) -> None:
         self.spill(stmt)
@@ -346,7 +361,9 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         try:
             return self._body()
         except DecompilationError as first:
-            if not has_jump_chains(self.ins):  # (none are left once threaded)
+            if not has_jump_chains(self.ins) or getattr(first, "misplaced", False):
+                # (none are left once threaded; code found out of place is a reading gone
+                # wrong, which threading would only hide by making that code dead)
                 raise
             again = self.threaded_walker()
             try:
@@ -369,7 +386,50 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             # targets of `a = b = x` stored while x stayed on the stack, whose statement
             # never came: refuse rather than lose the stores
             raise self.fail("a chained assignment's targets were never written")
+        self._check_all_placed()
         return stmts
+
+    def _name_cleanup_part(self, k: int) -> bool:
+        """Is k the store or the delete of ``name = None; del name`` (an ``as`` name's
+        clean-up, written by the clause, not by the walk)?"""
+        ins = self.ins
+        op = ins[k].op
+        if op.startswith("STORE_"):
+            return (
+                k > 0 and k + 1 < self.n and ins[k - 1].op == "LOAD_CONST" and ins[k - 1].argval is None
+                and ins[k + 1].op.startswith("DELETE_") and ins[k + 1].argval == ins[k].argval
+            )
+        if op.startswith("DELETE_"):
+            return k > 0 and self._name_cleanup_part(k - 1)
+        return False
+
+    def _check_all_placed(self) -> None:
+        """Refuse when code that does something (calls, stores, operators, loads of globals
+        and attributes) was never evaluated although the function reaches it: the structure
+        found left it out of the source (code that only a clause of an inner try reaches,
+        laid out where no statement's walk looks).  Loads of locals and constants, pops and
+        returns are left out: compilers copy exits, and the readings write those once."""
+        home = getattr(self, "home", None)
+        if PY < (3, 11) or home is None or any(i.op == "CHECK_EG_MATCH" for i in self.ins):
+            return  # (except* handlers hold plumbing of their own)
+        walked, reachable, ins = self.walked, self.reachable, self.ins
+        missed = [
+            k for k in range(self.n)
+            if reachable[k] and not walked[k] and home[k] is not None and home[k] >= 0
+            and ins[k].op not in _NOT_CHECKED_PLACED and ins[k].op in self._op_handlers
+        ]
+        if not missed:
+            return
+        copies = getattr(self, "_copies", None) or {}
+        copied = {q for c, cp in copies.items() for q in range(c, c + cp.length)}
+        missed = [k for k in missed if k not in copied and not self._name_cleanup_part(k)]
+        import os as _o
+        if _o.environ.get("PWALK"):
+            for k in missed:
+                print("UNWALKED", ins[k].op, ins[k].offset, flush=True)
+            return
+        if missed:
+            raise self.misplaced("code the function reaches is left out", ins[missed[0]])
 
     def check_supported(self) -> None:
         if self.runs_off_end:
@@ -416,7 +476,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         stmt_start = start  # where the statement being evaluated began
         if until_cond:
             trial_state = (dict(self.assign_chains), self.parallel, self.pending_kwnames)
-        reachable, instrs = self.reachable, self.ins  # (never rebound after __init__)
+        reachable, instrs, walked = self.reachable, self.ins, self.walked  # (never rebound after __init__)
         handlers = self._op_handlers
         # try_at() and match_at() are false at most instructions: these tables (bound once
         # they exist) rule them out without the calls
@@ -507,6 +567,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 handler = handlers.get(op)  # (self.apply, inline: once per instruction)
                 if handler is None:
                     raise self.fail("unsupported opcode", ins)
+                walked[i] = 1
                 handler(self, ins, stack)
                 # (self._stamp(stack), inline: once per instruction)
                 if stack and isinstance(stack[-1], ast.AST) and not hasattr(stack[-1], "_seq"):
@@ -613,6 +674,11 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             if inverted is None:
                 raise self.fail("loop at the start of a loop body not recognized", ins)
             return inverted
+        if any(h < t <= latch for lp in self.loops for t in lp.break_targets):
+            # a jump back over where an enclosing loop's breaks go is no loop of its body
+            # (3.12+ lay the code after a loop whose back edge comes last inside its range,
+            # where clauses of a try in its body jump back to the code after the try)
+            raise self.fail("jump back over the end of an enclosing loop", ins)
         around = self._forever_around_while(h, stack)
         if not around:
             inverted = self.try_inverted_while(h, stack, stop, exits)
@@ -665,6 +731,8 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                     raise self.fail("while condition exits past the loop", ins)
         loop.forever = test is None
         conditional_latch = self.ins[latch].op in CONDITIONAL_JUMPS
+        if test is not None and conditional_latch:
+            self._mark_test_copy(h, body_start, latch)
         if test is None and not breaks and conditional_latch:
             rest = self.try_body_past_latch(h, body_end)
             if rest is not None:
@@ -715,6 +783,15 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 return stop
             raise self.fail("loop exits past its enclosing block", ins)
         return min(follow, stop) if follow in exits or follow == stop else follow
+
+    def _mark_test_copy(self, h: int, T: int, latch: int) -> None:
+        """3.11+ copy a while loop's test [h, T) before its conditional back edge: the
+        copy is read as the loop's test, never walked (see _check_all_placed)."""
+        n = T - h
+        a = latch + 1 - n
+        if a > T and all(self.ins[a + d].op == self.ins[h + d].op for d in range(n)):
+            for q in range(a, latch + 1):
+                self.walked[q] = 1
 
     def _forever_body_goes_on(self, h: int, a: int, breaks: list[int]) -> bool:
         """3.9/3.10: is [a, b), between a `while True`'s last jump back and b, where all its
@@ -1112,6 +1189,8 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             return None
         body_end = latch - n + 1
         exit_ = latch + 1
+        for q in range(body_end, exit_):
+            self.walked[q] = 1  # (the copy is read as the test: see _check_all_placed)
         outside = self._exit_inside_loop(T, F, body_end, exit_)
         if outside is not None:
             # the code after the loop (and more), laid out inside the loop's range: not body

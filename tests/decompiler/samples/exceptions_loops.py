@@ -1586,3 +1586,67 @@ def exl_no_else_behind_clause_through_finally(ks):
             log.append("g")
         log.append("n")
     return "end", log
+
+
+@cases(([0],), ([1],), ([2],), ([],), ([1, 0],), ([1, 4],), ([2, 1],), ([0, 1, 2, 0, 1],), ([1, 1, 1],))
+def exl_code_after_inner_try_only_from_clause(ks):
+    # the inner try's normal exit always breaks (its else), so the code after it in the outer
+    # try's body is reached only from its clause; 3.11 left that code out (wrong code until
+    # the twenty-second session; now refused: code the function reaches is never read)
+    log = []
+    items = list(ks)
+    n = 0
+    while True:
+        if n > 5:
+            break
+        n += 1
+        try:
+            try:
+                log.append(risky(items.pop()))
+            except ValueError:
+                log.append("v")
+            else:
+                with CM(log):
+                    break
+            finally:
+                log.append("f")
+            n += 1
+            with CM(log):
+                if len(items) % 2:
+                    continue
+        except IndexError:
+            log.append("i")
+        log.append("a")
+    return log, n
+
+
+@cases(([0],), ([1],), ([2],), ([],), ([1, 0],), ([1, 4],), ([2, 1],), ([0, 1, 2, 0, 1],), ([1, 1, 1],))
+def exl_code_after_try_finally_only_from_clause(ks):
+    # the code after the inner try/finally is reached only from the clause of the try in its
+    # clause; 3.11 wrote it after the outer try, unprotected and past its finally (wrong code
+    # until the twenty-second session; now refused: code a try protects comes after it)
+    log = []
+    items = list(ks)
+    for k in ks:
+        try:
+            try:
+                with CM(log):
+                    log.append(risky(items.pop()))
+                    break
+            except ValueError:
+                try:
+                    log.append(risky(items.pop()))
+                    break
+                except KeyError:
+                    log.append("k")
+            finally:
+                log.append("f")
+            log.append(len(items))
+        except IndexError:
+            log.append("i")
+        finally:
+            log.append("g")
+        break
+    log.append("after")
+    return log
+
