@@ -1159,8 +1159,12 @@ class ExceptionStructure(ExceptGroupOps):
         be left to come after the statement (3.11+ lay code reached only from an inner
         clause inline, where a reading can take it for code after the statement, outside
         the try and past its finally)."""
+        self._check_nothing_protected_in(H, end, self.n, "code the try protects comes after the statement")
+
+    def _check_nothing_protected_in(self, H: int, a: int, b: int, what: str) -> None:
+        """Refuse when code that handler H protects lies in [a, b), read outside H's body."""
         protected = [
-            k for k in range(end, self.n)
+            k for k in range(a, b)
             if self.reachable[k] and self._in(k, H) and self.ins[k].op not in ("JUMP", "NOP")
         ]
         if not protected:
@@ -1170,7 +1174,7 @@ class ExceptionStructure(ExceptGroupOps):
         copied = {q for c, cp in self._copies.items() for q in range(c, c + cp.length)}
         for k in protected:
             if k not in copied:
-                raise self.misplaced("code the try protects comes after the statement", self.ins[k])
+                raise self.misplaced(what, self.ins[k])
 
     def _leaves_handler(self, last, T: int, F: int, stop: int, exits: frozenset) -> bool:
         """Does an if's then-arm [T, F) end with ``POP_EXCEPT; JUMP`` back to the
@@ -1796,6 +1800,10 @@ class ExceptionStructure(ExceptGroupOps):
         if len(st) != len(stack):
             raise self.fail("try body changes the stack", ins[s])
         orelse, st = self.walk(e, else_end, list(stack), fo | {else_end} | inherited) if else_end > e else ([], stack)
+        if orelse:
+            # an else runs outside the try: code the try protects is its body's, not the else's
+            # (3.11 lays code reached only from an inner clause inline, where it looks like one)
+            self._check_nothing_protected_in(H, e, else_end, "code the try protects is read as its else")
         if len(st) != len(stack):
             raise self.fail("try else changes the stack", ins[e])
         if PY == (3, 11) and orelse:
