@@ -1171,10 +1171,15 @@ class ExceptionStructure(ExceptGroupOps):
             return
         # (copies of finally bodies inside the body run there too: read where they are met;
         # jumps are how statements end, and 3.11+ lay clauses' exits after the body's end)
-        copied = {q for c, cp in self._copies.items() for q in range(c, c + cp.length)}
+        copied = self._copied()
         for k in protected:
             if k not in copied:
                 raise self.misplaced(what, self.ins[k])
+
+    def _copied(self) -> set[int]:
+        """The instructions inside the registered copies of finally/with bodies and skipped
+        blocks: read once, where the statement they belong to reads them."""
+        return {q for c, cp in self._copies.items() for q in range(c, c + cp.length)}
 
     def _leaves_handler(self, last, T: int, F: int, stop: int, exits: frozenset) -> bool:
         """Does an if's then-arm [T, F) end with ``POP_EXCEPT; JUMP`` back to the

@@ -389,20 +389,6 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         self._check_all_placed()
         return stmts
 
-    def _name_cleanup_part(self, k: int) -> bool:
-        """Is k the store or the delete of ``name = None; del name`` (an ``as`` name's
-        clean-up, written by the clause, not by the walk)?"""
-        ins = self.ins
-        op = ins[k].op
-        if op.startswith("STORE_"):
-            return (
-                k > 0 and k + 1 < self.n and ins[k - 1].op == "LOAD_CONST" and ins[k - 1].argval is None
-                and ins[k + 1].op.startswith("DELETE_") and ins[k + 1].argval == ins[k].argval
-            )
-        if op.startswith("DELETE_"):
-            return k > 0 and self._name_cleanup_part(k - 1)
-        return False
-
     def _check_all_placed(self) -> None:
         """Refuse when code that does something (calls, stores, operators, loads of globals
         and attributes) was never evaluated although the function reaches it: the structure
@@ -420,16 +406,12 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         ]
         if not missed:
             return
-        copies = getattr(self, "_copies", None) or {}
-        copied = {q for c, cp in copies.items() for q in range(c, c + cp.length)}
-        missed = [k for k in missed if k not in copied and not self._name_cleanup_part(k)]
-        import os as _o
-        if _o.environ.get("PWALK"):
-            for k in missed:
-                print("UNWALKED", ins[k].op, ins[k].offset, flush=True)
-            return
-        if missed:
-            raise self.misplaced("code the function reaches is left out", ins[missed[0]])
+        copied = self._copied()
+        for k in missed:
+            # (an `as` name's clean-up, `name = None; del name`, is written by its clause)
+            arg = ins[k].argval
+            if k not in copied and not any(j >= 0 and self._name_cleanup_at(j, arg) for j in (k - 1, k - 2)):
+                raise self.misplaced("code the function reaches is left out", ins[k])
 
     def check_supported(self) -> None:
         if self.runs_off_end:
