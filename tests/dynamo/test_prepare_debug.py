@@ -95,6 +95,7 @@ def test_a_resume_function_not_decompiled_says_why_in_full_code(tmp_path, monkey
         return real(code, *args, **kwargs)
 
     monkeypatch.setattr(api, "decompile_tree", resume_originals_fail)
+    monkeypatch.setenv("PELLUCID_WORKER", "0")  # (the helper process has the real decompiler)
     fn, run = workloads.make_readme()
     expected = run(fn)
     compiled = torch.compile(fn, backend="eager")

@@ -34,7 +34,7 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
-from pellucid.dynamo import adapter, guards, recompile, tidy, trampolines
+from pellucid.dynamo import adapter, guards, recompile, tidy, trampolines, worker
 from pellucid.dynamo.files import INDEX_NAME, DumpDir, safe_name
 
 INDEX_SCHEMA = "pellucid-dump-index"
@@ -124,6 +124,7 @@ class DumpSession:
         self._orig_load_by_key_path: Any = None
         self._orig_log_graph_break: Any = None
         self._orig_reset: Any = None
+        self._worker: worker.Worker | None = None
         self._part = 0  # index sessions this block has finished (one per torch._dynamo.reset())
         self._begin()
 
@@ -165,6 +166,9 @@ class DumpSession:
         self._resume_codes: dict[str, types.CodeType] = {}
         # resume code -> (its decompiled source with a placeholder name, True) or (why not, False)
         self._resume_sources: dict[int, tuple[types.CodeType, tuple[str, bool]]] = {}
+        # resume code -> (it, its key) while the helper process decompiles it (worker.py)
+        self._resume_sent: dict[int, tuple[types.CodeType, int]] = {}
+        self._resume_by_helper = 0  # of those decompiled, how many the helper did
         self._unchecked: set[str] = set()  # written files whose text was never compiled
         self.preexisting: list[types.CodeType] = []
         # Dynamo's records of compiles before this session (held: their ids stay theirs)
@@ -233,6 +237,7 @@ class DumpSession:
 
     def start(self) -> None:
         p = self.patcher
+        self._worker = worker.get()  # started now: it is ready by the first graph break's exit
         self._metrics_before = adapter.compilation_metrics()
         self.preexisting = [
             c for c in adapter.compiled_original_codes() if adapter.cache_entries(c)
@@ -291,6 +296,7 @@ class DumpSession:
                 resume_fn = g.get(name)
                 if isinstance(getattr(resume_fn, "__code__", None), types.CodeType):
                     self._resume_codes[name] = resume_fn.__code__
+                    self._send_resume(resume_fn.__code__)
         fc.graphs = [
             recompile.UUID_NAME.sub(r"\1", n)
             for n in new_code.co_names
@@ -826,6 +832,10 @@ class DumpSession:
         one hold of the directory's lock, not one per file."""
         with self.dump.locked():
             self._finish()
+        if self._worker is not None:  # answers no file asked for are not kept
+            for _, key in self._resume_sent.values():
+                self._worker.forget(key)
+        self._resume_sent.clear()
 
     def _finish(self) -> None:
         t_finish = time.perf_counter()
@@ -907,6 +917,10 @@ class DumpSession:
             "pellucid_time_s": round(
                 self.own_time_s - self._own_at_begin + time.perf_counter() - t_finish, 6
             ),
+            "resume_sources": {
+                "decompiled": len(self._resume_sources),
+                "by_helper_process": self._resume_by_helper,
+            },
             "options": {
                 "clean_wild_fx_code": self.clean_wild_fx_code,
                 "log_bytecode": self.log_bytecode,
@@ -1148,20 +1162,27 @@ class DumpSession:
         lines.append("")
         return lines
 
+    def _send_resume(self, code: types.CodeType) -> None:
+        """Have the helper process decompile a resume function now, for the exit's files."""
+        if self._worker is None or id(code) in self._resume_sent or id(code) in self._resume_sources:
+            return
+        key = self._worker.submit(code)
+        if key is not None:
+            self._resume_sent[id(code)] = (code, key)
+
     def _resume_source(self, code: types.CodeType, name: str) -> list[str]:
         """A resume function's code decompiled as ``def name`` (inside a scope owning its free
-        variables, as in its transformed-code file); decompiled once per session."""
+        variables, as in its transformed-code file); decompiled once per session, by the helper
+        process if it has it, else here."""
         hit = self._resume_sources.get(id(code))
         if hit is None or hit[0] is not code:
-            try:
-                from pellucid.decompiler.api import decompile_tree
-
-                text = recompile.build(decompile_tree(code), code, code, _PLACEHOLDER, "").source
-                # compiled once here: full_code files need not compile again
-                compile(text, "<resume>", "exec", dont_inherit=True)
-                result: tuple[str, bool] = (text.rstrip(), True)
-            except Exception as e:  # noqa: BLE001
-                result = (f"{type(e).__name__}: {e}", False)
+            result = None
+            sent = self._resume_sent.pop(id(code), None)
+            if sent is not None and sent[0] is code and self._worker is not None:
+                result = self._worker.answer(sent[1])
+                self._resume_by_helper += result is not None
+            if result is None:
+                result = worker.resume_source(code)
             hit = self._resume_sources[id(code)] = (code, result)
         text, ok = hit[1]
         if ok:
@@ -1178,7 +1199,7 @@ _KEEPS_GRAPHS = frozenset({"aot_eager"})
 _OUTPUT_CODE_ENTRY = re.compile(r"def call\(|def run\(|^call = ", re.M)
 
 # A function name no source uses: files are built once under it, then named by replacing it.
-_PLACEHOLDER = "__pellucid_name_placeholder__"
+_PLACEHOLDER = worker.PLACEHOLDER
 
 
 def _part_stage(stage: str, part: int) -> str:

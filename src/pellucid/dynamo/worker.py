@@ -1,0 +1,298 @@
+"""A helper process that decompiles resume functions while the program goes on.
+
+Why: the ``full_code`` files show the code of every resume function Dynamo makes at a graph
+break, decompiled.  That code is known as soon as the break is compiled, but it was decompiled
+only on exit from ``prepare_debug``, on the program's own thread: on a small program a tenth of
+pellucid's time.  Sent to a second Python process as soon as it is known (``marshal``: the same
+interpreter reads its own code objects), it is decompiled on another core while torch.compile
+goes on, and is ready when the exit needs it.
+
+The helper is an optimisation, never a dependency: whatever it cannot do (it did not start, it
+is still importing, it died, its answer is late, the code does not marshal) the caller does in
+its own process, with the same function, :func:`resume_source`, so the text is the same either
+way.  ``PELLUCID_WORKER=0`` switches it off.  One helper per process; a forked child starts its
+own (it closes the pipes it inherited, so the parent's helper still sees its parent go).
+
+Protocol on the helper's stdin/stdout: frames of a 4-byte little-endian length and a
+``marshal`` payload.  The helper first sends ``("ready",)`` once its imports are done, then
+answers each request ``(key, code)`` with ``(key, text, ok)``.
+"""
+
+from __future__ import annotations
+
+import atexit
+import marshal
+import os
+import select
+import struct
+import subprocess
+import sys
+import threading
+import time
+import types
+
+_HEADER = struct.Struct("<I")
+_READY = ("ready",)
+
+# How long the exit waits for an answer from a helper that has started and has the request:
+# far more than a decompile takes (a fraction of a millisecond each), so it is only reached
+# when the helper is stuck; the caller then decompiles itself and the helper is dropped.
+ANSWER_TIMEOUT_S = 5.0
+
+PLACEHOLDER = "__pellucid_name_placeholder__"
+
+
+def resume_source(code: types.CodeType) -> tuple[str, bool]:
+    """``code`` decompiled as ``def <PLACEHOLDER>`` (inside a scope owning its free variables,
+    as in its transformed-code file) and compiled once, ``(text, True)``; or ``(why, False)``."""
+    from pellucid.decompiler.api import decompile_tree
+    from pellucid.dynamo import recompile
+
+    try:
+        text = recompile.build(decompile_tree(code), code, code, PLACEHOLDER, "").source
+        # compiled once here: full_code files need not compile again
+        compile(text, "<resume>", "exec", dont_inherit=True)
+        return text.rstrip(), True
+    except Exception as e:  # noqa: BLE001 - the reason goes into the file
+        return f"{type(e).__name__}: {e}", False
+
+
+class Worker:
+    """The main process's end of one helper process."""
+
+    def __init__(self) -> None:
+        self.pid = os.getpid()
+        root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        boot = f"import sys; sys.path.insert(0, {root!r}); from pellucid.dynamo.worker import main; main()"
+        # -I -S: none of the user's environment or site-packages (the helper needs only pellucid)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-I", "-S", "-c", boot],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            bufsize=0,
+            close_fds=True,
+        )
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self._w = self.proc.stdin.fileno()
+        self._r = self.proc.stdout.fileno()
+        os.set_blocking(self._w, False)
+        os.set_blocking(self._r, False)
+        self._out = bytearray()
+        self._in = bytearray()
+        self._lock = threading.Lock()
+        self._serial = 0
+        self.ready = False
+        self.broken = False
+        self.sent: set[int] = set()
+        self.answers: dict[int, tuple[str, bool]] = {}
+        self.answered = 0  # answers handed to the caller (tests, and the index's record)
+
+    def submit(self, code: types.CodeType) -> int | None:
+        """Send ``code`` to be decompiled; its key, or None if it cannot go (then the caller
+        decompiles it itself when it needs it)."""
+        with self._lock:
+            if self.broken:
+                return None
+            self._serial += 1
+            key = self._serial
+            try:
+                payload = marshal.dumps((key, code))
+            except ValueError:  # a constant marshal cannot write
+                return None
+            self._out += _HEADER.pack(len(payload)) + payload
+            self.sent.add(key)
+            self._pump(0.0)
+            return key
+
+    def answer(self, key: int) -> tuple[str, bool] | None:
+        """The helper's answer for ``key``: waited for only if the helper is up and has the
+        request; None when the caller should decompile itself."""
+        with self._lock:
+            self._pump(0.0)
+            if key not in self.answers and not self.broken and self.ready:
+                deadline = time.monotonic() + ANSWER_TIMEOUT_S
+                while key not in self.answers and not self.broken:
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        self._drop()
+                        break
+                    self._pump(left)
+            self.sent.discard(key)
+            got = self.answers.pop(key, None)
+            self.answered += got is not None
+            return got
+
+    def forget(self, key: int) -> None:
+        """The caller no longer needs ``key`` (its answer, if it comes, is dropped)."""
+        with self._lock:
+            self.sent.discard(key)
+            self.answers.pop(key, None)
+
+    def _pump(self, timeout: float) -> None:
+        """Write what the pipe takes, read what has come; block at most ``timeout`` for one of
+        them (never for a write alone: the helper reads whenever it is not answering)."""
+        if self.broken:
+            return
+        try:
+            wanted_w = [self._w] if self._out else []
+            readable, writable, _ = select.select([self._r], wanted_w, [], timeout)
+            if writable:
+                try:
+                    n = os.write(self._w, self._out)
+                    del self._out[:n]
+                except BlockingIOError:
+                    pass
+            if readable:
+                chunk = os.read(self._r, 1 << 16)
+                if not chunk:  # the helper is gone
+                    self._drop()
+                    return
+                self._in += chunk
+                self._parse()
+        except (OSError, ValueError):
+            self._drop()
+
+    def _parse(self) -> None:
+        while len(self._in) >= _HEADER.size:
+            (size,) = _HEADER.unpack_from(self._in)
+            if len(self._in) < _HEADER.size + size:
+                return
+            message = marshal.loads(bytes(self._in[_HEADER.size : _HEADER.size + size]))
+            del self._in[: _HEADER.size + size]
+            if message == _READY:
+                self.ready = True
+            else:
+                key, text, ok = message
+                if key in self.sent:
+                    self.answers[key] = (text, ok)
+
+    def _drop(self) -> None:
+        """Stop using the helper (what it had is decompiled in this process instead)."""
+        self.broken = True
+        self.close()
+
+    def close(self) -> None:
+        """End the helper: it exits when its input closes."""
+        for stream in (self.proc.stdin, self.proc.stdout):
+            try:
+                if stream is not None:
+                    stream.close()
+            except OSError:
+                pass
+        try:
+            self.proc.wait(timeout=1.0)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+_worker: Worker | None = None
+_worker_lock = threading.Lock()
+_cannot_start = False  # starting failed once in this process: not tried again
+
+
+def enabled() -> bool:
+    """On unless ``PELLUCID_WORKER=0``, and only where ``sys.executable`` is a Python (an
+    application embedding Python names itself there)."""
+    name = os.path.basename(sys.executable or "").lower()
+    return (
+        os.environ.get("PELLUCID_WORKER", "1") != "0"
+        and name.startswith(("python", "pypy"))
+        and not _cannot_start
+    )
+
+
+def get() -> Worker | None:
+    """This process's helper, started on first use; None if it is off or cannot run."""
+    global _worker, _cannot_start
+    if not enabled():
+        return None
+    with _worker_lock:
+        w = _worker
+        if w is not None and (w.pid != os.getpid() or w.broken):
+            w = _worker = None
+        if w is None:
+            try:
+                w = _worker = Worker()
+            except Exception:  # noqa: BLE001 - no helper: everything is done in this process
+                _cannot_start = True
+                return None
+        return w
+
+
+def shutdown() -> None:
+    """End this process's helper (at interpreter exit; a test can call it)."""
+    global _worker
+    with _worker_lock:
+        w, _worker = _worker, None
+    if w is not None and w.pid == os.getpid():
+        w.close()
+
+
+def _after_fork_in_child() -> None:
+    """A forked child must not talk to its parent's helper, nor keep its pipes open (the
+    helper would not see its parent go)."""
+    global _worker
+    w, _worker = _worker, None
+    if w is not None:
+        w.broken = True
+        for stream in (w.proc.stdin, w.proc.stdout):
+            try:
+                if stream is not None:
+                    stream.close()
+            except OSError:
+                pass
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+atexit.register(shutdown)
+
+
+# ---------------------------------------------------------------------------------------------
+# The helper's side.
+
+
+def _read_exact(fd: int, n: int) -> bytes | None:
+    data = bytearray()
+    while len(data) < n:
+        chunk = os.read(fd, n - len(data))
+        if not chunk:
+            return None
+        data += chunk
+    return bytes(data)
+
+
+def _send(fd: int, message: tuple) -> None:
+    payload = marshal.dumps(message)
+    view = memoryview(_HEADER.pack(len(payload)) + payload)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def main() -> None:
+    """Serve requests until the input closes.  Whatever the decompiler prints goes nowhere:
+    stdout is the answer channel."""
+    import signal
+
+    # Ctrl-C reaches the whole process group: the program may handle it and go on, so its
+    # helper stays (it ends when its input closes)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    out = os.dup(1)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    import pellucid.decompiler.api  # noqa: F401 - imports done before saying ready
+    import pellucid.dynamo.recompile  # noqa: F401
+
+    _send(out, _READY)
+    while True:
+        head = _read_exact(0, _HEADER.size)
+        if head is None:
+            return
+        body = _read_exact(0, _HEADER.unpack(head)[0])
+        if body is None:
+            return
+        key, code = marshal.loads(body)
+        text, ok = resume_source(code)
+        _send(out, (key, text, ok))

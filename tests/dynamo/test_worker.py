@@ -1,0 +1,210 @@
+"""The helper process that decompiles resume functions (pellucid.dynamo.worker): its answers
+are the ones this process would give, and whatever goes wrong with it, the files are the same."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import sys
+
+import pytest
+import torch
+import workloads
+
+import pellucid
+from pellucid.dynamo import worker
+
+
+def _closure_maker():
+    scale = 3
+
+    def inner(x, *rest, k=1, **kw):
+        try:
+            return [v * scale for v in rest if v] or x
+        except ValueError as e:
+            return str(e)
+
+    return inner
+
+
+async def _coro(xs):
+    async with xs as x:
+        return [y async for y in x]
+
+
+def _codes():
+    return [
+        workloads.toy_example.__code__,
+        workloads.graph_breaks.__code__,
+        _closure_maker.__code__,
+        _closure_maker().__code__,
+        _coro.__code__,
+    ]
+
+
+def _fresh_worker() -> worker.Worker:
+    w = worker.Worker()
+    # answer() waits only for a helper that said it is ready: wait for that here
+    while not w.ready and not w.broken:
+        w._pump(5.0)
+    assert w.ready and not w.broken
+    return w
+
+
+def test_answers_are_this_process_s():
+    w = _fresh_worker()
+    try:
+        keys = [(c, w.submit(c)) for c in _codes()]
+        assert all(k is not None for _, k in keys)
+        for code, key in keys:
+            got = w.answer(key)
+            assert got == worker.resume_source(code), code.co_name
+            assert got[1], got[0]  # decompiled, not a reason
+        # a refusal comes back as this process's reason (pytest's rewritten asserts use names
+        # no source can spell)
+        refused = test_answers_are_this_process_s.__code__
+        got = w.answer(w.submit(refused))
+        assert got == worker.resume_source(refused) and not got[1] and "@py_assert" in got[0]
+        assert not w.answers and not w.sent
+    finally:
+        w.close()
+    assert w.proc.poll() is not None  # the helper exits when its input closes
+
+
+def test_code_that_does_not_marshal_is_left_to_the_caller():
+    w = _fresh_worker()
+    try:
+        odd = workloads.toy_example.__code__.replace(co_consts=(object(),))
+        assert w.submit(odd) is None
+        # the helper is still fine for the next one
+        key = w.submit(workloads.toy_example.__code__)
+        assert w.answer(key) == worker.resume_source(workloads.toy_example.__code__)
+    finally:
+        w.close()
+
+
+def test_a_helper_not_ready_yet_is_not_waited_for():
+    w = worker.Worker()
+    try:
+        w.ready = False  # as if still importing: the caller decompiles itself at once
+        w._parse = lambda: None  # (and never hears it is ready)
+        key = w.submit(workloads.toy_example.__code__)
+        assert key is not None
+        assert w.answer(key) is None
+    finally:
+        w.close()
+
+
+def test_a_dead_helper_is_dropped():
+    w = _fresh_worker()
+    os.kill(w.proc.pid, signal.SIGKILL)
+    w.proc.wait()
+    key = w.submit(workloads.toy_example.__code__)  # (the write may find the pipe closed)
+    if key is not None:
+        assert w.answer(key) is None
+    assert w.broken
+    assert w.submit(workloads.toy_example.__code__) is None
+
+
+def _dump(tmp_path, name, env_value, monkeypatch, kill=False):
+    monkeypatch.setenv("PELLUCID_WORKER", env_value)
+    worker.shutdown()
+    torch._dynamo.reset()
+    fn, run = workloads.make_readme()
+    compiled = torch.compile(fn, backend="eager")
+    d = tmp_path / name
+    with pellucid.prepare_debug(str(d)) as session:
+        w = session._worker
+        while w is not None and not kill and not w.ready and not w.broken:
+            w._pump(5.0)  # (on a loaded machine its imports could outlast this small run)
+        if kill:
+            assert session._worker is not None
+            os.kill(session._worker.proc.pid, signal.SIGKILL)
+            session._worker.proc.wait()
+        out = run(compiled)
+    assert all(torch.equal(a, b) for a, b in zip(out, run(fn)))
+    # (Dynamo's own counters go on across resets: its graph and resume names differ by number)
+    counters = re.compile(r"(__compiled_fn_|__resume_at_\d+_)\d+")
+    return session, {p.name: counters.sub(r"\1N", p.read_text()) for p in d.glob("full_code_for_*.py")}
+
+
+@pytest.mark.filterwarnings("error::pellucid.dynamo.PellucidWarning")
+def test_full_code_files_are_the_same_with_and_without_the_helper(tmp_path, monkeypatch):
+    alone, files_alone = _dump(tmp_path, "alone", "0", monkeypatch)
+    assert alone._worker is None
+    helped, files_helped = _dump(tmp_path, "helped", "1", monkeypatch)
+    assert helped._worker is not None and not helped._worker.broken
+    assert helped._worker.answered == 2  # both resume functions came from the helper
+    index = json.loads((tmp_path / "helped" / "index.json").read_text())
+    assert index["sessions"][-1]["resume_sources"] == {"decompiled": 2, "by_helper_process": 2}
+    killed, files_killed = _dump(tmp_path, "killed", "1", monkeypatch, kill=True)
+    assert killed._worker.broken
+    # toy_example's file tells both resume functions' code (one for each way of the branch),
+    # and the one these inputs ran has a file of its own
+    story = files_alone["full_code_for_toy_example.py"]
+    assert story.count("made by Dynamo at the graph break") == 2, story
+    assert any("resume_in_toy_example" in n for n in files_alone), sorted(files_alone)
+    for text in files_alone.values():
+        assert "not decompiled" not in text
+        compile(text, "full_code", "exec")
+    assert files_helped == files_alone
+    assert files_killed == files_alone
+    worker.shutdown()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_forked_child_starts_its_own_helper():
+    parent = worker.get()
+    assert parent is not None
+    pid = os.fork()
+    if pid == 0:  # the child: exit status says what it saw
+        status = 1
+        try:
+            assert worker._worker is None and parent.broken
+            own = worker.get()
+            assert own is not None and own is not parent and own.pid == os.getpid()
+            while not own.ready and not own.broken:
+                own._pump(5.0)
+            key = own.submit(workloads.toy_example.__code__)
+            assert own.answer(key) == worker.resume_source(workloads.toy_example.__code__)
+            own.close()
+            status = 0
+        finally:
+            os._exit(status)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    # the parent's helper is untouched by the child's exit
+    assert worker.get() is parent and not parent.broken
+    key = parent.submit(workloads.toy_example.__code__)
+    while not parent.ready and not parent.broken:
+        parent._pump(5.0)
+    assert parent.answer(key) == worker.resume_source(workloads.toy_example.__code__)
+
+
+def test_the_helper_imports_nothing_but_pellucid():
+    """It runs with -I -S: torch and site-packages stay out of it (a light second process)."""
+    import subprocess
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(pellucid.__file__)))
+    code = (
+        f"import sys; sys.path.insert(0, {root!r}); import pellucid.dynamo.worker, "
+        "pellucid.decompiler.api, pellucid.dynamo.recompile; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('torch', 'numpy')))"
+    )
+    out = subprocess.run([sys.executable, "-I", "-S", "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
+
+
+def test_no_helper_where_it_is_off_or_python_is_embedded(monkeypatch):
+    worker.shutdown()
+    monkeypatch.setenv("PELLUCID_WORKER", "0")
+    assert worker.get() is None
+    monkeypatch.setenv("PELLUCID_WORKER", "1")
+    # an application embedding Python: sys.executable is the application, never started
+    monkeypatch.setattr(sys, "executable", "/opt/app/bin/render-server")
+    assert worker.get() is None
+    monkeypatch.setattr(sys, "executable", "")
+    assert worker.get() is None
