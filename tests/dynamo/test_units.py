@@ -79,6 +79,22 @@ def test_parts_of_one_shape_share_a_parse_and_get_the_terms_of_their_own(monkeyp
     compile(src, "g.py", "exec")
 
 
+def test_a_part_s_shape_is_the_one_formula_s():
+    """_shape's two fixed-replacement passes give what one pass over either quote gives."""
+    import random
+    import re
+
+    one_pass = re.compile(r"""(['"])[A-Za-z0-9_.]*\1""")
+    rng = random.Random(5)
+    alphabet = "ab_.19'\" (),=#x0"
+    for _ in range(20000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 24)))
+        if "\\" in text or "'''" in text or '"""' in text:
+            continue
+        want = guards._DECIMAL.sub("1", one_pass.sub(r"\1_\1", text))
+        assert guards._shape(text) == want, text
+
+
 def test_guard_function_with_nothing_python_still_compiles():
     src = guards.guard_function_source("__guard_1_for_g", ["a b c", "", "x ==== y"])
     compile(src, "g.py", "exec")
