@@ -14,8 +14,6 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import pytest
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 
 import loop_try_programs as programs  # noqa: E402
@@ -61,14 +59,15 @@ def test_nested_loop_programs_never_decompile_to_wrong_code() -> None:
 
 
 # Random programs with constant returns (``loop_try_programs.py --const-returns``) that were
-# wrong code in the twenty-second session, as seed:index: each must now be refused or behave
-# the same on every version (3.11: 102:186, code reached only from an inner clause came back
-# after the outer try; 116:26 and 117:328, such code came back as the outer try's else; 3.12:
-# 101:285, such code was left out; 3.13: 103:165, a clause's jump back to the code after the loop
-# was read as a `while True` around it).
-CONST_RETURN_REGRESSIONS = ["101:285", "102:186", "103:165", "116:26", "117:328"]
-# ...and those still wrong, on one version each (README: status)
-CONST_RETURN_KNOWN_WRONG = {"104:171": (3, 12), "117:131": (3, 11)}
+# wrong code, as seed:index: each must now be refused or behave the same on every version.
+# Twenty-second session: 3.11 102:186, code reached only from an inner clause came back after the
+# outer try; 116:26 and 117:328, such code came back as the outer try's else; 3.12 101:285, such
+# code was left out; 3.13 103:165, a clause's jump back to the code after the loop was read as a
+# `while True` around it.  Twenty-third: 3.12 104:171, a clause leaving a try/finally through
+# the finally's copy went round the loop, but was read as going on after an if around the
+# statement (now refused); 3.11 117:131, the jump back ending an if's branch, which a `with`'s
+# suppressed exception also reaches, was taken for the with's own and dropped (now right).
+CONST_RETURN_REGRESSIONS = ["101:285", "102:186", "103:165", "104:171", "116:26", "117:131", "117:328"]
 
 
 def _const_return_program(key: str) -> str:
@@ -81,15 +80,3 @@ def _const_return_program(key: str) -> str:
 
 def test_const_return_programs_once_wrong_are_refused_or_right() -> None:
     _check([_const_return_program(k) for k in CONST_RETURN_REGRESSIONS], 1.01)  # (all refused is right)
-
-
-@pytest.mark.parametrize("key", sorted(CONST_RETURN_KNOWN_WRONG))
-def test_const_return_programs_known_wrong(key: str) -> None:
-    """104:171 comes back re-nested on 3.12 (a loop's `if n > 12: break` as `pass` with the
-    rest of the body in an else); 117:131 loses an outer try's else on 3.11.  Strict xfails
-    there, refused or right on every other version."""
-    if sys.version_info[:2] == CONST_RETURN_KNOWN_WRONG[key]:
-        with pytest.raises(AssertionError, match="1 wrong"):
-            _check([_const_return_program(key)], 1.01)
-    else:
-        _check([_const_return_program(key)], 1.01)

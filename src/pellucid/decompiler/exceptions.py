@@ -378,6 +378,18 @@ class ExceptionStructure(ExceptGroupOps):
             k = self.ins[k].target
         return k
 
+    def _exit_places(self, exits: frozenset) -> set[int]:
+        """Where a block's exits lead, each past NOPs and through jump chains, and themselves."""
+        return set(exits) | {self._past_nops(self._thread(x)) for x in exits}
+
+    def _past_nops(self, k: int) -> int:
+        """``k``, or the first instruction after the NOPs there, through jump chains."""
+        seen: set = set()
+        while k < self.n and self.ins[k].op == "NOP" and k not in seen:
+            seen.add(k)
+            k = self._thread(k + 1, seen)
+        return k
+
     def _finally_end_len(self, k: int) -> int:
         """Length of the unwinding of a finally's exception-path copy at k (a
         return/break/continue leaving the body): ``POP_TOP; POP_EXCEPT``, or
@@ -2215,6 +2227,32 @@ class ExceptionStructure(ExceptGroupOps):
             k for k in set(self._copies) - before
             if k > end and self.home[k] not in (None, -1, home) and self._in(self.home[k], H)
         ) if PY >= (3, 11) else frozenset()
+        after_end = self._past_nops(self._thread(end))
+        jumped_to = {q.target for q in ins if q.op == "JUMP" and self.initially_reachable[q.index]}
+        loop = self.loops[-1] if self.loops and PY >= (3, 11) else None
+        loop_places = self._exit_places(frozenset(loop.continue_targets | loop.break_targets)) if loop else set()
+        for k in clause_exits & jumped_to if loop_places else ():
+            # a clause leaving through such a copy leaves the statement only if the copy goes
+            # on where the statement does, when the body falls off into code of its own level
+            # (3.12 104:171: the copy went round the loop, while the statement, read inside an
+            # if's arm, went on at the code after the if).  (A body that never falls off ends
+            # at its handler: the clauses' copies say where the statement goes on.)
+            after, seen = k, set()
+            while after in self._copies and after not in seen:  # (and enclosing finallys' copies)
+                seen.add(after)
+                after = self._past_nops(self._thread(after + self._copies[after].length))
+                while after < self.n and ins[after].op in ("POP_TOP", "POP_EXCEPT"):  # (unwinding)
+                    after = self._past_nops(self._thread(after + 1))
+            if (
+                after in loop_places  # (a clause's `continue` or `break` through the finally)
+                and after != after_end
+                and after_end < self.n
+                and self.home[after_end] == home
+                and (after >= self.n or self.ins[after].op not in TERMINAL)  # (a return's copy)
+                # (ending the enclosing block, the statement goes where the block's exits go)
+                and not ((end == stop or end in exits) and after in self._exit_places(exits))
+            ):
+                raise self.fail("a clause leaves the try/finally for elsewhere than its end", ins[k])
         for k, extra in extras.items():
             if k in self._copies:
                 for q in extra:
@@ -2320,7 +2358,12 @@ class ExceptionStructure(ExceptGroupOps):
         leaves = None  # the flag of an enclosing with this one's suppressed path leaves
         # (a JUMP the body's normal exit jumps to as well is the code after the statement,
         # such as the `continue` ending a branch the with ends, not the handler's own)
-        if ins[sup].op == "JUMP" and not any(q.target == sup for q in ins[b:W]):
+        # (nor one a jump from before the statement reaches: an if whose test jumps there,
+        # past the with ending its branch, as 3.11 117:131 does)
+        if ins[sup].op == "JUMP" and not any(
+            q.target == sup and not Lb <= q.index < sup and self.initially_reachable[q.index]
+            for q in ins
+        ):
             follow = ins[sup].target
             claim_to = sup + 1
         elif self.home[sup] != W or ins[sup].op == "JUMP":

@@ -1650,3 +1650,24 @@ def exl_code_after_try_finally_only_from_clause(ks):
     log.append("after")
     return log
 
+
+
+@cases(([1, 2, 3, 4, 5, 6, 7, 9],), ([3, 9, 15],), ([],), ([2, 4],), ([1],))
+def exl_with_continue_ending_if_branch(ks):
+    # an if/else ending a for body, whose branch ends in an inner if and `with: continue`: the
+    # inner if's test jumps to the loop's jump back, which the with's suppressed exception takes
+    # too; 3.11 took that jump for the with's own and dropped it, so the branch fell into the
+    # else (wrong code until the twenty-third session)
+    log = []
+    n = 0
+    for k in ks:
+        n += 1
+        if k % 2:
+            if k % 3:
+                with CM(log, "a", swallow=True):
+                    log.append(k)
+                with CM(log, "b", swallow=True):
+                    continue
+        else:
+            log.append("else")
+    return n, log
