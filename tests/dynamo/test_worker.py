@@ -208,3 +208,9 @@ def test_no_helper_where_it_is_off_or_python_is_embedded(monkeypatch):
     assert worker.get() is None
     monkeypatch.setattr(sys, "executable", "")
     assert worker.get() is None
+    monkeypatch.undo()
+    # under VS Code's debugger (debugpy, built on pydevd), which would attach to the helper too
+    monkeypatch.setitem(sys.modules, "pydevd", sys)
+    assert worker.get() is None
+    monkeypatch.undo()
+    assert worker.get() is not None

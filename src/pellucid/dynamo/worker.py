@@ -193,12 +193,15 @@ _cannot_start = False  # starting failed once in this process: not tried again
 
 
 def enabled() -> bool:
-    """On unless ``PELLUCID_WORKER=0``, and only where ``sys.executable`` is a Python (an
-    application embedding Python names itself there)."""
+    """On unless ``PELLUCID_WORKER=0``; only where ``sys.executable`` is a Python (an
+    application embedding Python names itself there); not under VS Code's debugger (debugpy
+    attaches itself to every Python subprocess, so the helper would show up as a second
+    program being debugged)."""
     name = os.path.basename(sys.executable or "").lower()
     return (
         os.environ.get("PELLUCID_WORKER", "1") != "0"
         and name.startswith(("python", "pypy"))
+        and "pydevd" not in sys.modules
         and not _cannot_start
     )
 
