@@ -2227,11 +2227,13 @@ class ExceptionStructure(ExceptGroupOps):
             k for k in set(self._copies) - before
             if k > end and self.home[k] not in (None, -1, home) and self._in(self.home[k], H)
         ) if PY >= (3, 11) else frozenset()
-        after_end = self._past_nops(self._thread(end))
-        jumped_to = {q.target for q in ins if q.op == "JUMP" and self.initially_reachable[q.index]}
-        loop = self.loops[-1] if self.loops and PY >= (3, 11) else None
+        loop = self.loops[-1] if self.loops and clause_exits else None
         loop_places = self._exit_places(frozenset(loop.continue_targets | loop.break_targets)) if loop else set()
-        for k in clause_exits & jumped_to if loop_places else ():
+        after_end = self._past_nops(self._thread(end)) if loop_places else end
+        jumped_to = (
+            {q.target for q in ins if q.op == "JUMP" and self.initially_reachable[q.index]} if loop_places else set()
+        )
+        for k in clause_exits & jumped_to:
             # a clause leaving through such a copy leaves the statement only if the copy goes
             # on where the statement does, when the body falls off into code of its own level
             # (3.12 104:171: the copy went round the loop, while the statement, read inside an
