@@ -44,11 +44,15 @@ def _codes():
     ]
 
 
-def _fresh_worker() -> worker.Worker:
-    w = worker.Worker()
-    # answer() waits only for a helper that said it is ready: wait for that here
+def _wait_ready(w: worker.Worker) -> None:
+    """answer() waits only for a helper that said it is ready: wait for that here."""
     while not w.ready and not w.broken:
         w._pump(5.0)
+
+
+def _fresh_worker() -> worker.Worker:
+    w = worker.Worker()
+    _wait_ready(w)
     assert w.ready and not w.broken
     return w
 
@@ -116,9 +120,8 @@ def _dump(tmp_path, name, env_value, monkeypatch, kill=False):
     compiled = torch.compile(fn, backend="eager")
     d = tmp_path / name
     with pellucid.prepare_debug(str(d)) as session:
-        w = session._worker
-        while w is not None and not kill and not w.ready and not w.broken:
-            w._pump(5.0)  # (on a loaded machine its imports could outlast this small run)
+        if session._worker is not None and not kill:
+            _wait_ready(session._worker)  # (on a loaded machine its imports could outlast this run)
         if kill:
             assert session._worker is not None
             os.kill(session._worker.proc.pid, signal.SIGKILL)
@@ -165,8 +168,7 @@ def test_a_forked_child_starts_its_own_helper():
             assert worker._worker is None and parent.broken
             own = worker.get()
             assert own is not None and own is not parent and own.pid == os.getpid()
-            while not own.ready and not own.broken:
-                own._pump(5.0)
+            _wait_ready(own)
             key = own.submit(workloads.toy_example.__code__)
             assert own.answer(key) == worker.resume_source(workloads.toy_example.__code__)
             own.close()
@@ -178,8 +180,7 @@ def test_a_forked_child_starts_its_own_helper():
     # the parent's helper is untouched by the child's exit
     assert worker.get() is parent and not parent.broken
     key = parent.submit(workloads.toy_example.__code__)
-    while not parent.ready and not parent.broken:
-        parent._pump(5.0)
+    _wait_ready(parent)
     assert parent.answer(key) == worker.resume_source(workloads.toy_example.__code__)
 
 

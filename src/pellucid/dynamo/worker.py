@@ -172,14 +172,18 @@ class Worker:
         self.broken = True
         self.close()
 
-    def close(self) -> None:
-        """End the helper: it exits when its input closes."""
+    def close_pipes(self) -> None:
+        """Close this end of both pipes (each once: the file objects own the descriptors)."""
         for stream in (self.proc.stdin, self.proc.stdout):
             try:
                 if stream is not None:
                     stream.close()
             except OSError:
                 pass
+
+    def close(self) -> None:
+        """End the helper: it exits when its input closes."""
+        self.close_pipes()
         try:
             self.proc.wait(timeout=1.0)
         except subprocess.TimeoutExpired:
@@ -240,12 +244,7 @@ def _after_fork_in_child() -> None:
     w, _worker = _worker, None
     if w is not None:
         w.broken = True
-        for stream in (w.proc.stdin, w.proc.stdout):
-            try:
-                if stream is not None:
-                    stream.close()
-            except OSError:
-                pass
+        w.close_pipes()
 
 
 if hasattr(os, "register_at_fork"):
