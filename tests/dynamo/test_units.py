@@ -65,6 +65,16 @@ def test_parts_of_one_shape_share_a_parse_and_get_the_terms_of_their_own(monkeyp
         "'''triple''' == L['q']",
         "L['e'] == 'a\\'b'",
         "a b c",
+        "a  #",  # an empty comment
+        "L['s'] == '#'  # the second '#' starts it",
+        "L['\u00e9'] == 1  # after a non-ASCII string",
+        "f(1.e5)",
+        "f(1.ab)",
+        "f'{a!r}' == L['x']",
+        "f'{a!z}' == L['x']",
+        "L['a']  # type=<class 'module'>",
+        "L['b']  # type=<class 'dict'>",
+        "L['a'] or L['b']  # c",
     ]
     expected = [_reference(p) for p in parts]  # each parsed on its own, caches emptied
     guards._VERDICTS.clear()
@@ -79,20 +89,80 @@ def test_parts_of_one_shape_share_a_parse_and_get_the_terms_of_their_own(monkeyp
     compile(src, "g.py", "exec")
 
 
-def test_a_part_s_shape_is_the_one_formula_s():
-    """_shape's two fixed-replacement passes give what one pass over either quote gives."""
-    import random
-    import re
+_ATOMS = [
+    "a", "b1", "x", "_", "L", "type", "against", "True", "None", "print", "\u03bb", "a\u00b2",
+    "1", "12", "0", "1.5", "[1, 2]", "[3]", "1, 2", "False", "isTrue", "x.True", "1.e5", "1.ab", "0x1f", "2j", "1_0", "'a'", "'x y'", '"b"', "'#'",
+    "f'{a!r}'", "f'{a!z}'", "rb'x'", "'a.b'", "''", "`",
+]
+_GLUE = [
+    "(", ")", "[", "]", "{", "}", ",", ":", ".", "=", "==", "!=", "<", "+", "-", " ", " ",
+    " if ", " else ", " and ", " or ", " not ", " is ", " in ", "lambda ", "await ", "yield ",
+    " for ", " class ", " against ", ", type=", "  # ", " # ", "#", "!", "'", "\\",
+]
 
-    one_pass = re.compile(r"""(['"])[A-Za-z0-9_.]*\1""")
-    rng = random.Random(5)
-    alphabet = "ab_.19'\" (),=#x0"
-    for _ in range(20000):
-        text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 24)))
-        if "\\" in text or "'''" in text or '"""' in text:
-            continue
-        want = guards._DECIMAL.sub("1", one_pass.sub(r"\1_\1", text))
-        assert guards._shape(text) == want, text
+
+def _random_part(rng) -> str:
+    """Token soup, or a call/compare/subscript made of atoms, maybe with a tail Dynamo adds."""
+    if rng.random() < 0.5:
+        return "".join(rng.choice(_ATOMS + _GLUE) for _ in range(rng.randrange(1, 9)))
+    atom = lambda: rng.choice(_ATOMS)  # noqa: E731
+    forms = [
+        lambda: f"{atom()}({atom()}, {atom()})",
+        lambda: f"{atom()}[{atom()}].{atom()} == {atom()}",
+        lambda: f"{atom()}({atom()}[{atom()}], {atom()}={atom()}, size=[{atom()}, {atom()}])",
+        lambda: f"{atom()} if {atom()} else {atom()}",
+        lambda: f"not {atom()}.{atom()}",
+        lambda: f"({atom()}, {atom()})",
+    ]
+    text = rng.choice(forms)()
+    tails = ["", "", ", type=<class 'm'>", ", type==1", " against {\"k\":1}", "  # n's", "  # c", "  #"]
+    return text + rng.choice(tails)
+
+
+def test_shared_verdicts_equal_each_part_s_own_parse():
+    """Whatever parts come, in whatever order: the term a part gets through a shape it
+    shares with earlier parts is the term its own parse gives, and it compiles."""
+    import random
+    import warnings
+
+    rng = random.Random(7)
+    guards._VERDICTS.clear()
+    guards.translate_part.cache_clear()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)  # ("bytes indices must be integers")
+        shared = _translate_random_parts(rng, 30000)
+    assert shared > 500  # (the test exercised sharing)
+
+
+def _own_parse_term(part: str) -> guards.GuardTerm:
+    """The term of ``part`` the slow way: the whole parsed first, then each splitter's head."""
+    text = part.strip()
+    whole = guards._term(text)
+    verdict: tuple = ("none",)
+    if whole is not None:
+        paren, at = whole
+        verdict = ("comment", text.count("#", 0, at), paren) if at >= 0 else ("whole", paren)
+    else:
+        for sep in guards._SPLITTERS:
+            if sep in text:
+                term = guards._term(text.partition(sep)[0].strip())
+                if term is not None and term[1] < 0:
+                    verdict = ("split", sep, term[0])
+                    break
+    return guards._apply(verdict, text, part)
+
+
+def _translate_random_parts(rng, count: int) -> int:
+    shared = 0
+    for _ in range(count):
+        part = _random_part(rng)
+        key = guards._shape(part.strip())
+        shared += key in guards._VERDICTS
+        got = guards.translate_part(part)
+        want = _own_parse_term(part)
+        assert got == want, part
+        compile(f"def g(L, G):\n    return (\n        {got.code}\n    )\n", "g.py", "exec")
+    return shared
 
 
 def test_guard_function_with_nothing_python_still_compiles():

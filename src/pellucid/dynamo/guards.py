@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import ast
 import functools
-import io
 import re
-import tokenize
+import warnings
 from dataclasses import dataclass
 
 # Suffixes Dynamo appends to a Python expression; what follows them is description.
 _SPLITTERS = (" against ", ", type=", "  #", " # ")
+_ENDS_PYTHON = (" against ", ", type=")  # (see _verdict)
 
 
 @dataclass(frozen=True)
@@ -43,45 +43,49 @@ _TIGHT = (
 )
 
 
-def _term(text: str) -> tuple[str, str] | None:
-    """(an ``and`` operand for ``text``, its trailing comment) if ``text`` is one Python
-    expression on one line that a plain function may contain, else None."""
+def _term(text: str) -> tuple[bool, int] | None:
+    """If ``text`` is one Python expression on one line that a plain function may contain:
+    (whether it needs parentheses as an ``and`` operand, where its trailing comment starts or
+    -1), else None."""
     if not text or "\n" in text or "\r" in text:
         return None
     try:
-        node = ast.parse(text, mode="eval").body
+        with warnings.catch_warnings():  # (an invalid escape in a string: not the user's)
+            warnings.simplefilter("ignore")
+            node = ast.parse(text, mode="eval").body
     except SyntaxError:
         return None
     if ("await" in text or "yield" in text) and any(
         isinstance(n, (ast.Await, ast.Yield, ast.YieldFrom)) for n in ast.walk(node)
     ):  # the substring test first: walking every part's tree costs as much as parsing it
         return None
-    comment = ""
+    comment_at = -1
     if "#" in text:  # a comment would swallow the closing parenthesis or the next operand
-        try:
-            for tok in tokenize.generate_tokens(io.StringIO(text).readline):
-                if tok.type == tokenize.COMMENT:
-                    comment = text[tok.start[1] :].lstrip("#").strip()
-                    text = text[: tok.start[1]].rstrip()
-                    break
-        except (tokenize.TokenError, SyntaxError):
-            return None
-    if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And) or isinstance(node, _TIGHT):
-        return text, comment
-    return f"({text})", comment
+        # After the expression only closing parentheses and blanks come before a comment, and
+        # none of them is a string: the first "#" past its end starts the comment.
+        end = node.end_col_offset or 0  # (in UTF-8 bytes)
+        if not text.isascii():
+            end = len(text.encode("utf-8")[:end].decode("utf-8", "ignore"))
+        comment_at = text.find("#", end)
+    tight = isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And) or isinstance(node, _TIGHT)
+    return not tight, comment_at
 
 
-# A part's shape: its text with the contents of plain string literals and the decimal integers
-# made uniform.  Parts that differ only there (the same check on another local, another object
-# id) parse alike, so one parse serves them all: a fresh process meets dozens of parts of a
-# few shapes (every tensor's hasattr checks, every module's id check).  Those tokens keep their
-# kinds and order, and no splitter can be made or lost in them, so the verdict carries over.
-# (Each quote's literals by a regex of its own with a fixed replacement: a template with a group
-# reference costs several times more, and a fresh process shapes every part it meets.  A plain
-# literal holds no quote, so the two passes find the literals one pass with either quote would.)
+# A part's shape: its text with the contents of plain string literals, the decimal integers and
+# the constants True, False and None made uniform, and a list display of decimal integers made
+# one long.  Parts that differ only there (the same check on another local, another object id,
+# a tensor of another rank) parse alike, so one parse serves them all: a fresh process meets
+# dozens of parts of a few shapes (every tensor's check_tensor and hasattr checks, every
+# module's id check), and a parse of a long part costs 50 us there.  Those tokens keep their
+# kinds (True and False in a name stay in a name), a list display stays one, and no splitter
+# or "#" can be made or lost in them, so the verdict, and where it splits, carries over.  (Each quote's literals by a regex of its own with a fixed
+# replacement: a template with a group reference costs several times more, and a fresh
+# process shapes every part it meets.  A plain literal holds no quote, so the two passes find
+# the literals one pass with either quote would.)
 _SINGLE_QUOTED = re.compile(r"'[A-Za-z0-9_.]*'")
 _DOUBLE_QUOTED = re.compile(r'"[A-Za-z0-9_.]*"')
 _DECIMAL = re.compile(r"(?<![\w.])[1-9][0-9]*(?![\w.])")
+_INT_LIST = re.compile(r"\[1(?:, 1)+\]")
 _VERDICTS: dict[str, tuple] = {}
 _VERDICTS_MAX = 4096
 
@@ -93,25 +97,54 @@ def _shape(text: str) -> str | None:
         text = _SINGLE_QUOTED.sub("'_'", text)
     if '"' in text:
         text = _DOUBLE_QUOTED.sub('"_"', text)
-    return _DECIMAL.sub("1", text)
+    text = _DECIMAL.sub("1", text).replace("True", "None").replace("False", "None")
+    return _INT_LIST.sub("[1]", text) if "[1, 1" in text else text
 
 
 def _verdict(text: str) -> tuple:
-    """How ``text`` becomes a term: ("whole", parenthesize), ("split", splitter, parenthesize),
-    ("none",), or ("as_is", code, comment) when it carries its own comment (not shared)."""
+    """How ``text`` becomes a term: ("whole", parenthesize), ("comment", k, parenthesize) when
+    its comment starts at its k-th "#", ("split", splitter, parenthesize), or ("none",)."""
+    for sep in _ENDS_PYTHON:
+        if sep in text:
+            # After a complete expression with no comment, " against " (a name) or ", type="
+            # not followed by "=" is a syntax error: the whole cannot parse, and its (failing)
+            # parse is skipped.  The split is the one the loop below would find.
+            head, _, rest = text.partition(sep)
+            term = _term(head.strip())
+            if term is not None and term[1] < 0 and not rest.startswith("="):
+                return ("split", sep, term[0])
     whole = _term(text)
     if whole is not None:
-        code, comment = whole
-        if comment:
-            return ("as_is", code, comment)
-        return ("whole", code != text)
+        paren, comment_at = whole
+        if comment_at >= 0:
+            return ("comment", text.count("#", 0, comment_at), paren)
+        return ("whole", paren)
     for sep in _SPLITTERS:
         if sep in text:
             head = text.partition(sep)[0].strip()
             term = _term(head)
-            if term is not None and not term[1]:
-                return ("split", sep, term[0] != head)
+            if term is not None and term[1] < 0:
+                return ("split", sep, term[0])
     return ("none",)
+
+
+def _apply(verdict: tuple, text: str, part: str) -> GuardTerm:
+    """The term ``verdict`` makes of ``text`` (``part`` stripped)."""
+    kind = verdict[0]
+    if kind == "whole":
+        return GuardTerm(f"({text})" if verdict[1] else text, "", part)
+    if kind == "comment":
+        at = -1
+        for _ in range(verdict[1] + 1):
+            at = text.index("#", at + 1)
+        code = text[:at].rstrip()
+        return GuardTerm(f"({code})" if verdict[2] else code, text[at:].lstrip("#").strip(), part)
+    if kind == "split":
+        head = text.partition(verdict[1])[0]
+        code = head.strip()
+        comment = text[len(head) :].strip().lstrip(",").strip()
+        return GuardTerm(f"({code})" if verdict[2] else code, comment, part)
+    return GuardTerm("True", text, part)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -123,21 +156,11 @@ def translate_part(part: str) -> GuardTerm:
     verdict = _VERDICTS.get(key) if key is not None else None
     if verdict is None:
         verdict = _verdict(text)
-        if key is not None and verdict[0] != "as_is":
+        if key is not None:
             if len(_VERDICTS) >= _VERDICTS_MAX:
                 _VERDICTS.clear()
             _VERDICTS[key] = verdict
-    kind = verdict[0]
-    if kind == "as_is":
-        return GuardTerm(verdict[1], verdict[2], part)
-    if kind == "whole":
-        return GuardTerm(f"({text})" if verdict[1] else text, "", part)
-    if kind == "split":
-        head = text.partition(verdict[1])[0]
-        code = head.strip()
-        comment = text[len(head) :].strip().lstrip(",").strip()
-        return GuardTerm(f"({code})" if verdict[2] else code, comment, part)
-    return GuardTerm("True", text, part)
+    return _apply(verdict, text, part)
 
 
 def one_line(text: str) -> str:
