@@ -42,8 +42,7 @@ def test_guard_parts_translate_and_compile():
 
 def _reference(part: str) -> guards.GuardTerm:
     """The term of ``part`` from its own parse, nothing shared with other parts."""
-    guards._VERDICTS.clear()
-    guards.translate_part.cache_clear()
+    guards.clear_caches()
     return guards.translate_part(part)
 
 
@@ -77,8 +76,7 @@ def test_parts_of_one_shape_share_a_parse_and_get_the_terms_of_their_own(monkeyp
         "L['a'] or L['b']  # c",
     ]
     expected = [_reference(p) for p in parts]  # each parsed on its own, caches emptied
-    guards._VERDICTS.clear()
-    guards.translate_part.cache_clear()
+    guards.clear_caches()
     calls = []
     real = guards._term
     monkeypatch.setattr(guards, "_term", lambda t: calls.append(t) or real(t))
@@ -126,8 +124,7 @@ def test_shared_verdicts_equal_each_part_s_own_parse():
     import warnings
 
     rng = random.Random(7)
-    guards._VERDICTS.clear()
-    guards.translate_part.cache_clear()
+    guards.clear_caches()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SyntaxWarning)  # ("bytes indices must be integers")
         shared = _translate_random_parts(rng, 30000)

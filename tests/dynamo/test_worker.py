@@ -14,7 +14,7 @@ import torch
 import workloads
 
 import pellucid
-from pellucid.dynamo import worker
+from pellucid.dynamo import guards, worker
 
 
 def _closure_maker():
@@ -77,6 +77,34 @@ def test_answers_are_this_process_s():
     assert w.proc.poll() is not None  # the helper exits when its input closes
 
 
+def test_guard_terms_are_this_process_s():
+    """The helper's translation of guard parts is translate_part's here, whatever either
+    process met before (shapes shared with earlier parts included)."""
+    parts = [
+        "check_tensor(L['a'], Tensor, DispatchKeySet(CPU), torch.float32, size=[2, 3], stride=[3, 1])",
+        "check_tensor(L['b'], Parameter, DispatchKeySet(CPU), torch.int64, size=[4], stride=[1])",
+        "___check_obj_id(G['torch'], 139767994110240), type=<class 'module'>",
+        '___check_global_state() against {"grad_mode":true}',
+        "L['x'].size()[0] == 3  # x.size(0) == 3 user.py:10",
+        "torch._functorch.aot_autograd.utils.top_saved_tensors_hooks ids == None",
+        "a  #",
+        "L['n'] if 3 else 4",
+        "a b c",
+    ]
+    w = _fresh_worker()
+    try:
+        key = w.submit_guards(parts)
+        assert key is not None
+        got, ok = w.answer(key)
+    finally:
+        w.close()
+    guards.clear_caches()
+    assert ok and got == [(t.code, t.comment) for t in map(guards.translate_part, parts)]
+    guards.clear_caches()
+    guards.remember_terms(parts, got)
+    assert [guards.translate_part(p) for p in parts] == [guards._apply(guards._verdict(p.strip()), p.strip(), p) for p in parts]
+
+
 def test_code_that_does_not_marshal_is_left_to_the_caller():
     w = _fresh_worker()
     try:
@@ -112,9 +140,18 @@ def test_a_dead_helper_is_dropped():
     assert w.submit(workloads.toy_example.__code__) is None
 
 
+def _wait_guard_answers(session) -> None:
+    """The exit takes only the guard terms that have come: wait for them here (a loaded
+    machine could otherwise turn the test into one of the fallback)."""
+    w = session._worker
+    while not w.broken and not all(k in w.answers for k in session._guards_sent.values()):
+        w._pump(5.0)
+
+
 def _dump(tmp_path, name, env_value, monkeypatch, kill=False):
     monkeypatch.setenv("PELLUCID_WORKER", env_value)
     worker.shutdown()
+    guards.clear_caches()  # (each run translates its guards afresh: here or in the helper)
     torch._dynamo.reset()
     fn, run = workloads.make_readme()
     compiled = torch.compile(fn, backend="eager")
@@ -127,10 +164,13 @@ def _dump(tmp_path, name, env_value, monkeypatch, kill=False):
             os.kill(session._worker.proc.pid, signal.SIGKILL)
             session._worker.proc.wait()
         out = run(compiled)
+        if session._worker is not None and not kill:
+            _wait_guard_answers(session)
     assert all(torch.equal(a, b) for a, b in zip(out, run(fn)))
     # (Dynamo's own counters go on across resets: its graph and resume names differ by number)
     counters = re.compile(r"(__compiled_fn_|__resume_at_\d+_)\d+")
-    return session, {p.name: counters.sub(r"\1N", p.read_text()) for p in d.glob("full_code_for_*.py")}
+    files = [*d.glob("full_code_for_*.py"), *d.glob("__guard_*.py")]
+    return session, {p.name: counters.sub(r"\1N", p.read_text()) for p in files}
 
 
 @pytest.mark.filterwarnings("error::pellucid.dynamo.PellucidWarning")
@@ -142,6 +182,9 @@ def test_full_code_files_are_the_same_with_and_without_the_helper(tmp_path, monk
     assert helped._worker.answered == 2  # both resume functions came from the helper
     index = json.loads((tmp_path / "helped" / "index.json").read_text())
     assert index["sessions"][-1]["resume_sources"] == {"decompiled": 2, "by_helper_process": 2}
+    # both cache entries' guards were translated by the helper (toy_example's and the resume
+    # function's), sent when the next event found their entries
+    assert index["sessions"][-1]["guards_translated_by_helper_process"] == 2
     killed, files_killed = _dump(tmp_path, "killed", "1", monkeypatch, kill=True)
     assert killed._worker.broken
     # toy_example's file tells both resume functions' code (one for each way of the branch),
@@ -155,6 +198,35 @@ def test_full_code_files_are_the_same_with_and_without_the_helper(tmp_path, monk
     assert files_helped == files_alone
     assert files_killed == files_alone
     worker.shutdown()
+
+
+def test_a_recompile_s_guards_go_to_the_helper_too(tmp_path, monkeypatch):
+    """A second cache entry of one function (a recompile) is found as the newest and sent."""
+    monkeypatch.setenv("PELLUCID_WORKER", "1")
+    guards.clear_caches()
+    torch._dynamo.reset()
+
+    def double(x):
+        return x * 2
+
+    def halve(x):
+        return x / 2
+
+    compiled = torch.compile(double, backend="eager", dynamic=False)
+    with pellucid.prepare_debug(str(tmp_path)) as session:
+        _wait_ready(session._worker)
+        compiled(torch.ones(2))
+        compiled(torch.ones(3))  # another shape: a recompile, a second cache entry
+        # the next compile's events find it (with nothing after, the exit would translate it)
+        torch.compile(halve, backend="eager")(torch.ones(2))
+        _wait_guard_answers(session)
+    index = json.loads((tmp_path / "index.json").read_text())["sessions"][-1]
+    (fn,) = [f for f in index["functions"] if f["name"] == "double"]
+    assert len(fn["cache_entries"]) == 2
+    # double's two entries; halve's, made last, is translated on exit
+    assert index["guards_translated_by_helper_process"] == 2
+    sizes = {g["code"] for ce in fn["cache_entries"] for g in ce["guards"] if "size=" in g["code"]}
+    assert any("size=[2]" in c for c in sizes) and any("size=[3]" in c for c in sizes), sizes
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")

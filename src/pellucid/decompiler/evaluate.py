@@ -56,8 +56,13 @@ INTRINSIC_1 = {
 }
 
 
+# One Load for every name made here: contexts carry nothing (the parser shares its own the
+# same way), and a node made with positional fields costs half of one made with keywords.
+_LOAD = ast.Load()
+
+
 def name(id_: str, ctx: ast.expr_context | None = None) -> ast.Name:
-    return ast.Name(id=id_, ctx=ctx or ast.Load())
+    return ast.Name(id_, ctx or _LOAD)
 
 
 def const(value: Any) -> ast.expr:

@@ -14,7 +14,6 @@ so the function compiles by construction: no parse of the whole on every cache e
 from __future__ import annotations
 
 import ast
-import functools
 import re
 import warnings
 from dataclasses import dataclass
@@ -147,20 +146,47 @@ def _apply(verdict: tuple, text: str, part: str) -> GuardTerm:
     return GuardTerm("True", text, part)
 
 
-@functools.lru_cache(maxsize=4096)
+_TERMS: dict[str, GuardTerm] = {}
+_TERMS_MAX = 4096
+
+
 def translate_part(part: str) -> GuardTerm:
     """One guard code part -> a Python term plus a comment for the untranslatable rest.
     Cached: every recompilation repeats most parts, and the index asks again."""
-    text = part.strip()
-    key = _shape(text)
-    verdict = _VERDICTS.get(key) if key is not None else None
-    if verdict is None:
-        verdict = _verdict(text)
-        if key is not None:
-            if len(_VERDICTS) >= _VERDICTS_MAX:
-                _VERDICTS.clear()
-            _VERDICTS[key] = verdict
-    return _apply(verdict, text, part)
+    term = _TERMS.get(part)
+    if term is None:
+        text = part.strip()
+        key = _shape(text)
+        verdict = _VERDICTS.get(key) if key is not None else None
+        if verdict is None:
+            verdict = _verdict(text)
+            if key is not None:
+                if len(_VERDICTS) >= _VERDICTS_MAX:
+                    _VERDICTS.clear()
+                _VERDICTS[key] = verdict
+        term = _apply(verdict, text, part)
+        _remember(term)
+    return term
+
+
+def _remember(term: GuardTerm) -> None:
+    if len(_TERMS) >= _TERMS_MAX:
+        _TERMS.clear()
+    _TERMS[term.original] = term
+
+
+def remember_terms(parts: list[str], terms: list[tuple[str, str]]) -> None:
+    """Take the terms another process translated ``parts`` into (the helper process runs this
+    same module, so they are what :func:`translate_part` gives here)."""
+    for part, (code, comment) in zip(parts, terms):
+        if part not in _TERMS:
+            _remember(GuardTerm(code, comment, part))
+
+
+def clear_caches() -> None:
+    """Forget every translation (tests: each part parsed on its own)."""
+    _TERMS.clear()
+    _VERDICTS.clear()
 
 
 def one_line(text: str) -> str:

@@ -169,6 +169,11 @@ class DumpSession:
         # resume code -> (it, its key) while the helper process decompiles it (worker.py)
         self._resume_sent: dict[int, tuple[types.CodeType, int]] = {}
         self._resume_by_helper = 0  # of those decompiled, how many the helper did
+        # frames hooked whose cache entry is not made yet: (original code, entries before)
+        self._awaiting_entries: list[tuple[types.CodeType, int]] = []
+        # guard parts of a cache entry -> the helper's key while it translates them
+        self._guards_sent: dict[tuple[str, ...], int] = {}
+        self._guards_by_helper = 0  # cache entries whose guard terms the helper gave
         self._unchecked: set[str] = set()  # written files whose text was never compiled
         self.preexisting: list[types.CodeType] = []
         # Dynamo's records of compiles before this session (held: their ids stay theirs)
@@ -284,6 +289,10 @@ class DumpSession:
         t0 = time.perf_counter()
         if self._pending_graphs:
             self._flush_pending_graphs(final=False)
+        if self._awaiting_entries:
+            self._send_guards()
+        if self._worker is not None:
+            self._awaiting_entries.append((code, len(adapter.cache_entries(code))))
         fn = self._function(code)
         cid = adapter.current_compile_id()
         if cid:
@@ -423,6 +432,8 @@ class DumpSession:
     # ------------------------------------------------------------------ graphs
 
     def on_graph(self, name: str, gm: Any, maybe_id: Any) -> None:
+        if self._awaiting_entries:  # (e.g. the backward graph, compiled at its first run)
+            self._send_guards()
         if not adapter.is_fx_graph_module(gm):
             return
         sname = str(name)
@@ -682,6 +693,8 @@ class DumpSession:
 
     def on_exec_with_source(self, src: str, globals_: dict[str, Any], co_fields: Any) -> bool:
         """Compile a known graph's source from its dumped file; False means not handled."""
+        if self._awaiting_entries:  # (a graph's first run: its frame's cache entry is made)
+            self._send_guards()
         hit = self._fx_sources.get(src)
         gm = (
             adapter.recompiling_graph_module()
@@ -761,6 +774,8 @@ class DumpSession:
 
     def on_output_code(self, key: str, path: str) -> str:
         """Copy Inductor's output code into the dump dir; return the path to load it from."""
+        if self._awaiting_entries:
+            self._send_guards()
         try:
             with open(path, encoding="utf-8") as f:
                 src = f.read()
@@ -840,6 +855,7 @@ class DumpSession:
     def _finish(self) -> None:
         t_finish = time.perf_counter()
         self._flush_pending_graphs(final=True)
+        self._take_guard_terms()
         metrics = {str(m.compile_id): m for m in adapter.compilation_metrics() if m.compile_id}
         failed_by_entry: dict[str, list[str]] = {}
         for m in metrics.values():
@@ -921,6 +937,7 @@ class DumpSession:
                 "decompiled": len(self._resume_sources),
                 "by_helper_process": self._resume_by_helper,
             },
+            "guards_translated_by_helper_process": self._guards_by_helper,
             "options": {
                 "clean_wild_fx_code": self.clean_wild_fx_code,
                 "log_bytecode": self.log_bytecode,
@@ -1161,6 +1178,39 @@ class DumpSession:
         lines += self._resume_source(code, global_name)
         lines.append("")
         return lines
+
+    def _send_guards(self) -> None:
+        """Have the helper process translate the guards of the cache entries made since the
+        frames were hooked: Dynamo builds a frame's guards after its bytecode hook, so they
+        are found at the next event (the next frame's hook, a graph's first run or logging,
+        Inductor's output code), long before the exit needs them.  A frame after which no
+        event comes before the exit (one graph, no backward) is translated there."""
+        waiting = []
+        for code, before in self._awaiting_entries:
+            entries = adapter.cache_entries(code)
+            if len(entries) <= before:
+                waiting.append((code, before))
+                continue
+            for ce in entries[: len(entries) - before]:  # (the newest come first)
+                parts = tuple(adapter.guard_code_parts(ce))
+                if parts and parts not in self._guards_sent and self._worker is not None:
+                    key = self._worker.submit_guards(list(parts))
+                    if key is not None:
+                        self._guards_sent[parts] = key
+        self._awaiting_entries = waiting
+
+    def _take_guard_terms(self) -> None:
+        """The guard terms the helper has sent by now (no waiting: the rest are translated
+        here, by the same function)."""
+        if self._worker is None or not self._guards_sent:
+            return
+        answers = self._worker.answers_ready(list(self._guards_sent.values()))
+        for parts, key in self._guards_sent.items():
+            got = answers.get(key)
+            if got is not None and got[1] and len(got[0]) == len(parts):
+                guards.remember_terms(list(parts), got[0])
+                self._guards_by_helper += 1
+        self._guards_sent.clear()
 
     def _send_resume(self, code: types.CodeType) -> None:
         """Have the helper process decompile a resume function now, for the exit's files."""

@@ -28,6 +28,14 @@ from typing import Any, Union
 TEMP = re.compile(r"__pellucid_tmp(\d+)\Z")
 
 
+def _temp_number(name: str) -> str:
+    """The digits of a temporary's name (``TEMP``'s group, without a match object per name)."""
+    digits = name[14:]
+    if not digits.isdecimal():  # (``\d``: the decimal digits)
+        raise _GiveUp
+    return digits
+
+
 class _GiveUp(Exception):
     """A followed list is used in a way not modelled here: keep the function as it was."""
 
@@ -98,7 +106,7 @@ class _Tidier:
         params += [a.arg for a in (args.vararg, args.kwarg) if a is not None]
         # arguments nothing rebinds (a nested scope might, through nonlocal: then none)
         self.stable_names = set() if self.nested else set(params) - self.bound
-        temps = [int(TEMP.match(n.id).group(1)) for n in self.temp_nodes]  # type: ignore[union-attr]
+        temps = [int(_temp_number(n.id)) for n in self.temp_nodes]
         self.next_temp = max(temps, default=-1) + 1
         self.assigned_temps: set[str] = set()
         self.quiet = False  # (see statement)

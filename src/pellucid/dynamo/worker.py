@@ -15,7 +15,9 @@ own (it closes the pipes it inherited, so the parent's helper still sees its par
 
 Protocol on the helper's stdin/stdout: frames of a 4-byte little-endian length and a
 ``marshal`` payload.  The helper first sends ``("ready",)`` once its imports are done, then
-answers each request ``(key, code)`` with ``(key, text, ok)``.
+answers each request ``(key, "resume", code)`` with ``(key, text, ok)``, and each
+``(key, "guards", parts)`` (a cache entry's guard parts, known once its frame is compiled,
+translated by :mod:`guards` off the program's thread too) with ``(key, [(code, comment)...], True)``.
 """
 
 from __future__ import annotations
@@ -30,9 +32,11 @@ import sys
 import threading
 import time
 import types
+from typing import Any
 
 _HEADER = struct.Struct("<I")
 _READY = ("ready",)
+_RESUME, _GUARDS = "resume", "guards"  # what a request asks for
 
 # How long the exit waits for an answer from a helper that has started and has the request:
 # far more than a decompile takes (a fraction of a millisecond each), so it is only reached
@@ -85,19 +89,27 @@ class Worker:
         self.ready = False
         self.broken = False
         self.sent: set[int] = set()
-        self.answers: dict[int, tuple[str, bool]] = {}
+        self.answers: dict[int, Any] = {}  # key -> (result, ok)
         self.answered = 0  # answers handed to the caller (tests, and the index's record)
 
     def submit(self, code: types.CodeType) -> int | None:
         """Send ``code`` to be decompiled; its key, or None if it cannot go (then the caller
         decompiles it itself when it needs it)."""
+        return self._submit(_RESUME, code)
+
+    def submit_guards(self, parts: list[str]) -> int | None:
+        """Send a cache entry's guard parts to be translated (:mod:`guards`); the answer is a
+        list of ``(code, comment)``, one per part."""
+        return self._submit(_GUARDS, tuple(parts))
+
+    def _submit(self, kind: str, data: Any) -> int | None:
         with self._lock:
             if self.broken:
                 return None
             self._serial += 1
             key = self._serial
             try:
-                payload = marshal.dumps((key, code))
+                payload = marshal.dumps((key, kind, data))
             except ValueError:  # a constant marshal cannot write
                 return None
             self._out += _HEADER.pack(len(payload)) + payload
@@ -121,6 +133,18 @@ class Worker:
             self.sent.discard(key)
             got = self.answers.pop(key, None)
             self.answered += got is not None
+            return got
+
+    def answers_ready(self, keys: list[int]) -> dict[int, Any]:
+        """The answers among ``keys`` that have come (never waited for); the others are
+        forgotten (the caller does them itself)."""
+        with self._lock:
+            self._pump(0.0)
+            got = {}
+            for key in keys:
+                self.sent.discard(key)
+                if key in self.answers:
+                    got[key] = self.answers.pop(key)
             return got
 
     def forget(self, key: int) -> None:
@@ -286,6 +310,7 @@ def main() -> None:
     os.dup2(devnull, 1)
     import pellucid.decompiler.api  # noqa: F401 - imports done before saying ready
     import pellucid.dynamo.recompile  # noqa: F401
+    from pellucid.dynamo.guards import translate_part
 
     _send(out, _READY)
     while True:
@@ -295,6 +320,9 @@ def main() -> None:
         body = _read_exact(0, _HEADER.unpack(head)[0])
         if body is None:
             return
-        key, code = marshal.loads(body)
-        text, ok = resume_source(code)
-        _send(out, (key, text, ok))
+        key, kind, data = marshal.loads(body)
+        if kind == _GUARDS:
+            _send(out, (key, [(t.code, t.comment) for t in map(translate_part, data)], True))
+        else:
+            text, ok = resume_source(data)
+            _send(out, (key, text, ok))
