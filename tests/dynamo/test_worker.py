@@ -201,7 +201,8 @@ def test_full_code_files_are_the_same_with_and_without_the_helper(tmp_path, monk
 
 
 def test_a_recompile_s_guards_go_to_the_helper_too(tmp_path, monkeypatch):
-    """A second cache entry of one function (a recompile) is found as the newest and sent."""
+    """A second cache entry of one function (a recompile) is found (by the code it holds) and
+    its guards sent."""
     monkeypatch.setenv("PELLUCID_WORKER", "1")
     guards.clear_caches()
     torch._dynamo.reset()

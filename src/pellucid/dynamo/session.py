@@ -169,8 +169,9 @@ class DumpSession:
         # resume code -> (it, its key) while the helper process decompiles it (worker.py)
         self._resume_sent: dict[int, tuple[types.CodeType, int]] = {}
         self._resume_by_helper = 0  # of those decompiled, how many the helper did
-        # frames hooked whose cache entry is not made yet: (original code, entries before)
-        self._awaiting_entries: list[tuple[types.CodeType, int]] = []
+        # frames hooked whose cache entry is not found yet: (original code, the code the
+        # entry will hold, how many events looked for it)
+        self._awaiting_entries: list[tuple[types.CodeType, types.CodeType, int]] = []
         # guard parts of a cache entry -> the helper's key while it translates them
         self._guards_sent: dict[tuple[str, ...], int] = {}
         self._guards_by_helper = 0  # cache entries whose guard terms the helper gave
@@ -291,8 +292,6 @@ class DumpSession:
             self._flush_pending_graphs(final=False)
         if self._awaiting_entries:
             self._send_guards()
-        if self._worker is not None:
-            self._awaiting_entries.append((code, len(adapter.cache_entries(code))))
         fn = self._function(code)
         cid = adapter.current_compile_id()
         if cid:
@@ -337,6 +336,8 @@ class DumpSession:
                 + f" ({reason}); running Dynamo's own bytecode for it",
             )
             result = None
+        if self._worker is not None:  # (its cache entry will hold the code returned here)
+            self._awaiting_entries.append((code, result if result is not None else new_code, 0))
         fc.hook_time_s = time.perf_counter() - t0
         if result is not None and self.log_bytecode:
             self._dump_bytecode(fc, "recompiled", safe, result)
@@ -1186,17 +1187,17 @@ class DumpSession:
         Inductor's output code), long before the exit needs them.  A frame after which no
         event comes before the exit (one graph, no backward) is translated there."""
         waiting = []
-        for code, before in self._awaiting_entries:
-            entries = adapter.cache_entries(code)
-            if len(entries) <= before:
-                waiting.append((code, before))
+        for code, out, misses in self._awaiting_entries:
+            ce = next((e for e in adapter.cache_entries(code) if getattr(e, "code", None) is out), None)
+            if ce is None:
+                if misses < _ENTRY_LOOKS:  # (a compile whose guards failed makes none)
+                    waiting.append((code, out, misses + 1))
                 continue
-            for ce in entries[: len(entries) - before]:  # (the newest come first)
-                parts = tuple(adapter.guard_code_parts(ce))
-                if parts and parts not in self._guards_sent and self._worker is not None:
-                    key = self._worker.submit_guards(list(parts))
-                    if key is not None:
-                        self._guards_sent[parts] = key
+            parts = adapter.guard_code_parts(ce)
+            if parts and tuple(parts) not in self._guards_sent and self._worker is not None:
+                key = self._worker.submit_guards(parts)
+                if key is not None:
+                    self._guards_sent[tuple(parts)] = key
         self._awaiting_entries = waiting
 
     def _take_guard_terms(self) -> None:
@@ -1239,6 +1240,11 @@ class DumpSession:
             return [text.replace(_PLACEHOLDER, name)]
         return [f"# (not decompiled: {guards.one_line(text)})", f"def {name}(*args, **kwargs):", "    pass"]
 
+
+# Events at which a frame's cache entry is looked for (see _send_guards) before its guards are
+# left to the exit: the entry is made right after the frame's hook, so the first look finds it
+# unless the compile failed after the hook.
+_ENTRY_LOOKS = 8
 
 # Backends that leave the AOT forward graph they are given as it was logged (they may mark it
 # for a recompile with another calling convention, which does not change the graph).
