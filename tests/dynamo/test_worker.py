@@ -230,6 +230,29 @@ def test_a_recompile_s_guards_go_to_the_helper_too(tmp_path, monkeypatch):
     assert any("size=[2]" in c for c in sizes) and any("size=[3]" in c for c in sizes), sizes
 
 
+@pytest.mark.filterwarnings("error::pellucid.dynamo.PellucidWarning")
+def test_a_failing_guard_send_costs_nothing(tmp_path, monkeypatch):
+    """Sending guards is an optimisation: when it fails, every file is still made, the guards
+    are translated on exit, and no failure is recorded."""
+    monkeypatch.setenv("PELLUCID_WORKER", "1")
+
+    def broken(self, parts):
+        raise RuntimeError("no")
+
+    monkeypatch.setattr(worker.Worker, "submit_guards", broken)
+    guards.clear_caches()
+    torch._dynamo.reset()
+    fn, run = workloads.make_readme()
+    with pellucid.prepare_debug(str(tmp_path)) as session:
+        _wait_ready(session._worker)
+        run(torch.compile(fn, backend="eager"))
+    index = json.loads((tmp_path / "index.json").read_text())["sessions"][-1]
+    assert index["guards_translated_by_helper_process"] == 0 and not index["failures"]
+    entries = [ce for f in index["functions"] for ce in f["cache_entries"]]
+    assert len(entries) >= 2 and all((tmp_path / ce["guard_file"]).exists() for ce in entries)
+    assert index["graphs"] and all(g["stages"] for g in index["graphs"])
+
+
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
 def test_a_forked_child_starts_its_own_helper():
     parent = worker.get()

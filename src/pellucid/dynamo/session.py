@@ -1187,17 +1187,21 @@ class DumpSession:
         Inductor's output code), long before the exit needs them.  A frame after which no
         event comes before the exit (one graph, no backward) is translated there."""
         waiting = []
-        for code, out, misses in self._awaiting_entries:
-            ce = next((e for e in adapter.cache_entries(code) if getattr(e, "code", None) is out), None)
-            if ce is None:
-                if misses < _ENTRY_LOOKS:  # (a compile whose guards failed makes none)
-                    waiting.append((code, out, misses + 1))
-                continue
-            parts = adapter.guard_code_parts(ce)
-            if parts and tuple(parts) not in self._guards_sent and self._worker is not None:
-                key = self._worker.submit_guards(parts)
-                if key is not None:
-                    self._guards_sent[tuple(parts)] = key
+        try:
+            for code, out, misses in self._awaiting_entries:
+                entries = adapter.cache_entries(code)
+                ce = next((e for e in entries if getattr(e, "code", None) is out), None)
+                if ce is None:
+                    if misses < _ENTRY_LOOKS:  # (a compile whose guards failed makes none)
+                        waiting.append((code, out, misses + 1))
+                    continue
+                parts = adapter.guard_code_parts(ce)
+                if parts and tuple(parts) not in self._guards_sent and self._worker is not None:
+                    key = self._worker.submit_guards(parts)
+                    if key is not None:
+                        self._guards_sent[tuple(parts)] = key
+        except Exception:  # noqa: BLE001 - an optimisation: the exit translates what is left
+            waiting = []
         self._awaiting_entries = waiting
 
     def _take_guard_terms(self) -> None:
