@@ -298,10 +298,12 @@ class DumpSession:
             fn.compile_ids.append(cid)
         fc = FrameCompile(cid, fn.key)
         fc.resume_functions = sorted(n for n in new_code.co_names if n.startswith("__resume_at_"))
+        # the converted frame's globals, found once per hook (a walk up the stack that also
+        # builds the locals of Dynamo's frame)
+        g = adapter.compile_frame_globals()
         if fc.resume_functions:
-            g = adapter.compile_frame_globals() or {}
             for name in fc.resume_functions:
-                resume_fn = g.get(name)
+                resume_fn = (g or {}).get(name)
                 if isinstance(getattr(resume_fn, "__code__", None), types.CodeType):
                     self._resume_codes[name] = resume_fn.__code__
                     self._send_resume(resume_fn.__code__)
@@ -316,7 +318,7 @@ class DumpSession:
             self._dump_bytecode(fc, "original", safe, code)
             self._dump_bytecode(fc, "transformed", safe, new_code)
         try:
-            result = self._recompile(code, new_code, fc, safe)
+            result = self._recompile(code, new_code, fc, safe, g)
         except Exception as e:  # noqa: BLE001 - any failure keeps Dynamo's bytecode
             reason = f"{type(e).__name__}: {e}"
             fc.failure = reason
@@ -344,14 +346,18 @@ class DumpSession:
         return result
 
     def _recompile(
-        self, code: types.CodeType, new_code: types.CodeType, fc: FrameCompile, safe: str
+        self,
+        code: types.CodeType,
+        new_code: types.CodeType,
+        fc: FrameCompile,
+        safe: str,
+        g: dict[str, Any] | None,
     ) -> types.CodeType:
         from pellucid.decompiler.api import decompile_naming_constants
 
         # live objects among Dynamo's constants (devices, dtypes) get names bound
-        # in the frame's globals, as Dynamo binds its compiled functions there
+        # in the frame's globals (g), as Dynamo binds its compiled functions there
         tag = "".join(c if c.isalnum() else "_" for c in str(fc.compile_id))
-        g = adapter.compile_frame_globals()
         usable: dict[str, str] = {}  # Dynamo's uuid-named globals -> stable names
         if g is not None:
             for long, short in recompile.stable_global_names(new_code).items():
