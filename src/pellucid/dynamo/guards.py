@@ -77,10 +77,11 @@ def _term(text: str) -> tuple[bool, int] | None:
 # dozens of parts of a few shapes (every tensor's check_tensor and hasattr checks, every
 # module's id check), and a parse of a long part costs 50 us there.  Those tokens keep their
 # kinds (True and False in a name stay in a name), a list display stays one, and no splitter
-# or "#" can be made or lost in them, so the verdict, and where it splits, carries over.  (Each quote's literals by a regex of its own with a fixed
-# replacement: a template with a group reference costs several times more, and a fresh
-# process shapes every part it meets.  A plain literal holds no quote, so the two passes find
-# the literals one pass with either quote would.)
+# or "#" can be made or lost in them, so the verdict, and where it splits, carries over.
+# (Each quote's literals by a regex of its own with a fixed replacement: a template with a
+# group reference costs several times more, and a fresh process shapes every part it meets.
+# A plain literal holds no quote, so the two passes find the literals one pass with either
+# quote would.)
 _SINGLE_QUOTED = re.compile(r"'[A-Za-z0-9_.]*'")
 _DOUBLE_QUOTED = re.compile(r'"[A-Za-z0-9_.]*"')
 _DECIMAL = re.compile(r"(?<![\w.])[1-9][0-9]*(?![\w.])")

@@ -43,9 +43,11 @@ _RESUME, _GUARDS = "resume", "guards"  # what a request asks for
 # when the helper is stuck; the caller then decompiles itself and the helper is dropped.
 ANSWER_TIMEOUT_S = 5.0
 
-# Requests sent between two reads of the answers: fewer answers than fill a pipe (64 KiB; a
-# resume function's source or an entry's guard terms are a few KiB).
+# Requests sent between two reads of the answers, and the answer pipe's size where it can be
+# set: a resume function's source or an entry's guard terms are a few KiB, so the helper does
+# not wait on a full pipe (64 KiB by default) before the program reads.
 _READ_EVERY = 8
+_ANSWER_PIPE_SIZE = 1 << 20
 
 PLACEHOLDER = "__pellucid_name_placeholder__"
 
@@ -86,6 +88,12 @@ class Worker:
         self._r = self.proc.stdout.fileno()
         os.set_blocking(self._w, False)
         os.set_blocking(self._r, False)
+        try:  # (Linux) room for many answers: they are read when asked for (see _submit)
+            import fcntl
+
+            fcntl.fcntl(self._r, getattr(fcntl, "F_SETPIPE_SZ", 1031), _ANSWER_PIPE_SIZE)
+        except (ImportError, OSError):
+            pass
         self._out = bytearray()
         self._in = bytearray()
         self._lock = threading.Lock()
