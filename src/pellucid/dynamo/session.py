@@ -1201,11 +1201,11 @@ class DumpSession:
                     if misses < _ENTRY_LOOKS:  # (a compile whose guards failed makes none)
                         waiting.append((code, out, misses + 1))
                     continue
-                parts = adapter.guard_code_parts(ce)
-                if parts and tuple(parts) not in self._guards_sent and self._worker is not None:
-                    key = self._worker.submit_guards(parts)
+                parts = tuple(adapter.guard_code_parts(ce))
+                if parts and parts not in self._guards_sent and self._worker is not None:
+                    key = self._worker.submit_guards(list(parts))
                     if key is not None:
-                        self._guards_sent[tuple(parts)] = key
+                        self._guards_sent[parts] = key
         except Exception:  # noqa: BLE001 - an optimisation: the exit translates what is left
             waiting = []
         self._awaiting_entries = waiting

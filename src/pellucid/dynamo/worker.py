@@ -103,7 +103,7 @@ class Worker:
         self.broken = False
         self.sent: set[int] = set()
         self.answers: dict[int, Any] = {}  # key -> (result, ok)
-        self.answered = 0  # answers handed to the caller (tests, and the index's record)
+        self.answered = 0  # answers answer() handed to the caller (tests)
 
     def submit(self, code: types.CodeType) -> int | None:
         """Send ``code`` to be decompiled; its key, or None if it cannot go (then the caller
@@ -191,12 +191,8 @@ class Worker:
             wanted_w = [self._w] if self._out else []
             readable, writable, _ = select.select([self._r], wanted_w, [], timeout)
             if writable:
-                try:
-                    n = os.write(self._w, self._out)
-                    del self._out[:n]
-                except BlockingIOError:
-                    pass
-            if readable:
+                self._write()
+            if readable and not self.broken:
                 self._unread = 0
                 chunk = os.read(self._r, 1 << 16)
                 if not chunk:  # the helper is gone
