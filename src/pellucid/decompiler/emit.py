@@ -18,7 +18,7 @@ from pellucid.decompiler.classes import (
     module_body,
     store_class,
 )
-from pellucid.decompiler.evaluate import BINOPS, const, is_plain_expr, name
+from pellucid.decompiler.evaluate import BINOPS, const, name
 from pellucid.decompiler.generators import finish_generator_body, is_async_code
 from pellucid.decompiler.instructions import Instr, normalize
 from pellucid.decompiler.structure import Walker, _negate, restore_final_else
@@ -420,7 +420,12 @@ class CodeWalker(Walker):
         return ast.GeneratorExp(elt=app.elt, generators=gens)
 
     def as_expr(self, v: Any, ins: Instr | None) -> ast.expr:
-        if not self.assign_chains and is_plain_expr(v):
+        if (
+            not self.assign_chains  # (and is_plain_expr(v), inline: once per value used)
+            and isinstance(v, ast.expr)
+            and not isinstance(v, ast.FormattedValue)
+            and not getattr(v, "is_cell", False)
+        ):
             return v  # (the common case, without the calls below)
         targets = self.assign_chains.pop(id(v), (None, None))[1]
         e = super().as_expr(v, ins)
@@ -430,7 +435,7 @@ class CodeWalker(Walker):
             # `(b := (a := e))`: each walrus copies the value once more (Dynamo writes these)
             for t in targets:
                 t.ctx = ast.Store()
-                e = ast.NamedExpr(target=t, value=e)
+                e = ast.NamedExpr(t, e)
         return e
 
 

@@ -56,9 +56,11 @@ INTRINSIC_1 = {
 }
 
 
-# One Load for every name made here: contexts carry nothing (the parser shares its own the
+# One Load (Store, Del) for every node made here: contexts carry nothing (the parser shares its own the
 # same way), and a node made with positional fields costs half of one made with keywords.
 _LOAD = ast.Load()
+_STORE = ast.Store()
+_DEL = ast.Del()
 
 
 def name(id_: str, ctx: ast.expr_context | None = None) -> ast.Name:
@@ -181,7 +183,7 @@ class Evaluator:
     def op_LOAD_CONST(self, ins: Instr, stack: list) -> None:
         v = ins.argval
         if type(v) in _SCALAR_TYPES:
-            stack.append(ast.Constant(value=v))  # what const(v) gives (most constants)
+            stack.append(ast.Constant(v))  # what const(v) gives (most constants)
             return
         if hasattr(v, "co_code"):
             stack.append(V.FunctionValue(code=v))  # completed by MAKE_FUNCTION
@@ -197,7 +199,7 @@ class Evaluator:
         if ins.argval == ".0":  # a comprehension's iterator argument (3.9-3.11)
             stack.append(V.Iterator(name(".0")))
             return
-        stack.append(name(ins.argval))
+        stack.append(ast.Name(ins.argval, _LOAD))  # (name(), inline: the commonest value)
 
     op_LOAD_NAME = op_LOAD_GLOBAL = op_LOAD_DEREF = op_LOAD_CLASSDEREF = op_LOAD_FAST
 
@@ -219,11 +221,11 @@ class Evaluator:
 
     def op_LOAD_ATTR(self, ins: Instr, stack: list) -> None:
         obj = self.pop_expr(stack, ins)
-        stack.append(ast.Attribute(value=obj, attr=ins.argval, ctx=ast.Load()))
+        stack.append(ast.Attribute(obj, ins.argval, _LOAD))
 
     def op_LOAD_METHOD(self, ins: Instr, stack: list) -> None:
         obj = self.pop_expr(stack, ins)
-        stack.append(ast.Attribute(value=obj, attr=ins.argval, ctx=ast.Load()))
+        stack.append(ast.Attribute(obj, ins.argval, _LOAD))
         stack.append(V.NULL)
 
     def op_LOAD_SUPER_ATTR(self, ins: Instr, stack: list) -> None:
@@ -271,7 +273,7 @@ class Evaluator:
                 and all(getattr(x, "is_spill", False) or isinstance(x, ast.Constant) for x in getattr(v, "elts", []))
             ):
                 return  # discarding a value computed earlier has no effect
-            self.emit(ast.Expr(value=self.as_expr(v, ins)))
+            self.emit(ast.Expr(self.as_expr(v, ins)))
             return
         if isinstance(v, V.FunctionValue):
             self.emit(ast.Expr(value=self.function_expr(v, ins)))
@@ -414,7 +416,7 @@ class Evaluator:
     def op_BINARY_SUBSCR(self, ins: Instr, stack: list) -> None:
         index = self.pop_expr(stack, ins)
         obj = self.pop_expr(stack, ins)
-        stack.append(ast.Subscript(value=obj, slice=index, ctx=ast.Load()))
+        stack.append(ast.Subscript(obj, index, _LOAD))
 
     def op_BUILD_SLICE(self, ins: Instr, stack: list) -> None:
         parts = self.pop_n(stack, ins.arg, ins)
@@ -455,7 +457,7 @@ class Evaluator:
 
     # ----------------------------------------------------------- stores
     def op_STORE_FAST(self, ins: Instr, stack: list) -> None:
-        self.store(name(ins.argval, ast.Store()), stack, ins)
+        self.store(name(ins.argval, _STORE), stack, ins)
 
     op_STORE_NAME = op_STORE_GLOBAL = op_STORE_DEREF = op_STORE_FAST
 
@@ -464,7 +466,7 @@ class Evaluator:
         self.store(ast.Attribute(value=obj, attr=ins.argval, ctx=ast.Store()), stack, ins)
 
     def op_DELETE_FAST(self, ins: Instr, stack: list) -> None:
-        self.emit(ast.Delete(targets=[name(ins.argval, ast.Del())]))
+        self.emit(ast.Delete([name(ins.argval, _DEL)]))
 
     op_DELETE_NAME = op_DELETE_GLOBAL = op_DELETE_DEREF = op_DELETE_FAST
 
@@ -513,7 +515,7 @@ class Evaluator:
             stack.append(ClosureTuple([v.id for v in items]))
             return
         elts = self.pop_n(stack, ins.arg, ins)
-        stack.append(ast.Tuple(elts=elts, ctx=ast.Load()))
+        stack.append(ast.Tuple(elts, _LOAD))
 
     def _closure_tuple(self, ins: Instr) -> bool:
         return False
@@ -532,7 +534,7 @@ class Evaluator:
         if ins.arg == 0 and self.next_is_comprehension(ins):
             stack.append(V.Accumulator("list"))
             return
-        stack.append(ast.List(elts=self.pop_n(stack, ins.arg, ins), ctx=ast.Load()))
+        stack.append(ast.List(self.pop_n(stack, ins.arg, ins), _LOAD))
 
     def op_BUILD_SET(self, ins: Instr, stack: list) -> None:
         if ins.arg == 0 and self.next_is_comprehension(ins):
@@ -709,13 +711,7 @@ class Evaluator:
                 fv.decorators.insert(0, self.as_expr(func, ins))
                 stack.append(fv)
                 return
-        stack.append(
-            ast.Call(
-                func=self.as_expr(fexpr, ins),
-                args=[self.as_expr(a, ins) for a in call_args],
-                keywords=keywords,
-            )
-        )
+        stack.append(ast.Call(self.as_expr(fexpr, ins), [self.as_expr(a, ins) for a in call_args], keywords))
 
     def _pop_callable(self, stack: list, ins: Instr, args: list | None = None) -> Any:
         """Pop the two callable slots; a non-NULL second slot is a first argument."""

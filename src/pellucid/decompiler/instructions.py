@@ -208,7 +208,7 @@ def _rewrite(code: CodeType, ins: Raw, name: str, line: int | None, out: list[In
     """Append the normalized form of a raw instruction whose opname is in ``_REWRITTEN``."""
 
     def add(op: str, arg: Any = ins.arg, argval: Any = ins.argval, **extra: Any) -> None:
-        out.append(Instr(op, arg, argval, ins.offset, line, index=len(out), raw=raw_name, _extra=extra or None))
+        out.append(Instr(op, arg, argval, ins.offset, line, None, len(out), raw_name, extra or None))
 
     raw_name = name
     if name in JUMP_ALIASES:

@@ -269,34 +269,39 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         assign cannot change and stay as they are; with no statement (a
         whole block of code follows) every local may change."""
         stack = self.cur_stack if stack is None else stack
+        base = self.cur_base
+        if len(stack) <= base:
+            return  # (most statements: nothing is on the stack)
         assigned: set[str] | None = None  # names the statement binds: found once, if needed
         local = self.varnames
         chosen: dict[int, Any] = {}  # id -> value to save, each once
         sliced: list[int] = []  # stack positions holding slices whose parts are saved
-        for k, v in enumerate(stack[self.cur_base :], self.cur_base):
-            if isinstance(v, (ast.Slice, ast.Tuple)) and _has_slice(v):
-                # a slice has no spelling outside a subscript: its parts are saved instead
-                if assigned is None:
-                    assigned = _stored_names(stmt) if stmt is not None else self._all_locals()
-                for part in _slice_parts(v):
-                    if not _pure(part, local - assigned):
-                        chosen.setdefault(id(part), part)
-                sliced.append(k)
+        for k in range(base, len(stack)):
+            v = stack[k]
+            t = type(v)  # (exact types: no subclass of these is ever made)
+            if t is _CONSTANT:
                 continue
-            if isinstance(v, ast.Name):  # (most of a deep Dynamo stack: earlier spills, locals)
+            if t is _NAME:  # (most of a deep Dynamo stack: earlier spills, locals)
                 if getattr(v, "is_spill", False):
                     continue
                 if assigned is None:
                     assigned = _stored_names(stmt) if stmt is not None else self._all_locals()
                 if v.id not in assigned and (v.id in local or v.id.startswith(_DYNAMO_OWNED)):
                     continue  # a local the statement leaves alone; a global only Dynamo writes
-            elif not isinstance(v, ast.expr) or isinstance(v, ast.Constant) or getattr(v, "is_spill", False):
-                continue
-            elif isinstance(v, ast.Tuple):  # (other values are never _pure)
+            elif t is _TUPLE or t is _SLICE:
                 if assigned is None:
                     assigned = _stored_names(stmt) if stmt is not None else self._all_locals()
-                if _pure(v, local - assigned):
+                if _has_slice(v):
+                    # a slice has no spelling outside a subscript: its parts are saved instead
+                    for part in _slice_parts(v):
+                        if not _pure(part, local - assigned):
+                            chosen.setdefault(id(part), part)
+                    sliced.append(k)
                     continue
+                if _pure(v, local - assigned):  # (other values are never _pure)
+                    continue
+            elif not isinstance(v, ast.expr):
+                continue  # NULLs, iterators and the like: nothing a statement can change
             # (the same value twice on the stack: one temporary)
             chosen.setdefault(id(v), v)
         if not chosen:
@@ -312,7 +317,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         for v in values:
             tmp = f"__pellucid_tmp{self.spilled}"
             self.spilled += 1
-            self.block.append(ast.Assign(targets=[name(tmp, ast.Store())], value=self.as_expr(v, None), lineno=0))
+            self.block.append(ast.Assign([name(tmp, _STORE)], self.as_expr(v, None), lineno=0))
             ref = name(tmp)
             ref.is_spill = True
             ref._seq = getattr(v, "_seq", 0)
@@ -2685,7 +2690,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 )
             )
             return
-        self.emit(ast.Assign(targets=targets, value=self.as_expr(value, ins), lineno=0))
+        self.emit(ast.Assign(targets, self.as_expr(value, ins), lineno=0))
 
     def _parallel_ahead(self, ins: Instr, stack: list) -> bool:
         """Are the values left on the stack stored by the instructions that follow
@@ -2824,6 +2829,8 @@ _UNSUPPORTED = {
 
 # Globals that torch.compile (Dynamo) installs for its generated code and no user code writes.
 _DYNAMO_OWNED = ("__compiled_fn_", "__resume_at_", "__import_")
+_NAME, _CONSTANT, _TUPLE, _SLICE = ast.Name, ast.Constant, ast.Tuple, ast.Slice  # (spill)
+_STORE = ast.Store()  # (one for every temporary: contexts carry nothing)
 
 _MUTABLE_DISPLAYS = (ast.List, ast.Set, ast.Dict, ast.ListComp, ast.SetComp, ast.DictComp)
 
@@ -2839,22 +2846,34 @@ Walker._op_handlers = _op_handlers(Walker)
 
 def _stored_names(node: ast.AST) -> set[str]:
     """Names bound anywhere in ``node`` (targets, walrus, comprehension variables):
-    what ``ast.walk`` finds, without its generators."""
+    what ``ast.walk`` finds, without its generators (spill asks at most statements)."""
     out = set()
     todo = [node]
+    pop, push, extend = todo.pop, todo.append, todo.extend
     while todo:
-        n = todo.pop()
-        if isinstance(n, ast.Name):
-            if not isinstance(n.ctx, ast.Load):
+        n = pop()
+        t = type(n)
+        if t is _NAME:
+            if type(n.ctx) is not _LOAD_CTX:
                 out.add(n.id)
             continue
-        for f in n._fields:
+        fields = _FIELDS_BELOW.get(t)
+        if fields is None:
+            if not isinstance(n, ast.AST):
+                continue  # (a list's str, None or number)
+            fields = _FIELDS_BELOW[t] = tuple(f for f in t._fields if f != "ctx")
+        for f in fields:
             v = getattr(n, f, None)
-            if isinstance(v, ast.AST):
-                todo.append(v)
-            elif isinstance(v, list):
-                todo.extend(x for x in v if isinstance(x, ast.AST))
+            if type(v) is list:
+                extend(v)
+            elif v is not None:
+                push(v)
     return out
+
+
+# node type -> its fields but ``ctx`` (a context holds no names): _stored_names' walk
+_FIELDS_BELOW: dict[type, tuple[str, ...]] = {}
+_LOAD_CTX = ast.Load
 
 
 def _pure(e: ast.expr, stable: set[str]) -> bool:
