@@ -169,7 +169,7 @@ def _dump(tmp_path, name, env_value, monkeypatch, kill=False):
     assert all(torch.equal(a, b) for a, b in zip(out, run(fn)))
     # (Dynamo's own counters go on across resets: its graph and resume names differ by number)
     counters = re.compile(r"(__compiled_fn_|__resume_at_\d+_)\d+")
-    files = [*d.glob("full_code_for_*.py"), *d.glob("__guard_*.py")]
+    files = [*d.glob("full_code_for_*.py"), *d.glob("__guard_*.py"), *d.glob("__transformed_code_*.py")]
     return session, {p.name: counters.sub(r"\1N", p.read_text()) for p in files}
 
 
@@ -179,14 +179,18 @@ def test_full_code_files_are_the_same_with_and_without_the_helper(tmp_path, monk
     assert alone._worker is None
     helped, files_helped = _dump(tmp_path, "helped", "1", monkeypatch)
     assert helped._worker is not None and not helped._worker.broken
-    assert helped._worker.answered == 2  # both resume functions came from the helper
+    # both resume functions and the three transformed frames came from the helper
+    assert helped._worker.answered == 5
     index = json.loads((tmp_path / "helped" / "index.json").read_text())
     assert index["sessions"][-1]["resume_sources"] == {"decompiled": 2, "by_helper_process": 2}
+    assert index["sessions"][-1]["transformed_by_helper_process"] == 3
     # both cache entries' guards were translated by the helper (toy_example's and the resume
     # function's), sent when the next event found their entries
     assert index["sessions"][-1]["guards_translated_by_helper_process"] == 2
     killed, files_killed = _dump(tmp_path, "killed", "1", monkeypatch, kill=True)
     assert killed._worker.broken
+    killed_index = json.loads((tmp_path / "killed" / "index.json").read_text())["sessions"][-1]
+    assert killed_index["transformed_by_helper_process"] == 0
     # toy_example's file tells both resume functions' code (one for each way of the branch),
     # and the one these inputs ran has a file of its own
     story = files_alone["full_code_for_toy_example.py"]

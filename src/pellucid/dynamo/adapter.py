@@ -48,6 +48,16 @@ REQUIRED_INTERNALS: tuple[tuple[str, str], ...] = (
 )
 
 
+# What making a frame's file while Dynamo builds its guards needs (see adopt_code).  Optional:
+# without one of them, each frame's file is made in its bytecode hook instead.
+ADOPTION_INTERNALS: tuple[tuple[str, str], ...] = (
+    ("torch._dynamo.convert_frame", "wrap_guarded_code"),
+    ("torch._dynamo.convert_frame", "output_codes"),
+    ("torch._dynamo.convert_frame", "_copy_code_context"),
+    ("torch._dynamo.types", "GuardedCode"),
+)
+
+
 class UnsupportedTorchError(RuntimeError):
     """The installed torch lacks an internal pellucid needs (the message names it)."""
 
@@ -554,3 +564,67 @@ def iter_code_constants(code: types.CodeType) -> Iterator[types.CodeType]:
         if isinstance(c, types.CodeType):
             yield c
             yield from iter_code_constants(c)
+
+
+# ---------------------------------------------------------------------------------------------
+# A frame's code given to Dynamo after its guards are built.
+#
+# Dynamo (torch 2.13, ``convert_frame._compile``) calls the bytecode hooks, then builds the
+# frame's guards (tens of milliseconds: it times one guard run after flushing the CPU cache),
+# then hands ``GuardedCode(code, ...)`` to its cache through ``wrap_guarded_code``.  A hook that
+# returns nothing and lets another process make the file meanwhile gives the code at that last
+# step, with the bookkeeping Dynamo gives a hook's code.
+
+
+def can_adopt_code() -> bool:
+    """Can a frame's code be given at ``wrap_guarded_code`` (see :func:`adopt_code`)?"""
+    try:
+        for module, path in ADOPTION_INTERNALS:
+            _resolve(module, path)
+        config = importlib.import_module("torch._dynamo.config")
+    except Exception:  # noqa: BLE001 - an older or newer torch: files are made in the hook
+        return False
+    # (compile caching records the hook's code in its package before the guards are built)
+    return not getattr(config, "caching_precompile", False)
+
+
+def has_breakpoint_marker(code: types.CodeType) -> bool:
+    """Does Dynamo register ``code`` with its bytecode debugger (in the hook step)?"""
+    try:
+        marker = importlib.import_module("torch._dynamo.bytecode_debugger").BREAKPOINT_MARKER
+    except Exception:  # noqa: BLE001 - no such debugger: nothing is registered
+        return False
+    return marker in code.co_consts
+
+
+def patch_guarded_code(patcher: Patcher, on_guarded_code: Callable[[Any], None]) -> None:
+    """Call ``on_guarded_code(guarded_code)`` as Dynamo hands each compiled frame to its cache."""
+    cf = importlib.import_module("torch._dynamo.convert_frame")
+    wrap = cf.wrap_guarded_code
+
+    def wrap_guarded_code(guarded_code: Any) -> Any:
+        on_guarded_code(guarded_code)
+        return wrap(guarded_code)
+
+    patcher.setattr(cf, "wrap_guarded_code", wrap_guarded_code)
+
+
+# id(adopted code) -> (a weak reference to it, Dynamo's code it stands in for)
+_adopted: dict[int, tuple[Any, types.CodeType]] = {}
+
+
+def adopt_code(guarded_code: Any, code: types.CodeType, original: types.CodeType) -> None:
+    """Make ``code`` what Dynamo caches and runs for ``guarded_code``'s frame (whose code is
+    Dynamo's), as if the bytecode hook had returned it: its code context, its original in
+    ``orig_code_map`` (guard failures are reported by it), and a place among Dynamo's outputs.
+    Dynamo's code lives as long as ``code``: its clean-ups (which delete the globals its
+    compiled graphs are bound to) run when the code that replaced it goes, not before."""
+    cf = importlib.import_module("torch._dynamo.convert_frame")
+    utils = importlib.import_module("torch._dynamo.utils")
+    dynamo_code = guarded_code.code
+    cf._copy_code_context(dynamo_code, code)
+    utils.orig_code_map[code] = original
+    cf.output_codes.add(code)
+    key = id(code)
+    _adopted[key] = (weakref.ref(code, lambda _, key=key: _adopted.pop(key, None)), dynamo_code)
+    guarded_code.code = code

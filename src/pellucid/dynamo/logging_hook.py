@@ -25,7 +25,7 @@ def _log_source(code: types.CodeType, new_code: types.CodeType) -> None:
         from pellucid.decompiler.api import decompile_naming_constants
         from pellucid.decompiler.emit import unparse
         from pellucid.dynamo import tidy
-        from pellucid.dynamo.session import short_repr
+        from pellucid.dynamo.recompile import short_repr
 
         tree, consts = decompile_naming_constants(new_code, "__pellucid_const_", tree=True)
         tidy.tidy(tree, new_code.co_name)  # the graph break's resume call, readable

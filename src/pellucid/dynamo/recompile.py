@@ -48,6 +48,12 @@ class InventedNamesError(ContractError):
     """The source reads globals Dynamo's code never reads (e.g. a constant written as its repr)."""
 
 
+def blames_decompiler(e: BaseException) -> bool:
+    """Is ``e`` the decompiler's failure (its error, or source reading what Dynamo's code does
+    not), rather than a file's layout or the dump directory?"""
+    return "Decompil" in type(e).__name__ or isinstance(e, (InventedNamesError, LostCellsError))
+
+
 def count_args(code: types.CodeType) -> int:
     """Number of argument slots, as Dynamo counts them."""
     return (
@@ -351,3 +357,75 @@ def compile_checked(
     if (reference.co_flags & gen_flags) != (code.co_flags & gen_flags):
         raise ContractError("generator/coroutine flags differ from the original frame")
     return code
+
+
+@dataclass
+class Template:
+    """A transformed frame's file, built and compiled once under a placeholder function name."""
+
+    source: str  # the file's text, the function named ``placeholder``
+    consts: dict[str, object]  # names the source reads for constants with no source form
+    checked: types.CodeType  # the function's code compiled from ``source`` (compile_checked)
+
+
+def transformed_template(
+    code: types.CodeType,
+    new_code: types.CodeType,
+    usable: dict[str, str],
+    prefix: str,
+    compile_id: str,
+    placeholder: str,
+) -> Template:
+    """Dynamo's transformed code ``new_code`` for the frame ``code`` as a file's source.
+
+    Decompiled (its uuid-named globals read by their ``usable`` stable names, its live
+    constants by names ``prefix<k>``), the graph break tidied, and built and checked once under
+    ``placeholder``.  The same in the program's process and in the helper process (which sends
+    the source back): what a frame's file says does not depend on where it was made."""
+    from pellucid.decompiler.api import decompile_naming_constants
+    from pellucid.dynamo import tidy
+
+    named = with_global_names(new_code, usable) if usable else new_code
+    tree, consts = decompile_naming_constants(named, prefix, tree=True)
+    tidy.tidy(tree, new_code.co_name)  # the graph break's resume call, readable
+    renamed = dict(usable)
+    renamed.update({k: k for k in consts})
+    header = (
+        f"# Decompiled by pellucid from the bytecode torch.compile (Dynamo) generated for\n"
+        f"# {code.co_name} ({code.co_filename}:{code.co_firstlineno}), compile id {compile_id}.\n"
+        f"# This file is what runs: set breakpoints here.\n"
+    )
+    for const_name, value in consts.items():
+        # objects with no source spelling, bound in the frame's globals under these names
+        header += f"# {const_name}: {short_repr(value)}\n"
+    # Built and checked; a layout the compiler dropped (a free or cell variable the source never
+    # names) is kept by dead references, found by a first check.
+    keep_free: tuple[str, ...] = ()
+    keep_cells: tuple[str, ...] = ()
+    for _ in range(2):
+        source = build(tree, code, new_code, placeholder, header, keep_free, keep_cells).source
+        try:
+            checked = compile_checked(source, "<pellucid>", placeholder, code, new_code, renamed)
+            return Template(source, consts, checked)
+        except ContractError:
+            probe = compile(source, "<pellucid>", "exec", dont_inherit=True)
+            inner = next(c for c in iter_code_constants(probe) if c.co_name == placeholder)
+            free, cells = missing_layout(inner, code)
+            if not free and not cells:
+                raise
+            keep_free += free
+            keep_cells += cells
+    raise ContractError("free and cell variables still differ after two builds")
+
+
+def short_repr(value: object) -> str:
+    """One comment line's worth of ``repr(value)`` (a code object by its name and place)."""
+    if isinstance(value, types.CodeType):
+        text = f"code object {value.co_name} ({value.co_filename}:{value.co_firstlineno})"
+    else:
+        try:
+            text = repr(value)
+        except Exception:  # noqa: BLE001 - a broken __repr__ must not stop the dump
+            text = f"<{type(value).__name__}>"
+    text = re.sub(r" at 0x[0-9a-fA-F]+", "", " ".join(text.split()))  # stable across runs
+    return text if len(text) <= 90 else text[:87] + "..."

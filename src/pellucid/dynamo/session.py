@@ -34,7 +34,7 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
-from pellucid.dynamo import adapter, guards, recompile, tidy, trampolines, worker
+from pellucid.dynamo import adapter, guards, recompile, trampolines, worker
 from pellucid.dynamo.files import INDEX_NAME, DumpDir, safe_name
 
 INDEX_SCHEMA = "pellucid-dump-index"
@@ -103,6 +103,29 @@ class FrameCompile:
     resume_functions: list[str] = field(default_factory=list)
 
 
+@dataclass
+class _Deferred:
+    """A frame sent to the helper process in its bytecode hook (see DumpSession._defer)."""
+
+    new_code: types.CodeType
+    code: types.CodeType
+    fc: FrameCompile
+    fn_key: str
+    safe: str
+    g: dict[str, Any] | None
+    usable: dict[str, str]
+    key: int
+
+
+class _HelperFailure(Exception):
+    """The helper process could not make a frame's source (the reason is its error's)."""
+
+    def __init__(self, reason: str, blames_decompiler: bool) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.blames_decompiler = blames_decompiler
+
+
 class DumpSession:
     """State of one ``prepare_debug`` block."""
 
@@ -125,6 +148,7 @@ class DumpSession:
         self._orig_log_graph_break: Any = None
         self._orig_reset: Any = None
         self._worker: worker.Worker | None = None
+        self._adopting = False  # frames' files are made while Dynamo builds their guards
         self._part = 0  # index sessions this block has finished (one per torch._dynamo.reset())
         self._begin()
 
@@ -151,6 +175,9 @@ class DumpSession:
         # graph file path -> (its content, code compiled from it as _GRAPH_FILE), not run yet
         self._graph_code: dict[str, tuple[str, types.CodeType]] = {}
         self._code_file_by_id: dict[int, tuple[types.CodeType, str]] = {}
+        # id(Dynamo's code) -> a frame sent to the helper, until Dynamo hands it to its cache
+        self._deferred: dict[int, _Deferred] = {}
+        self._transformed_by_helper = 0
         self._graph_bodies: dict[str, dict[str, str]] = {}
         self._gm_stage: dict[int, tuple[Any, str, str, str]] = {}
         # AOT graphs logged but not dumped yet: id -> (graph module, owner, stage, compile id)
@@ -281,6 +308,10 @@ class DumpSession:
         self._orig_reset = dynamo.reset
         p.setattr(dynamo, "reset", _reset)
 
+        self._adopting = self._worker is not None and adapter.can_adopt_code()
+        if self._adopting:
+            adapter.patch_guarded_code(p, _on_guarded_code)
+
     def stop(self) -> None:
         self.patcher.restore()
 
@@ -288,19 +319,25 @@ class DumpSession:
 
     def on_bytecode(self, code: types.CodeType, new_code: types.CodeType) -> types.CodeType | None:
         t0 = time.perf_counter()
+        if self._deferred:
+            self._drop_deferred()
         if self._pending_graphs:
             self._flush_pending_graphs(final=False)
-        if self._awaiting_entries:
-            self._send_guards()
         fn = self._function(code)
         cid = adapter.current_compile_id()
         if cid:
             fn.compile_ids.append(cid)
         fc = FrameCompile(cid, fn.key)
         fc.resume_functions = sorted(n for n in new_code.co_names if n.startswith("__resume_at_"))
+        safe = safe_name(code.co_name)
         # the converted frame's globals, found once per hook (a walk up the stack that also
         # builds the locals of Dynamo's frame)
         g = adapter.compile_frame_globals()
+        # (sent before the resume functions and the guards of earlier frames: the helper answers
+        # in order, and this is needed first)
+        deferred = self._defer(code, new_code, fc, fn.key, safe, g)
+        if self._awaiting_entries:
+            self._send_guards()
         if fc.resume_functions:
             for name in fc.resume_functions:
                 resume_fn = (g or {}).get(name)
@@ -313,30 +350,16 @@ class DumpSession:
             if n.startswith("__compiled_fn_")
         ]
         self.compiles.append(fc)
-        safe = safe_name(code.co_name)
         if self.log_bytecode:
             self._dump_bytecode(fc, "original", safe, code)
             self._dump_bytecode(fc, "transformed", safe, new_code)
+        if deferred:  # the code is given when Dynamo has built the guards (on_guarded_code)
+            fc.hook_time_s = time.perf_counter() - t0
+            return None
         try:
             result = self._recompile(code, new_code, fc, safe, g)
         except Exception as e:  # noqa: BLE001 - any failure keeps Dynamo's bytecode
-            reason = f"{type(e).__name__}: {e}"
-            fc.failure = reason
-            blame_decompiler = "Decompil" in type(e).__name__ or isinstance(
-                e, (recompile.InventedNamesError, recompile.LostCellsError)
-            )
-            unwritable = isinstance(e, OSError)  # (the dump directory, e.g. a full disk)
-            kind = "decompile" if blame_decompiler else "write" if unwritable else "recompile"
-            self._fail(kind, fn.key, reason, compile_id=cid, function=code.co_name)
-            self.failed_codes.append((code.co_name, new_code, reason))
-            what = "write the file" if unwritable else "turn Dynamo's code"
-            self._warn_once(
-                fn.key,
-                f"pellucid: could not {what} for {code.co_name} "
-                f"({code.co_filename}:{code.co_firstlineno})"
-                + (f" in {self.dump.path}" if unwritable else " into source")
-                + f" ({reason}); running Dynamo's own bytecode for it",
-            )
+            self._transform_failed(fn.key, code, new_code, fc, e)
             result = None
         if self._worker is not None:  # (its cache entry will hold the code returned here)
             self._awaiting_entries.append((code, result if result is not None else new_code, 0))
@@ -344,6 +367,118 @@ class DumpSession:
         if result is not None and self.log_bytecode:
             self._dump_bytecode(fc, "recompiled", safe, result)
         return result
+
+    def _transform_failed(
+        self,
+        fn_key: str,
+        code: types.CodeType,
+        new_code: types.CodeType,
+        fc: FrameCompile,
+        e: Exception,
+    ) -> None:
+        """Record why a frame keeps Dynamo's bytecode, and warn once for its function."""
+        if isinstance(e, _HelperFailure):  # (the helper process's decompiler or check failed)
+            reason, blame_decompiler, unwritable = e.reason, e.blames_decompiler, False
+        else:
+            reason = f"{type(e).__name__}: {e}"
+            blame_decompiler = recompile.blames_decompiler(e)
+            unwritable = isinstance(e, OSError)  # (the dump directory, e.g. a full disk)
+        fc.failure = reason
+        kind = "decompile" if blame_decompiler else "write" if unwritable else "recompile"
+        self._fail(kind, fn_key, reason, compile_id=fc.compile_id, function=code.co_name)
+        self.failed_codes.append((code.co_name, new_code, reason))
+        what = "write the file" if unwritable else "turn Dynamo's code"
+        self._warn_once(
+            fn_key,
+            f"pellucid: could not {what} for {code.co_name} "
+            f"({code.co_filename}:{code.co_firstlineno})"
+            + (f" in {self.dump.path}" if unwritable else " into source")
+            + f" ({reason}); running Dynamo's own bytecode for it",
+        )
+
+    # -------------------------------------------------- the file made while Dynamo builds guards
+
+    def _defer(
+        self,
+        code: types.CodeType,
+        new_code: types.CodeType,
+        fc: FrameCompile,
+        fn_key: str,
+        safe: str,
+        g: dict[str, Any] | None,
+    ) -> bool:
+        """Send the frame to the helper process, to be made into its file's source while Dynamo
+        builds the frame's guards (tens of milliseconds, on this process's core); True if it
+        went (the hook then returns nothing, and :meth:`on_guarded_code` gives Dynamo the
+        code).  Not when the helper is not up yet, when the decompiler is a test's stand-in,
+        with bytecode listings (written in the hook), or when the frame does not marshal."""
+        w = self._worker
+        if not self._adopting or w is None or not w.ready or w.broken or self.log_bytecode:
+            return False
+        import pellucid.decompiler as package
+        from pellucid.decompiler import api
+
+        if package.decompile is not api.decompile or adapter.has_breakpoint_marker(new_code):
+            return False
+        usable = self._usable_globals(new_code, g)
+        request = (code, new_code, usable, _const_prefix(safe, fc), str(fc.compile_id), _PLACEHOLDER)
+        key = w.submit_transform(request)
+        if key is None:  # (a live constant, e.g. a device: made here, in the hook)
+            return False
+        self._deferred[id(new_code)] = _Deferred(new_code, code, fc, fn_key, safe, g, usable, key)
+        return True
+
+    def on_guarded_code(self, guarded_code: Any) -> None:
+        """Dynamo hands a compiled frame to its cache: a frame sent to the helper gets its file
+        and the code compiled from it now (made here if the helper did not answer)."""
+        d = self._deferred.pop(id(guarded_code.code), None)
+        if d is None or d.new_code is not guarded_code.code:
+            return
+        t0 = time.perf_counter()
+        try:
+            w = self._worker
+            answer = w.answer(d.key, within=_ADOPT_WAIT_S) if w is not None else None
+            made = self._made_by_helper(d, answer)
+            if made is not None:
+                result = self._file_transformed(d.code, d.new_code, d.fc, d.safe, d.g, d.usable, made)
+                self._transformed_by_helper += 1
+            else:
+                result = self._recompile(d.code, d.new_code, d.fc, d.safe, d.g)
+            adapter.adopt_code(guarded_code, result, d.code)
+        except Exception as e:  # noqa: BLE001 - any failure keeps Dynamo's bytecode
+            self._transform_failed(d.fn_key, d.code, d.new_code, d.fc, e)
+            d.fc.executed_from_file = False
+        if self._worker is not None:  # (its cache entry holds the code given here)
+            self._awaiting_entries.append((d.code, guarded_code.code, 0))
+        d.fc.hook_time_s += time.perf_counter() - t0
+
+    def _made_by_helper(self, d: _Deferred, answer: Any) -> recompile.Template | None:
+        """The helper's source for ``d``, compiled and checked here; None to make it here."""
+        if answer is None:  # (the helper is gone or late)
+            return None
+        payload, status = answer
+        if status is None:  # (the helper left it to this process)
+            return None
+        if status is False:
+            reason, blame = payload
+            raise _HelperFailure(reason, blame)
+        source, spec = payload
+        consts = {name: d.new_code.co_consts[index] for name, index in spec}
+        renamed = dict(d.usable)
+        renamed.update({k: k for k in consts})
+        checked = recompile.compile_checked(
+            source, "<pellucid>", _PLACEHOLDER, d.code, d.new_code, renamed
+        )
+        return recompile.Template(source, consts, checked)
+
+    def _drop_deferred(self) -> None:
+        """Frames sent to the helper whose compile stopped after the hook (Dynamo never ran
+        their code, so they get no file)."""
+        for d in self._deferred.values():
+            d.fc.failure = "Dynamo's compile stopped after its bytecode hook: no code of it ran"
+            if self._worker is not None:
+                self._worker.forget(d.key)
+        self._deferred.clear()
 
     def _recompile(
         self,
@@ -353,65 +488,50 @@ class DumpSession:
         safe: str,
         g: dict[str, Any] | None,
     ) -> types.CodeType:
-        from pellucid.decompiler.api import decompile_naming_constants
+        """The code Dynamo runs for the frame, compiled from its transformed-code file."""
+        usable = self._usable_globals(new_code, g)
+        made = recompile.transformed_template(
+            code, new_code, usable, _const_prefix(safe, fc), str(fc.compile_id), _PLACEHOLDER
+        )
+        return self._file_transformed(code, new_code, fc, safe, g, usable, made)
 
-        # live objects among Dynamo's constants (devices, dtypes) get names bound
-        # in the frame's globals (g), as Dynamo binds its compiled functions there
-        tag = "".join(c if c.isalnum() else "_" for c in str(fc.compile_id))
-        usable: dict[str, str] = {}  # Dynamo's uuid-named globals -> stable names
+    @staticmethod
+    def _usable_globals(new_code: types.CodeType, g: dict[str, Any] | None) -> dict[str, str]:
+        """Dynamo's uuid-named globals -> the stable names the file reads them by (bound in the
+        frame's globals ``g`` beside them, as Dynamo binds its compiled functions there)."""
+        usable: dict[str, str] = {}
         if g is not None:
             for long, short in recompile.stable_global_names(new_code).items():
                 if long in g and (short not in g or g[short] is g[long]):
                     usable[long] = short
-        named = recompile.with_global_names(new_code, usable) if usable else new_code
-        tree, consts = decompile_naming_constants(named, f"__pellucid_const_{safe}_{tag}_", tree=True)
-        tidy.tidy(tree, new_code.co_name)  # the graph break's resume call, readable
-        if consts:
+        return usable
+
+    def _file_transformed(
+        self,
+        code: types.CodeType,
+        new_code: types.CodeType,
+        fc: FrameCompile,
+        safe: str,
+        g: dict[str, Any] | None,
+        usable: dict[str, str],
+        made: recompile.Template,
+    ) -> types.CodeType:
+        """Write ``made``'s source as the frame's file; the checked code relabelled as the file's."""
+        if made.consts:
             if g is None:
                 raise recompile.ContractError("constants without a source form and no globals to bind them")
-            g.update(consts)
-            usable.update({k: k for k in consts})
-        header = (
-            f"# Decompiled by pellucid from the bytecode torch.compile (Dynamo) generated for\n"
-            f"# {code.co_name} ({code.co_filename}:{code.co_firstlineno}), compile id {fc.compile_id}.\n"
-            f"# This file is what runs: set breakpoints here.\n"
-        )
-        for const_name, value in consts.items():
-            # objects with no source spelling, bound in the frame's globals under these names
-            header += f"# {const_name}: {short_repr(value)}\n"
+            # live objects among Dynamo's constants (devices, dtypes) get names bound in the
+            # frame's globals
+            g.update(made.consts)
 
         def fname(n: int) -> str:
             return f"__transformed_code_{n}_for_{safe}"
 
-        # Build and check once under a placeholder name; the checked code is then relabelled
-        # with the file's path and name (same text but for the name, so same line numbers).
-        keep_free: tuple[str, ...] = ()
-        keep_cells: tuple[str, ...] = ()
-        for _ in range(2):
-            template = recompile.build(
-                tree, code, new_code, _PLACEHOLDER, header, keep_free, keep_cells
-            ).source
-            try:
-                checked = recompile.compile_checked(
-                    template, "<pellucid>", _PLACEHOLDER, code, new_code, usable
-                )
-                break
-            except recompile.ContractError:
-                probe = compile(template, "<pellucid>", "exec", dont_inherit=True)
-                inner = next(c for c in adapter.iter_code_constants(probe) if c.co_name == _PLACEHOLDER)
-                free, cells = recompile.missing_layout(inner, code)
-                if not free and not cells:
-                    raise
-                keep_free += free
-                keep_cells += cells
-        else:
-            raise recompile.ContractError("free and cell variables still differ after two builds")
-
         def render(n: int) -> str:
-            return template.replace(_PLACEHOLDER, fname(n))
+            return made.source.replace(_PLACEHOLDER, fname(n))
 
         path, n = self._write_once(f"{fname('{n}')}.py", render)  # type: ignore[arg-type]
-        result = recompile.relabel(checked, "<pellucid>", path, _PLACEHOLDER, fname(n))
+        result = recompile.relabel(made.checked, "<pellucid>", path, _PLACEHOLDER, fname(n))
         if g is not None:
             for long, short in usable.items():
                 g.setdefault(short, g[long])
@@ -861,6 +981,8 @@ class DumpSession:
 
     def _finish(self) -> None:
         t_finish = time.perf_counter()
+        if self._deferred:
+            self._drop_deferred()
         self._flush_pending_graphs(final=True)
         self._take_guard_terms()
         metrics = {str(m.compile_id): m for m in adapter.compilation_metrics() if m.compile_id}
@@ -945,6 +1067,7 @@ class DumpSession:
                 "by_helper_process": self._resume_by_helper,
             },
             "guards_translated_by_helper_process": self._guards_by_helper,
+            "transformed_by_helper_process": self._transformed_by_helper,
             "options": {
                 "clean_wild_fx_code": self.clean_wild_fx_code,
                 "log_bytecode": self.log_bytecode,
@@ -1264,8 +1387,20 @@ _KEEPS_GRAPHS = frozenset({"aot_eager"})
 # or `call = _wrap_func(inductor_entry)` (the C++ wrapper, cpp_wrapper=True)
 _OUTPUT_CODE_ENTRY = re.compile(r"def call\(|def run\(|^call = ", re.M)
 
+# How long Dynamo's hand-over of a frame waits for the helper's source of its file.  It is sent
+# before Dynamo builds the frame's guards (tens of milliseconds here) and takes a few, so it has
+# come unless the helper is stuck or starved of CPU; then this process makes it (in about as
+# long as this wait) and the helper's late answer is dropped.
+_ADOPT_WAIT_S = 0.02
+
 # A function name no source uses: files are built once under it, then named by replacing it.
 _PLACEHOLDER = worker.PLACEHOLDER
+
+
+def _const_prefix(safe: str, fc: FrameCompile) -> str:
+    """Names of a frame's constants with no source form: ``__pellucid_const_<fn>_<id>_<k>``."""
+    tag = "".join(c if c.isalnum() else "_" for c in str(fc.compile_id))
+    return f"__pellucid_const_{safe}_{tag}_"
 
 
 def _part_stage(stage: str, part: int) -> str:
@@ -1319,19 +1454,6 @@ def _times(m: Any, hook_time: float) -> dict[str, Any]:
         "dynamo_before_restart": getattr(m, "dynamo_time_before_restart_s", None),
         "pellucid_hook": round(hook_time, 6),
     }
-
-
-def short_repr(value: Any) -> str:
-    """One comment line's worth of ``repr(value)`` (a code object by its name and place)."""
-    if isinstance(value, types.CodeType):
-        text = f"code object {value.co_name} ({value.co_filename}:{value.co_firstlineno})"
-    else:
-        try:
-            text = repr(value)
-        except Exception:  # noqa: BLE001 - a broken __repr__ must not stop the dump
-            text = f"<{type(value).__name__}>"
-    text = re.sub(r" at 0x[0-9a-fA-F]+", "", " ".join(text.split()))  # stable across runs
-    return text if len(text) <= 90 else text[:87] + "..."
 
 
 def _pellucid_version() -> str:
@@ -1416,6 +1538,16 @@ def on_lazy_format_graph_code(name: Any, gm: Any, maybe_id: Any, kwargs: dict[st
 
         orig = _a.lazy_format_graph_code()
     return orig(name, gm, maybe_id, **kwargs)
+
+
+def _on_guarded_code(guarded_code: Any) -> None:
+    s = _current
+    if s is not None and s._deferred:
+        try:
+            with _lock, _own_time(s):
+                s.on_guarded_code(guarded_code)
+        except Exception as e:  # noqa: BLE001 - never break compilation
+            s._fail("adopt", "wrap_guarded_code", f"{type(e).__name__}: {e}")
 
 
 def _exec_with_source(src: str, globals: dict[str, Any], co_fields: Any = None) -> None:  # noqa: A002

@@ -15,9 +15,11 @@ own (it closes the pipes it inherited, so the parent's helper still sees its par
 
 Protocol on the helper's stdin/stdout: frames of a 4-byte little-endian length and a
 ``marshal`` payload.  The helper first sends ``("ready",)`` once its imports are done, then
-answers each request ``(key, "resume", code)`` with ``(key, text, ok)``, and each
+answers each request ``(key, "resume", code)`` with ``(key, text, ok)``, each
 ``(key, "guards", parts)`` (a cache entry's guard parts, known once its frame is compiled,
-translated by :mod:`guards` off the program's thread too) with ``(key, [(code, comment)...], True)``.
+translated by :mod:`guards` off the program's thread too) with ``(key, [(code, comment)...], True)``,
+and each ``(key, "transform", request)`` (a frame Dynamo just transformed, made into its file's
+source while Dynamo builds the frame's guards) with ``(key, *transform_answer(request))``.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from typing import Any
 
 _HEADER = struct.Struct("<I")
 _READY = ("ready",)
-_RESUME, _GUARDS = "resume", "guards"  # what a request asks for
+_RESUME, _GUARDS, _TRANSFORM = "resume", "guards", "transform"  # what a request asks for
 
 # How long the exit waits for an answer from a helper that has started and has the request:
 # far more than a decompile takes (a fraction of a millisecond each), so it is only reached
@@ -50,6 +52,29 @@ _READ_EVERY = 8
 _ANSWER_PIPE_SIZE = 1 << 20
 
 PLACEHOLDER = "__pellucid_name_placeholder__"
+
+
+def transform_answer(request: tuple) -> tuple[Any, bool | None]:
+    """The source of a transformed frame's file, made by
+    :func:`recompile.transformed_template` from ``request = (code, new_code, usable, prefix,
+    compile_id, placeholder)``: ``((source, [(const name, index in new_code.co_consts)]), True)``;
+    ``((reason, blames the decompiler), False)`` when it cannot be made; ``(None, None)`` when
+    the program's process must make it (a constant named for the source that is not one of
+    ``new_code``'s own, which the program could not bind by its index)."""
+    from pellucid.dynamo import recompile
+
+    new_code = request[1]
+    try:
+        made = recompile.transformed_template(*request)
+    except Exception as e:  # noqa: BLE001 - the reason goes to the program, which records it
+        return (f"{type(e).__name__}: {e}", recompile.blames_decompiler(e)), False
+    spec = []
+    for name, value in made.consts.items():
+        index = next((i for i, c in enumerate(new_code.co_consts) if c is value), None)
+        if index is None:
+            return None, None
+        spec.append((name, index))
+    return (made.source, spec), True
 
 
 def resume_source(code: types.CodeType) -> tuple[str, bool]:
@@ -115,6 +140,11 @@ class Worker:
         list of ``(code, comment)``, one per part."""
         return self._submit(_GUARDS, tuple(parts))
 
+    def submit_transform(self, request: tuple) -> int | None:
+        """Send a transformed frame to be made into its file's source (:func:`transform_answer`
+        says what the request holds and what comes back)."""
+        return self._submit(_TRANSFORM, request)
+
     def _submit(self, kind: str, data: Any) -> int | None:
         with self._lock:
             if self.broken:
@@ -137,17 +167,20 @@ class Worker:
                 self._write()
             return key
 
-    def answer(self, key: int) -> tuple[str, bool] | None:
+    def answer(self, key: int, within: float | None = None) -> tuple[str, bool] | None:
         """The helper's answer for ``key``: waited for only if the helper is up and has the
-        request; None when the caller should decompile itself."""
+        request; None when the caller should decompile itself.  Waited for at most ``within``
+        seconds if given (a late answer is then dropped, the helper kept), else until
+        :data:`ANSWER_TIMEOUT_S` (a helper that late is stuck, and dropped)."""
         with self._lock:
             self._pump(0.0)
             if key not in self.answers and not self.broken and self.ready:
-                deadline = time.monotonic() + ANSWER_TIMEOUT_S
+                deadline = time.monotonic() + (ANSWER_TIMEOUT_S if within is None else within)
                 while key not in self.answers and not self.broken:
                     left = deadline - time.monotonic()
                     if left <= 0:
-                        self._drop()
+                        if within is None:
+                            self._drop()
                         break
                     self._pump(left)
             self.sent.discard(key)
@@ -336,6 +369,7 @@ def main() -> None:
     os.dup2(devnull, 1)
     import pellucid.decompiler.api  # noqa: F401 - imports done before saying ready
     import pellucid.dynamo.recompile  # noqa: F401
+    import pellucid.dynamo.tidy  # noqa: F401
     from pellucid.dynamo.guards import translate_part
 
     _send(out, _READY)
@@ -349,6 +383,8 @@ def main() -> None:
         key, kind, data = marshal.loads(body)
         if kind == _GUARDS:
             _send(out, (key, [(t.code, t.comment) for t in map(translate_part, data)], True))
+        elif kind == _TRANSFORM:
+            _send(out, (key, *transform_answer(data)))
         else:
             text, ok = resume_source(data)
             _send(out, (key, text, ok))
