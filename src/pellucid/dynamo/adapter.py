@@ -8,8 +8,9 @@ torch version stops at the door instead of half-way through a compile.
 Where torch offers an extension point (``register_bytecode_hook``, logging) it is used; the
 remaining patches (``_exec_with_source``, ``PyCodeCache.load_by_key_path``,
 ``lazy_format_graph_code``'s code object, ``log_graph_break``, ``Graph.python_code``,
-``torch._dynamo.reset``, Dynamo's skip list, and under ``debug()`` the stance callback) go
-through :class:`Patcher`, which records each one and restores every one of them on exit.
+``torch._dynamo.reset``, Dynamo's skip list, ``wrap_guarded_code`` where :func:`adopt_code` can
+be used, and under ``debug()`` the stance callback) go through :class:`Patcher`, which records
+each one and restores every one of them on exit.
 """
 
 from __future__ import annotations

@@ -1,4 +1,6 @@
-"""A helper process that decompiles resume functions while the program goes on.
+"""A helper process that decompiles for the program while the program goes on: resume functions
+(for the ``full_code`` files), guard parts, and Dynamo's transformed frames (their files' source,
+made while Dynamo builds the frame's guards: see ``DumpSession._defer``).
 
 Why: the ``full_code`` files show the code of every resume function Dynamo makes at a graph
 break, decompiled.  That code is known as soon as the break is compiled, but it was decompiled
@@ -9,8 +11,8 @@ goes on, and is ready when the exit needs it.
 
 The helper is an optimisation, never a dependency: whatever it cannot do (it did not start, it
 is still importing, it died, its answer is late, the code does not marshal) the caller does in
-its own process, with the same function, :func:`resume_source`, so the text is the same either
-way.  ``PELLUCID_WORKER=0`` switches it off.  One helper per process; a forked child starts its
+its own process, with the same functions (:func:`resume_source`, ``guards.translate_part``,
+``recompile.transformed_template``), so the text is the same either way.  ``PELLUCID_WORKER=0`` switches it off.  One helper per process; a forked child starts its
 own (it closes the pipes it inherited, so the parent's helper still sees its parent go).
 
 Protocol on the helper's stdin/stdout: frames of a 4-byte little-endian length and a
