@@ -8,6 +8,7 @@ import os
 import re
 import signal
 import sys
+import time
 
 import pytest
 import torch
@@ -125,6 +126,19 @@ def test_a_helper_not_ready_yet_is_not_waited_for():
         key = w.submit(workloads.toy_example.__code__)
         assert key is not None
         assert w.answer(key) is None
+    finally:
+        w.close()
+
+
+def test_up_reads_the_helper_s_ready_message():
+    """The hook asks up() before sending a frame: it must see a helper that became ready since
+    the program last read its pipe."""
+    w = worker.Worker()
+    try:
+        deadline = time.monotonic() + 60
+        while not w.up() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert w.ready and not w.broken
     finally:
         w.close()
 

@@ -413,7 +413,7 @@ class DumpSession:
         code).  Not when the helper is not up yet, when the decompiler is a test's stand-in,
         with bytecode listings (written in the hook), or when the frame does not marshal."""
         w = self._worker
-        if not self._adopting or w is None or not w.ready or w.broken or self.log_bytecode:
+        if not self._adopting or w is None or self.log_bytecode or not w.up():
             return False
         import pellucid.decompiler as package
         from pellucid.decompiler import api

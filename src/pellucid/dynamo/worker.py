@@ -132,6 +132,14 @@ class Worker:
         self.answers: dict[int, Any] = {}  # key -> (result, ok)
         self.answered = 0  # answers answer() handed to the caller (tests)
 
+    def up(self) -> bool:
+        """Has the helper said it is ready?  (What it sent is read now if that is not known yet:
+        one select, until it is.)"""
+        if not self.ready and not self.broken:
+            with self._lock:
+                self._pump(0.0)
+        return self.ready and not self.broken
+
     def submit(self, code: types.CodeType) -> int | None:
         """Send ``code`` to be decompiled; its key, or None if it cannot go (then the caller
         decompiles it itself when it needs it)."""
