@@ -308,7 +308,11 @@ class DumpSession:
         self._orig_reset = dynamo.reset
         p.setattr(dynamo, "reset", _reset)
 
-        self._adopting = self._worker is not None and adapter.can_adopt_code()
+        # (not with PyTorch's structured trace on: pellucid's trace emitter reads each frame's
+        # file from the code the bytecode hooks return, see pellucid.trace)
+        self._adopting = (
+            self._worker is not None and adapter.can_adopt_code() and not _structured_trace_on()
+        )
         if self._adopting:
             adapter.patch_guarded_code(p, _on_guarded_code)
 
@@ -411,7 +415,8 @@ class DumpSession:
         builds the frame's guards (tens of milliseconds, on this process's core); True if it
         went (the hook then returns nothing, and :meth:`on_guarded_code` gives Dynamo the
         code).  Not when the helper is not up yet, when the decompiler is a test's stand-in,
-        with bytecode listings (written in the hook), or when the frame does not marshal."""
+        with bytecode listings (written in the hook), or when the frame does not marshal; nor
+        in a session that cannot hand code over (see ``start``: ``_adopting``)."""
         w = self._worker
         if not self._adopting or w is None or self.log_bytecode or not w.up():
             return False
@@ -1538,6 +1543,12 @@ def on_lazy_format_graph_code(name: Any, gm: Any, maybe_id: Any, kwargs: dict[st
 
         orig = _a.lazy_format_graph_code()
     return orig(name, gm, maybe_id, **kwargs)
+
+
+def _structured_trace_on() -> bool:
+    from pellucid.trace import trace_enabled
+
+    return trace_enabled()
 
 
 def _on_guarded_code(guarded_code: Any) -> None:
