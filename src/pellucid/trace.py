@@ -28,13 +28,18 @@ _SAFE = re.compile(r"[^A-Za-z0-9_]")
 
 
 def trace_enabled() -> bool:
-    """True when the structured trace log has a handler (``TORCH_TRACE`` set, or installed)."""
+    """True when the structured trace goes somewhere: ``TORCH_TRACE`` is set, or the trace log
+    has a handler other than the one torch installs by default, which writes nothing without a
+    directory (torch 2.13's ``LazyTraceHandler`` with no ``root_dir``)."""
     if os.environ.get("TORCH_TRACE"):
         return True
     try:
         from torch._logging._internal import trace_log
 
-        return bool(trace_log.handlers)
+        return any(
+            not (type(h).__name__ == "LazyTraceHandler" and getattr(h, "root_dir", 0) is None)
+            for h in trace_log.handlers
+        )
     except Exception:  # noqa: BLE001
         return False
 
