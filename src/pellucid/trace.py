@@ -44,6 +44,15 @@ def trace_enabled() -> bool:
         return False
 
 
+# emitters whose bytecode hook is registered: while one is, prepare_debug makes every frame's file
+# in its own bytecode hook (the emitter reads the file from the code that hook returns)
+_installed: set[int] = set()
+
+
+def emitter_installed() -> bool:
+    return bool(_installed)
+
+
 def _safe(name: str) -> str:
     return _SAFE.sub("_", name) or "_"
 
@@ -65,10 +74,12 @@ class TraceEmitter:
             from torch._dynamo.convert_frame import register_bytecode_hook
 
             self.handle = register_bytecode_hook(self._on_bytecode)
+            _installed.add(id(self))
         except Exception as e:  # noqa: BLE001
             self.errors.append(f"bytecode hook: {type(e).__name__}: {e}")
 
     def remove(self) -> None:
+        _installed.discard(id(self))
         if self.handle is not None:
             try:
                 self.handle.remove()

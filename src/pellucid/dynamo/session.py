@@ -308,11 +308,7 @@ class DumpSession:
         self._orig_reset = dynamo.reset
         p.setattr(dynamo, "reset", _reset)
 
-        # (not with PyTorch's structured trace on: pellucid's trace emitter reads each frame's
-        # file from the code the bytecode hooks return, see pellucid.trace)
-        self._adopting = (
-            self._worker is not None and adapter.can_adopt_code() and not _structured_trace_on()
-        )
+        self._adopting = self._worker is not None and adapter.can_adopt_code()
         if self._adopting:
             adapter.patch_guarded_code(p, _on_guarded_code)
 
@@ -416,9 +412,12 @@ class DumpSession:
         went (the hook then returns nothing, and :meth:`on_guarded_code` gives Dynamo the
         code).  Not when the helper is not up yet, when the decompiler is a test's stand-in,
         with bytecode listings (written in the hook), or when the frame does not marshal; nor
-        in a session that cannot hand code over (see ``start``: ``_adopting``)."""
+        in a session that cannot hand code over (see ``start``: ``_adopting``), nor while
+        ``pellucid run``'s trace emitter is installed (see :mod:`pellucid.trace`)."""
         w = self._worker
         if not self._adopting or w is None or self.log_bytecode or not w.up():
+            return False
+        if _trace_emitter_installed():  # (it reads each frame's file from the code hooks return)
             return False
         import pellucid.decompiler as package
         from pellucid.decompiler import api
@@ -1545,10 +1544,10 @@ def on_lazy_format_graph_code(name: Any, gm: Any, maybe_id: Any, kwargs: dict[st
     return orig(name, gm, maybe_id, **kwargs)
 
 
-def _structured_trace_on() -> bool:
-    from pellucid.trace import trace_enabled
+def _trace_emitter_installed() -> bool:
+    from pellucid.trace import emitter_installed
 
-    return trace_enabled()
+    return emitter_installed()
 
 
 def _on_guarded_code(guarded_code: Any) -> None:
