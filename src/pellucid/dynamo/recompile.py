@@ -388,8 +388,6 @@ def transformed_template(
     named = with_global_names(new_code, usable) if usable else new_code
     tree, consts = decompile_naming_constants(named, prefix, tree=True)
     tidy.tidy(tree, new_code.co_name)  # the graph break's resume call, readable
-    renamed = dict(usable)
-    renamed.update({k: k for k in consts})
     header = (
         f"# Decompiled by pellucid from the bytecode torch.compile (Dynamo) generated for\n"
         f"# {code.co_name} ({code.co_filename}:{code.co_firstlineno}), compile id {compile_id}.\n"
@@ -405,8 +403,7 @@ def transformed_template(
     for _ in range(2):
         source = build(tree, code, new_code, placeholder, header, keep_free, keep_cells).source
         try:
-            checked = compile_checked(source, "<pellucid>", placeholder, code, new_code, renamed)
-            return Template(source, consts, checked)
+            return checked_template(source, consts, code, new_code, usable, placeholder)
         except ContractError:
             probe = compile(source, "<pellucid>", "exec", dont_inherit=True)
             inner = next(c for c in iter_code_constants(probe) if c.co_name == placeholder)
@@ -416,6 +413,23 @@ def transformed_template(
             keep_free += free
             keep_cells += cells
     raise ContractError("free and cell variables still differ after two builds")
+
+
+def checked_template(
+    source: str,
+    consts: dict[str, object],
+    code: types.CodeType,
+    new_code: types.CodeType,
+    usable: dict[str, str],
+    placeholder: str,
+) -> Template:
+    """``source`` (made by :func:`transformed_template`, here or in the helper process) compiled
+    and checked against Dynamo's contract: it may read the stable names of ``usable`` and the
+    constants' names, and no other global Dynamo's code does not read."""
+    renamed = dict(usable)
+    renamed.update({k: k for k in consts})
+    checked = compile_checked(source, "<pellucid>", placeholder, code, new_code, renamed)
+    return Template(source, consts, checked)
 
 
 def short_repr(value: object) -> str:

@@ -425,8 +425,7 @@ class DumpSession:
         if package.decompile is not api.decompile or adapter.has_breakpoint_marker(new_code):
             return False
         usable = self._usable_globals(new_code, g)
-        request = (code, new_code, usable, _const_prefix(safe, fc), str(fc.compile_id), _PLACEHOLDER)
-        key = w.submit_transform(request)
+        key = w.submit_transform(_template_request(code, new_code, fc, safe, usable))
         if key is None:  # (a live constant, e.g. a device: made here, in the hook)
             return False
         self._deferred[id(new_code)] = _Deferred(new_code, code, fc, fn_key, safe, g, usable, key)
@@ -443,11 +442,12 @@ class DumpSession:
             w = self._worker
             answer = w.answer(d.key, within=_ADOPT_WAIT_S) if w is not None else None
             made = self._made_by_helper(d, answer)
-            if made is not None:
-                result = self._file_transformed(d.code, d.new_code, d.fc, d.safe, d.g, d.usable, made)
-                self._transformed_by_helper += 1
-            else:
-                result = self._recompile(d.code, d.new_code, d.fc, d.safe, d.g)
+            by_helper = made is not None
+            if made is None:  # (the helper is gone or late, or left it to this process)
+                request = _template_request(d.code, d.new_code, d.fc, d.safe, d.usable)
+                made = recompile.transformed_template(*request)
+            result = self._file_transformed(d.code, d.new_code, d.fc, d.safe, d.g, d.usable, made)
+            self._transformed_by_helper += by_helper
             adapter.adopt_code(guarded_code, result, d.code)
         except Exception as e:  # noqa: BLE001 - any failure keeps Dynamo's bytecode
             self._transform_failed(d.fn_key, d.code, d.new_code, d.fc, e)
@@ -468,12 +468,7 @@ class DumpSession:
             raise _HelperFailure(reason, blame)
         source, spec = payload
         consts = {name: d.new_code.co_consts[index] for name, index in spec}
-        renamed = dict(d.usable)
-        renamed.update({k: k for k in consts})
-        checked = recompile.compile_checked(
-            source, "<pellucid>", _PLACEHOLDER, d.code, d.new_code, renamed
-        )
-        return recompile.Template(source, consts, checked)
+        return recompile.checked_template(source, consts, d.code, d.new_code, d.usable, _PLACEHOLDER)
 
     def _drop_deferred(self) -> None:
         """Frames sent to the helper whose compile stopped after the hook (Dynamo never ran
@@ -494,9 +489,7 @@ class DumpSession:
     ) -> types.CodeType:
         """The code Dynamo runs for the frame, compiled from its transformed-code file."""
         usable = self._usable_globals(new_code, g)
-        made = recompile.transformed_template(
-            code, new_code, usable, _const_prefix(safe, fc), str(fc.compile_id), _PLACEHOLDER
-        )
+        made = recompile.transformed_template(*_template_request(code, new_code, fc, safe, usable))
         return self._file_transformed(code, new_code, fc, safe, g, usable, made)
 
     @staticmethod
@@ -1401,10 +1394,15 @@ _ADOPT_WAIT_S = 0.02
 _PLACEHOLDER = worker.PLACEHOLDER
 
 
-def _const_prefix(safe: str, fc: FrameCompile) -> str:
-    """Names of a frame's constants with no source form: ``__pellucid_const_<fn>_<id>_<k>``."""
+def _template_request(
+    code: types.CodeType, new_code: types.CodeType, fc: FrameCompile, safe: str, usable: dict[str, str]
+) -> tuple:
+    """``recompile.transformed_template``'s arguments for a frame: what the helper is sent, and
+    what this process calls it with.  Its constants with no source form are named
+    ``__pellucid_const_<fn>_<compile id>_<k>``."""
     tag = "".join(c if c.isalnum() else "_" for c in str(fc.compile_id))
-    return f"__pellucid_const_{safe}_{tag}_"
+    prefix = f"__pellucid_const_{safe}_{tag}_"
+    return (code, new_code, usable, prefix, str(fc.compile_id), _PLACEHOLDER)
 
 
 def _part_stage(stage: str, part: int) -> str:
