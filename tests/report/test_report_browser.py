@@ -9,6 +9,7 @@ screenshot per workload goes to ``artifacts/report/`` (or ``$PELLUCID_ARTIFACTS/
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import time
@@ -18,7 +19,12 @@ import pytest
 pytest.importorskip("torch")
 playwright = pytest.importorskip("playwright.sync_api")
 
-from report_browser import CHROMIUM_ARGS, check_report, chromium_path  # noqa: E402
+from report_browser import (  # noqa: E402
+    CHROMIUM_ARGS,
+    GRAPH_SCRIPT,
+    check_report,
+    chromium_path,
+)
 
 from pellucid.report import build_report  # noqa: E402
 
@@ -37,6 +43,7 @@ WORKLOADS = {
     "method": "inductor",
     "higher_order_ops": "aot_eager",
     "hostile": "eager",
+    "gpt2": "aot_eager",  # a 348-node AOT joint graph
 }
 HOSTILE = '</script><img src=x onerror="window.__pwned=1">'
 
@@ -160,7 +167,7 @@ def test_hostile_names_are_text(dumps, browser):
     out = os.path.join(dumps, "hostile-report")
     for name in check.pages:
         with open(os.path.join(out, name), encoding="utf-8") as f:
-            html = f.read()
+            html = f.read().replace(f'<script src="{GRAPH_SCRIPT}" defer></script>', "", 1)
         assert "<img" not in html and "</script><" not in html, name
 
 
@@ -184,3 +191,97 @@ def test_checker_catches_broken_pages(tmp_path, browser):
     ):
         assert needle in text, (needle, check.problems)
     assert any("boom" in c for c in check.console)
+
+
+# --- large graphs: fit, zoom, pan, search, collapsed by source line ---------------------------
+
+GRAPH_STATE = """holder => {
+    const svg = holder.querySelector('svg'), r = holder.getBoundingClientRect();
+    const s = svg.getBoundingClientRect(), vb = svg.viewBox.baseVal;
+    return {holder: [r.left, r.top, r.right, r.bottom], svg: [s.left, s.top, s.right, s.bottom],
+            vb: [vb.x, vb.y, vb.width, vb.height], nodes: svg.querySelectorAll('g.node').length,
+            status: holder.parentNode.querySelector('.graphstatus').textContent};
+}"""
+
+
+def _graph_pages(dumps, browser, name):
+    check, _ = build_and_check(dumps, browser, name)
+    out = os.path.join(dumps, f"{name}-report")
+    return [p for p in check.pages if p not in ("index.html",) and "compiled_fn" in p], out
+
+
+def test_large_graph_opens_collapsed_and_fitted_and_navigates(dumps, browser):
+    pages, out = _graph_pages(dumps, browser, "gpt2")
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    largest = None  # (nodes, page, index of the picture on its page)
+    for name in pages:
+        page.goto("file://" + os.path.join(out, name), wait_until="load")
+        summaries = page.locator("details.allnodes > summary")
+        for k in range(summaries.count()):
+            n = int(re.search(r"All (\d+) nodes", summaries.nth(k).inner_text()).group(1))
+            if largest is None or n > largest[0]:
+                largest = (n, name, k)
+    assert largest is not None, "no graph of the GPT-2 run was collapsed"
+    n_nodes, name, k = largest
+    assert n_nodes >= 300, n_nodes  # the joint graph
+    page.goto("file://" + os.path.join(out, name), wait_until="load")
+    holder = page.locator("div.graph.grouped").nth(k)
+    holder.scroll_into_view_if_needed()
+    state = holder.evaluate(GRAPH_STATE)
+    assert 5 < state["nodes"] < n_nodes / 3, state  # one box per source line
+    # fitted: the whole picture inside the window's width and the holder
+    hx0, hy0, hx1, hy1 = state["holder"]
+    assert 0 <= hx0 and hx1 <= 1280, state
+    os.makedirs(ARTIFACTS, exist_ok=True)
+    holder.screenshot(path=os.path.join(ARTIFACTS, "large-graph-collapsed.png"))
+    # zoom in with the wheel over the picture: the view gets narrower
+    box = holder.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.wheel(0, -400)
+    zoomed = holder.evaluate(GRAPH_STATE)
+    assert zoomed["vb"][2] < state["vb"][2], (state["vb"], zoomed["vb"])
+    # pan by dragging
+    page.mouse.down()
+    page.mouse.move(box["x"] + box["width"] / 2 + 150, box["y"] + box["height"] / 2 + 40, steps=5)
+    page.mouse.up()
+    panned = holder.evaluate(GRAPH_STATE)
+    assert panned["vb"][0] < zoomed["vb"][0], (zoomed["vb"], panned["vb"])
+    # Fit shows everything again
+    holder.locator("xpath=..").locator("button", has_text="Fit").click()
+    assert holder.evaluate(GRAPH_STATE)["vb"] == state["vb"]
+    # the whole graph, node by node, one click away; search finds a node and centres it
+    page.locator("details.allnodes summary").nth(k).click()
+    full = page.locator("details.allnodes").nth(k).locator("div.graph")
+    assert full.evaluate(GRAPH_STATE)["nodes"] == n_nodes
+    search = page.locator("details.allnodes").nth(k).locator(".graphbar input")
+    search.fill("addmm")
+    found = full.evaluate(GRAPH_STATE)
+    assert re.fullmatch(r"1 of \d+", found["status"]), found["status"]
+    current = full.locator("g.node.current")
+    assert current.count() == 1
+    c = current.bounding_box()
+    fx0, fy0, fx1, fy1 = found["holder"]
+    assert fx0 <= c["x"] and c["x"] + c["width"] <= fx1 and fy0 <= c["y"] <= fy1, (c, found)
+    assert "addmm" in (current.text_content() or "")
+    full.screenshot(path=os.path.join(ARTIFACTS, "large-graph-search.png"))
+    assert not errors, errors
+    context.close()
+
+
+def test_small_graph_is_drawn_whole_and_fitted(dumps, browser):
+    pages, out = _graph_pages(dumps, browser, "readme")
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.goto("file://" + os.path.join(out, pages[0]), wait_until="load")
+    assert page.locator("div.graph.grouped").count() == 0  # small: no collapsing
+    holder = page.locator("div.graph.fx").first
+    state = holder.evaluate(GRAPH_STATE)
+    assert state["nodes"] > 3
+    sx0, sy0, sx1, sy1 = state["svg"]
+    hx0, hy0, hx1, hy1 = state["holder"]
+    assert hx0 - 1 <= sx0 and sx1 <= hx1 + 1 and hx1 <= 1280, state
+    holder.screenshot(path=os.path.join(ARTIFACTS, "small-graph.png"))
+    context.close()

@@ -231,7 +231,8 @@ class _Tags(HTMLParser):
         self.bad = []
 
     def handle_starttag(self, tag, attrs):
-        if tag in ("script", "img", "iframe", "object"):
+        own_script = tag == "script" and attrs == [("src", "graphview.js"), ("defer", None)]
+        if tag in ("script", "img", "iframe", "object") and not own_script:
             self.bad.append(tag)
         self.bad += [f"{tag} {k}" for k, _ in attrs if k.startswith("on")]
 
@@ -349,6 +350,7 @@ def test_hostile_strings_are_escaped_everywhere(tmp_path, engine, pyg):
         p = _Tags()
         p.feed(html)
         assert not p.bad, (name, p.bad)
+        html = html.replace('<script src="graphview.js" defer></script>', "", 1)
         assert "<img" not in html and "</script><" not in html
     main = open(index, encoding="utf-8").read()
     assert "&lt;/script&gt;&lt;img" in main

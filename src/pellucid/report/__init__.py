@@ -1,4 +1,4 @@
-"""A dump directory -> a static HTML report (offline: no server, no CDN, no scripts).
+"""A dump directory -> a static HTML report (offline: no server, no CDN; one local script).
 
 ``build_report(dump_dir)`` writes ``dump_dir/report/index.html`` and the pages it links to;
 modules: :mod:`.model` (read the index), :mod:`.pages` (render), :mod:`.svg` (draw graphs),
@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import time
 
+from pellucid.report import graphview
 from pellucid.report.assets import stylesheet
 from pellucid.report.model import Dump, DumpError, SourceCache, load_dump
 from pellucid.report.pages import STYLESHEET, Site, render_all
@@ -51,6 +52,7 @@ def build_report(
         os.replace(tmp, os.path.join(out, name))
 
     write(STYLESHEET, stylesheet())
+    write(graphview.SCRIPT_NAME, graphview.SCRIPT)
     pages = render_all(site, write)
     result = ReportResult(os.path.join(out, "index.html"))
     result.pages = pages

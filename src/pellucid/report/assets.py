@@ -1,8 +1,8 @@
-"""The report's one stylesheet (written next to the pages; no fonts, scripts or CDNs)."""
+"""The report's one stylesheet (written next to the pages; no fonts or CDNs)."""
 
 from __future__ import annotations
 
-from pellucid.report import highlight
+from pellucid.report import graphview, highlight
 
 CSS = """
 :root { --fg:#1d1d1f; --muted:#666; --line:#ddd; --bg:#fff; --soft:#f7f7f9;
@@ -88,4 +88,4 @@ footer { color: var(--muted); font-size: 12px; margin-top: 40px; }
 
 def stylesheet() -> str:
     """The CSS file's text (with Pygments' token colors when Pygments is installed)."""
-    return CSS + "\n" + highlight.css() + "\n"
+    return CSS + graphview.CSS + "\n" + highlight.css() + "\n"

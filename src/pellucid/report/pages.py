@@ -15,8 +15,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from pellucid.report import highlight
+from pellucid.report import graphview, highlight
 from pellucid.report.fxgraph import FxGraph, parse_fx_graph
+from pellucid.report.grouping import COLLAPSE_ABOVE, short_location, source_line_groups
 from pellucid.report.html import Markup, esc, file_href, h, href_to, join, raw, slug
 from pellucid.report.model import (
     TIME_KEYS,
@@ -38,6 +39,7 @@ from pellucid.report.model import (
 from pellucid.report.svg import Edge, Node, render_graph
 
 STYLESHEET = "report.css"
+GRAPH_SCRIPT = graphview.SCRIPT_NAME
 
 STAGE_TITLES = {
     "captured_graph": "captured graph (Dynamo)",
@@ -218,6 +220,7 @@ def page(site: Site, title: str, crumbs: list[Any], body: list[Any]) -> str:
                     h("meta", name="viewport", content="width=device-width, initial-scale=1"),
                     h("title", title),
                     h("link", rel="stylesheet", href=STYLESHEET),
+                    h("script", src=GRAPH_SCRIPT, defer=True),
                 ),
                 h(
                     "body",
@@ -247,15 +250,20 @@ def source_line_box(site: Site, loc: SourceLoc) -> Markup:
 # locating a user line on a function page
 
 
+def holds_line(site: Site, fn: Function, loc: SourceLoc) -> bool:
+    """Whether the function's source span (as its page shows it) contains the line."""
+    if fn.filename != loc.filename or not fn.firstlineno or not loc.lineno:
+        return False
+    span = site.sources.function_span(fn.filename, fn.firstlineno)
+    return bool(span) and span[0] <= loc.lineno <= span[1]
+
+
 def function_for_line(site: Site, s: Session, loc: SourceLoc) -> Function | None:
     """The root function whose source span contains the line (for linking to its page)."""
     best = None
     for fn in s.roots():
-        if fn.filename != loc.filename or not fn.firstlineno or not loc.lineno:
-            continue
-        span = site.sources.function_span(fn.filename, fn.firstlineno)
-        if span and span[0] <= loc.lineno <= span[1]:
-            if best is None or (best.firstlineno or 0) < fn.firstlineno:
+        if holds_line(site, fn, loc):
+            if best is None or (best.firstlineno or 0) < (fn.firstlineno or 0):
                 best = fn
     return best
 
@@ -265,7 +273,11 @@ def loc_link(
 ) -> Markup:
     """``file.py:18`` linking to the marked line on the function's page (or the file)."""
     label = loc_text(loc)
-    fn = fn.root if fn is not None else function_for_line(site, s, loc)
+    if fn is None or not holds_line(site, fn.root, loc):
+        # the line may lie in a function Dynamo inlined into the frame: link where it is shown
+        fn = function_for_line(site, s, loc)
+    else:
+        fn = fn.root
     target = site.fn_page(fn)
     if target is not None and loc.lineno:
         href = ("" if target == here else target) + f"#src-L{loc.lineno}"
@@ -1398,7 +1410,39 @@ def fx_picture(site: Site, fx: FxGraph, stage: str) -> Markup:
         title = f"{n.op} {n.target}" + (f"\n{n.user_code}" if n.user_code else "")
         nodes.append(Node(n.name, lines, kind, f"#{slug(stage)}-L{n.lineno}", title))
     edges = [Edge(a, b) for a, b in fx.edges]
-    return render_graph(nodes, edges, site.engine, "graph fx", f"st-{slug(stage)}")
+    picture = render_graph(nodes, edges, site.engine, "graph fx", f"st-{slug(stage)}")
+    if len(fx.nodes) <= COLLAPSE_ABOVE:
+        return picture
+    return join(
+        [
+            collapsed_picture(site, fx, stage),
+            h("details", h("summary", f"All {len(fx.nodes)} nodes"), picture, class_="allnodes"),
+        ]
+    )
+
+
+def collapsed_picture(site: Site, fx: FxGraph, stage: str) -> Markup:
+    """One box per line of the user's code that the graph's nodes came from."""
+    groups, group_edges = source_line_groups(fx)
+    first_line = {n.name: n.lineno for n in fx.nodes}
+    op_of = {n.name: n.op for n in fx.nodes}
+    nodes = []
+    for gid, label, names in groups:
+        ops = f"{len(names)} node" + ("s" if len(names) != 1 else "")
+        kind = {"placeholder": "placeholder", "output": "output"}.get(op_of[names[0]], "op")
+        lines = [label] if kind == "output" else [*short_location(label), ops]
+        title = label + "\n" + ", ".join(names[:12]) + (" ..." if len(names) > 12 else "")
+        href = f"#{slug(stage)}-L{first_line[names[0]]}"
+        nodes.append(Node(gid, lines, kind, href, title))
+    edges = [Edge(a, b) for a, b in group_edges]
+    note = h(
+        "p",
+        f"Collapsed by source line: {len(groups)} boxes for {len(fx.nodes)} nodes "
+        "(each box is the nodes traced from one line of your code).",
+        class_="help",
+    )
+    picture = render_graph(nodes, edges, site.engine, "graph fx grouped", f"grp-{slug(stage)}")
+    return join([note, picture])
 
 
 def graph_page(site: Site, s: Session, g: Graph) -> str:
