@@ -174,12 +174,10 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         self.spill(stmt)
         self.block.append(stmt)
 
-    def materialize(self, stack: list, changes: ast.AST | None = None) -> None:
-        """Save the values on ``stack`` that code about to run could change to temporaries;
-        ``changes`` is that code when it is known (the locals it assigns are saved too)."""
+    def materialize(self, stack: list) -> None:
         saved, self.cur_stack = self.cur_stack, stack
         try:
-            self.spill(ast.Pass() if changes is None else changes)
+            self.spill(ast.Pass())
         finally:
             self.cur_stack = saved
 
@@ -1925,13 +1923,10 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             # (each arm ends the except clause: nothing continues after the if)
             if not left_handler and not self._arms_meet([(then_body, st1), (else_body, st2)]):
                 raise self.fail("if/else branches leave different stacks", ins)
-            arms_change = _arms_code(then_body, else_body)
-            if self._pending(stack, arms_change):
-                # values computed before the test must not be recomputed in the branches,
-                # nor read after a branch assigned what they read
-                if self._protected(T, else_range[1]) and not self._pending(stack):
-                    raise self.fail("a branch assigns a value left on the stack across it", ins)
-                self.materialize(stack, arms_change)
+            if self._pending(stack):
+                # values computed before the test must not be recomputed in the branches
+                # (locals the branches assign are saved as the if statement is emitted)
+                self.materialize(stack)
                 then_body, st1 = self.walk(T, then_stop, list(stack), branch_exits)
                 else_body, st2 = self.walk(else_range[0], else_range[1], list(stack), branch_exits)
             if not left_handler:
@@ -1941,11 +1936,8 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         fall: tuple[list[ast.stmt], list] = ([], stack)  # the false exit: the stack as it was
         if not self._arms_meet([(then_body, st1), fall]):
             raise self.fail("if branch changes the stack", ins)
-        arms_change = _arms_code(then_body)
-        if self._pending(stack, arms_change):
-            if self._protected(T, then_stop) and not self._pending(stack):
-                raise self.fail("a branch assigns a value left on the stack across it", ins)
-            self.materialize(stack, arms_change)
+        if self._pending(stack):
+            self.materialize(stack)
             then_body, st1 = self.walk(T, then_stop, list(stack), branch_exits)
         orelse = [ast.Pass()] if empty_else and not _ends_in_jump(then_body) else []
         fall = (orelse if orelse else [], list(stack))
@@ -2129,12 +2121,8 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             for start, end, *_ in self.exc_entries
         )
 
-    def _pending(self, stack: list, changes: ast.AST | None = None) -> bool:
-        """Is a value on ``stack`` one that code run now could change (with ``changes``,
-        that code: the locals it assigns count)?"""
+    def _pending(self, stack: list) -> bool:
         local = set(self.code.co_varnames)
-        if changes is not None:
-            local -= _stored_names(changes)
         return any(
             isinstance(v, ast.expr) and not _pure(v, local) for v in stack[self.cur_base :]
         )
@@ -2936,11 +2924,6 @@ def _stored_names(node: ast.AST) -> set[str]:
 # node type -> its fields but ``ctx`` (a context holds no names): _stored_names' walk
 _FIELDS_BELOW: dict[type, tuple[str, ...]] = {}
 _LOAD_CTX = ast.Load
-
-
-def _arms_code(*bodies: list[ast.stmt]) -> ast.Module:
-    """The statements of an if statement's arms, as one node (for _stored_names)."""
-    return ast.Module(body=[s for body in bodies for s in body], type_ignores=[])
 
 
 def _same_constants(values: list[Any]) -> bool:
