@@ -9,20 +9,27 @@ the code object this interpreter runs:
   beside it (3.11+); ``("call", n)``: call it with the ``n`` values above it;
 - ``("jump_if_false", label)``, ``("jump_if_true", label)``: pop and test (3.13: ``TO_BOOL``
   first), ``("jump", label)``: forward jump;
-- ``("load_global", g)``, ``("load_attr", a)``, ``("swap", 2)``: the plain forms;
+- ``("attr_callable", a)``: attribute ``a`` of the value on top as a callable, with its NULL
+  pushed after it (and swapped under it on 3.11/3.12);
+- ``("load_global", g)``, ``("load_attr", a)``, ``("swap", 2)``, ``("copy", 1)``: the plain
+  forms;
 - anything else is the opcode itself: ``("LOAD_FAST", "x")``, ``("STORE_FAST", "x")``,
   ``("LOAD_CONST", value)``, ``("IS_OP", 1)``, ``("POP_TOP",)``, ``("NOP",)``,
   ``("RETURN_VALUE",)``, ``("BUILD_LIST", n)``, ``("LIST_EXTEND", 1)``.
 
-The code has no line table and no exception table.
+The code has no line table and no exception table.  :func:`same_behaviour` runs a program
+beside its decompiled source.
 """
 
 from __future__ import annotations
 
 import dis
+import itertools
 import sys
 import types
 from typing import Any
+
+import pellucid
 
 PY = sys.version_info[:2]
 
@@ -65,6 +72,18 @@ def _expand(item: tuple) -> list[tuple]:
         return pre + [(f"POP_JUMP_IF_{sense}", arg, "relative")]
     if op == "jump":
         return [("JUMP_FORWARD", arg, "relative")]
+    if op == "attr_callable":
+        # an attribute as a callable, with its NULL where each version wants it (how Dynamo
+        # 2.15 splits a method load: plain LOAD_ATTR, PUSH_NULL, and 3.11/3.12 swap it under)
+        load = _expand(("load_attr", arg))
+        if PY < (3, 11):
+            return load
+        return load + [("PUSH_NULL", None, "none")] + ([("SWAP", 2, "int")] if PY < (3, 13) else [])
+    if op == "copy":
+        if PY < (3, 11):
+            assert arg == 1, "3.9/3.10: only `copy 1` (DUP_TOP)"
+            return [("DUP_TOP", None, "none")]
+        return [("COPY", arg, "int")]
     if op == "swap":
         if PY < (3, 11):
             assert arg == 2, "3.9/3.10: only `swap 2` (ROT_TWO)"
@@ -156,4 +175,61 @@ def _template(nparams: int) -> types.CodeType:
 
 def function(code: types.CodeType, globals_: dict[str, Any]) -> types.FunctionType:
     """``code`` as a function over ``globals_``."""
-    return types.FunctionType(code, globals_)
+    return types.FunctionType(code, dict(globals_))
+
+
+# ------------------------------------------------------------- running side by side
+
+
+def world(log: list) -> dict:
+    """Globals of the programs: calls that say they happened."""
+
+    def note(tag):
+        log.append(tag)
+        return f"<{tag}>"
+
+    def graph(*args):
+        log.append(("graph", args))
+        return args
+
+    def enter():
+        log.append("enter")
+        return "cm"
+
+    def leave(cm):
+        log.append(("exit", cm))
+
+    class Profiler:
+        enabled = False
+
+    return {"note": note, "__compiled_fn_1": graph, "combine": graph, "pair": graph, "enter": enter,
+            "leave": leave, "profiler": Profiler}
+
+
+def _run(fn_of, args, enabled=False):
+    log: list = []
+    globals_ = world(log)
+    globals_["profiler"].enabled = enabled
+    try:
+        result = fn_of(globals_)(*args)
+    except Exception as e:  # noqa: BLE001
+        result = type(e).__name__
+    return result, log
+
+
+def same_behaviour(code, arg_values, name="f"):
+    """Decompile ``code`` and run both on every combination of ``arg_values`` (one list per
+    parameter) with the profiler off and on; returns the source."""
+    source = pellucid.decompile(code)
+    compiled = compile(source, "<decompiled>", "exec")
+
+    def ours(globals_):
+        scope = dict(globals_)
+        exec(compiled, scope)
+        return scope[name]
+
+    for args in itertools.product(*arg_values):
+        for enabled in (False, True):
+            expected = _run(lambda w: function(code, w), args, enabled)
+            assert _run(ours, args, enabled) == expected, (args, enabled, source)
+    return source

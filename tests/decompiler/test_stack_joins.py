@@ -11,67 +11,10 @@ and return the same.
 
 from __future__ import annotations
 
-import itertools
-
 import pytest
-from bytecode_asm import assemble, function
+from bytecode_asm import assemble, same_behaviour
 
 import pellucid
-
-
-def _world(log: list) -> dict:
-    """Globals of the programs: calls that say they happened."""
-
-    def note(tag):
-        log.append(tag)
-        return f"<{tag}>"
-
-    def graph(*args):
-        log.append(("graph", args))
-        return args
-
-    def enter():
-        log.append("enter")
-        return "cm"
-
-    def leave(cm):
-        log.append(("exit", cm))
-
-    class Profiler:
-        enabled = False
-
-    return {"note": note, "__compiled_fn_1": graph, "combine": graph, "pair": graph, "enter": enter,
-            "leave": leave, "profiler": Profiler}
-
-
-def _run(fn_of, args, enabled=False):
-    log: list = []
-    world = _world(log)
-    world["profiler"].enabled = enabled
-    try:
-        result = fn_of(world)(*args)
-    except Exception as e:  # noqa: BLE001
-        result = type(e).__name__
-    return result, log
-
-
-def _same_behaviour(code, arg_values, name="f"):
-    """Decompile ``code`` and run both on every combination of ``arg_values`` (one list per
-    parameter) with the profiler off and on; returns the source."""
-    source = pellucid.decompile(code)
-    compiled = compile(source, "<decompiled>", "exec")
-
-    def ours(world):
-        scope = dict(world)
-        exec(compiled, scope)
-        return scope[name]
-
-    for args in itertools.product(*arg_values):
-        for enabled in (False, True):
-            expected = _run(lambda w: function(code, w), args, enabled)
-            assert _run(ours, args, enabled) == expected, (args, enabled, source)
-    return source
-
 
 # Dynamo 2.15's make_call_generated_code: the graph's callable is loaded, the profiler flag and
 # a marker are saved, then the enter template (`cm = None; if flag: cm = enter()`, returns made
@@ -99,7 +42,7 @@ PREGRAPH_MARKERS = [
 
 def test_dynamo_pregraph_markers_around_a_waiting_call():
     code = assemble("f", ("x", "y"), PREGRAPH_MARKERS)
-    source = _same_behaviour(code, [[1], [2]])
+    source = same_behaviour(code, [[1], [2]])
     # the arms agree on the value they leave (None): nothing to name
     assert "__pellucid_tmp" not in source, source
     assert source.count("if ") == 2 and "return __compiled_fn_1(x, y)" in source, source
@@ -122,7 +65,7 @@ def test_arms_leaving_different_values_above_and_below_get_temporaries():
         ("call", 2),
         ("RETURN_VALUE",),
     ])
-    source = _same_behaviour(code, [["a"], ["b"], ["d"], [0, 1]])
+    source = same_behaviour(code, [["a"], ["b"], ["d"], [0, 1]])
     assert "__pellucid_tmp" in source, source
 
 
@@ -140,7 +83,7 @@ def test_a_value_pushed_in_an_arm_before_a_statement_keeps_its_order():
         ("call", 2),
         ("RETURN_VALUE",),
     ])
-    _same_behaviour(code, [[0, 1]])
+    same_behaviour(code, [[0, 1]])
 
 
 def test_an_arm_assigning_a_local_that_waits_on_the_stack():
@@ -156,7 +99,7 @@ def test_an_arm_assigning_a_local_that_waits_on_the_stack():
         ("call", 2),
         ("RETURN_VALUE",),
     ])
-    _same_behaviour(code, [[5], [0, 1]])
+    same_behaviour(code, [[5], [0, 1]])
 
 
 def test_an_arm_assigning_a_local_that_waits_on_the_stack_with_an_else():
@@ -173,7 +116,7 @@ def test_an_arm_assigning_a_local_that_waits_on_the_stack_with_an_else():
         ("call", 2),
         ("RETURN_VALUE",),
     ])
-    _same_behaviour(code, [[5], [0, 1]])
+    same_behaviour(code, [[5], [0, 1]])
 
 
 @pytest.mark.parametrize("with_statement", [False, True])
@@ -189,7 +132,7 @@ def test_an_if_without_else_replacing_the_waiting_value(with_statement):
         "end:",
         ("RETURN_VALUE",),
     ])
-    _same_behaviour(code, [["a"], [0, 1]])
+    same_behaviour(code, [["a"], [0, 1]])
 
 
 def test_arms_leaving_different_depths_are_refused():
