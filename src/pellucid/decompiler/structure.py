@@ -1940,9 +1940,10 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             self.materialize(stack)
             then_body, st1 = self.walk(T, then_stop, list(stack), branch_exits)
         orelse = [ast.Pass()] if empty_else and not _ends_in_jump(then_body) else []
-        fall = (orelse if orelse else [], list(stack))
+        fall = ([], list(stack))
         stack[:] = self._join_arms(stack, [(then_body, st1), fall], ins)
-        self.emit(ast.If(test=expr, body=then_body or [ast.Pass()], orelse=fall[0]))
+        # (the false exit assigns the temporaries of slots the then-branch changed)
+        self.emit(ast.If(test=expr, body=then_body or [ast.Pass()], orelse=fall[0] or orelse))
         return then_stop if F > stop else F
 
     @staticmethod
