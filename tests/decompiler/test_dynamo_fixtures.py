@@ -211,3 +211,59 @@ def test_resume_function_reentering_nested_withs_runs_like_dynamos_code(name, ma
             assert outcome(scope[code.co_name], suppressing, failing) == expected, (suppressing, failing)
             seen.add(expected[0] if expected[0] in ("ValueError", "TypeError") else "result")
     assert seen == {"result", "ValueError", "TypeError"}
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "torch215_readme__toy_example__0.marshal",
+        "torch215_with_graph_break__torch_dynamo_resume_in_with_graph_break_at_110__0.marshal",
+    ],
+)
+def test_torch215_graph_call_between_profiler_markers_runs_like_dynamos_code(name):
+    """torch 2.15 runs its pregraph profiler markers (`if profiling: cm = enter()`, then
+    `if cm is not None: exit(cm)`) while the graph's callable waits on the stack, each arm of
+    its templates leaving a `None` behind.  With the profiler off and on, and the graph's
+    result taking each branch after it, the source makes the same calls, in the same order, with
+    the same values, and returns the same."""
+    with open(os.path.join(HERE, "..", "fixtures", "dynamo", name), "rb") as f:
+        code = marshal.load(f)
+    source = pellucid.decompile(code, verify=False)  # (Dynamo's code: run side by side)
+    compiled = compile(source, "<decompiled>", "exec")
+
+    def outcome(make, profiling, branch):
+        log = _Log()
+
+        def graph(*args):
+            log.append(("graph", args))
+            return [branch, "out1", "out2"]
+
+        def recorder(tag):
+            return lambda *args: log.append((tag, args)) or f"<{tag}>"
+
+        scope = {
+            "__import_torch_dot_autograd_dot_profiler": types.SimpleNamespace(_is_profiler_enabled=profiling),
+            "__import_torch_dot__dynamo_dot_utils": types.SimpleNamespace(
+                record_pregraph_bytecode_enter=recorder("enter"),
+                record_pregraph_bytecode_exit=recorder("exit"),
+            ),
+        }
+        for n in code.co_names:
+            if n.startswith("__compiled_fn_"):
+                scope[n] = graph
+            elif n.startswith("__resume_at_"):
+                scope[n] = recorder(n)
+        fn = make(scope)
+        params = code.co_varnames[: code.co_argcount]
+        args = [[] if p.startswith("__nested") else f"arg {p}" for p in params]
+        return fn(*args), list(log)
+
+    def ours(scope):
+        exec(compiled, scope)
+        return scope[code.co_name]
+
+    for profiling in (False, True):
+        for branch in (False, True):
+            expected = outcome(lambda s: types.FunctionType(code, s), profiling, branch)
+            assert outcome(ours, profiling, branch) == expected, (profiling, branch, source)
+            assert ("enter", ()) in expected[1] if profiling else ("enter", ()) not in expected[1]

@@ -1919,25 +1919,76 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                     ast.IfExp(test=expr, body=self.as_expr(st1[-1], ins), orelse=self.as_expr(st2[-1], ins))
                 )
                 return else_range[1]
-            if else_range[1] == stop and self._both_left_handler(stack, st1, st2):
-                pass  # each arm ends the except clause: nothing continues after the if
-            elif len(st1) != len(stack) or len(st2) != len(stack):
+            left_handler = else_range[1] == stop and self._both_left_handler(stack, st1, st2)
+            # (each arm ends the except clause: nothing continues after the if)
+            if not left_handler and not self._arms_meet([(then_body, st1), (else_body, st2)]):
                 raise self.fail("if/else branches leave different stacks", ins)
             if self._pending(stack):
                 # values computed before the test must not be recomputed in the branches
+                # (locals the branches assign are saved as the if statement is emitted)
                 self.materialize(stack)
                 then_body, st1 = self.walk(T, then_stop, list(stack), branch_exits)
                 else_body, st2 = self.walk(else_range[0], else_range[1], list(stack), branch_exits)
+            if not left_handler:
+                stack[:] = self._join_arms(stack, [(then_body, st1), (else_body, st2)], ins)
             self.emit(ast.If(test=expr, body=then_body or [ast.Pass()], orelse=else_body))
             return else_range[1]
-        if len(st1) != len(stack):
+        fall: tuple[list[ast.stmt], list] = ([], stack)  # the false exit: the stack as it was
+        if not self._arms_meet([(then_body, st1), fall]):
             raise self.fail("if branch changes the stack", ins)
         if self._pending(stack):
             self.materialize(stack)
             then_body, st1 = self.walk(T, then_stop, list(stack), branch_exits)
         orelse = [ast.Pass()] if empty_else and not _ends_in_jump(then_body) else []
-        self.emit(ast.If(test=expr, body=then_body or [ast.Pass()], orelse=orelse))
+        fall = ([], list(stack))
+        stack[:] = self._join_arms(stack, [(then_body, st1), fall], ins)
+        # (the false exit assigns the temporaries of slots the then-branch changed)
+        self.emit(ast.If(test=expr, body=then_body or [ast.Pass()], orelse=fall[0] or orelse))
         return then_stop if F > stop else F
+
+    @staticmethod
+    def _arms_meet(arms: list[tuple[list[ast.stmt], list]]) -> bool:
+        """Do the arms that reach the join (those not ending by return/raise/break/continue)
+        leave stacks of one depth?  (see _join_arms)"""
+        depths = {len(st) for body, st in arms if not _ends_in_jump(body)}
+        return len(depths) <= 1
+
+    def _join_arms(self, stack: list, arms: list[tuple[list[ast.stmt], list]], ins: Instr) -> list:
+        """The stack where the arms of an if statement meet again.
+
+        Each arm is walked from a copy of ``stack`` and may leave other values than it found.
+        Source never leaves a value on the stack across an if statement, but generated code
+        does: Dynamo runs its profiler markers while a call's callable and arguments wait on
+        the stack, each arm leaving its own ``None`` behind.  A slot where the arms that reach
+        the join hold the same value (the same object, or equal constants) keeps it; any other
+        slot becomes a fresh temporary, assigned at the end of each arm, which is where the arm
+        computed it (a statement after a value in an arm saves the value first: see spill).
+        An arm that leaves by return/raise/break/continue has no say; ``_arms_meet`` has
+        checked that the others agree on the depth."""
+        live = [(body, st) for body, st in arms if not _ends_in_jump(body)]
+        if not live:
+            return list(stack)
+        if len(live) == 1:
+            return list(live[0][1])
+        joined = []
+        for k in range(len(live[0][1])):
+            values = [st[k] for _, st in live]
+            first = values[0]
+            if all(v is first for v in values) or _same_constants(values):
+                joined.append(first)
+                continue
+            if not all(_is_value(v) for v in values):
+                raise self.fail("if arms leave different markers on the stack", ins)
+            tmp = f"__pellucid_tmp{self.spilled}"
+            self.spilled += 1
+            for (body, _), v in zip(live, values):
+                body.append(ast.Assign([name(tmp, _STORE)], self.as_expr(v, ins), lineno=0))
+            ref = name(tmp)
+            ref.is_spill = True
+            self.seq += 1
+            ref._seq = self.seq
+            joined.append(ref)
+        return joined
 
     def _exit_copy_len(self, target: int, jumps: set[int] | None = None) -> int | None:
         """Length of the small `return <load>` block at ``target`` when only
@@ -2874,6 +2925,15 @@ def _stored_names(node: ast.AST) -> set[str]:
 # node type -> its fields but ``ctx`` (a context holds no names): _stored_names' walk
 _FIELDS_BELOW: dict[type, tuple[str, ...]] = {}
 _LOAD_CTX = ast.Load
+
+
+def _same_constants(values: list[Any]) -> bool:
+    """Are all ``values`` constants of one type and value (``0`` is not ``False`` or ``0.0``,
+    ``0.0`` is not ``-0.0``)?"""
+    if not all(type(v) is _CONSTANT for v in values):
+        return False
+    key = (type(values[0].value), repr(values[0].value))
+    return all((type(v.value), repr(v.value)) == key for v in values)
 
 
 def _pure(e: ast.expr, stable: set[str]) -> bool:

@@ -1,9 +1,11 @@
 """Every torch internal that pellucid touches, behind one module.
 
 Nothing else in :mod:`pellucid.dynamo` imports a private torch name: it asks this module.
-:func:`check_supported` is called at the entry of ``prepare_debug``/``debug``/``install`` and
-fails with :class:`UnsupportedTorchError` naming the first missing internal, so an unsupported
-torch version stops at the door instead of half-way through a compile.
+:data:`TORCH_INTERNALS` lists every one of them, with where pellucid uses it and what a torch
+without it loses (docs/new-torch-release.md shows it).  :func:`check_supported` is called at the
+entry of ``prepare_debug``/``debug``/``install`` and fails with :class:`UnsupportedTorchError`
+naming every missing required internal and the torch releases pellucid is tested with, so an
+unsupported torch version stops at the door instead of half-way through a compile.
 
 Where torch offers an extension point (``register_bytecode_hook``, logging) it is used; the
 remaining patches (``_exec_with_source``, ``PyCodeCache.load_by_key_path``,
@@ -22,40 +24,138 @@ import os
 import sys
 import types
 import weakref
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterable, Iterator, NamedTuple
 
-# (dotted module, attribute path) pairs pellucid relies on.  Kept as data so the check and the
-# error message are one loop, and so a test can list them.
-REQUIRED_INTERNALS: tuple[tuple[str, str], ...] = (
-    ("torch._dynamo.convert_frame", "register_bytecode_hook"),
-    ("torch._dynamo.eval_frame", "_debug_get_cache_entry_list"),
-    ("torch._dynamo.eval_frame", "innermost_fn"),
-    ("torch._dynamo.utils", "orig_code_map"),
-    ("torch._dynamo.utils", "get_compilation_metrics"),
-    ("torch._dynamo.utils", "lazy_format_graph_code"),
-    ("torch._dynamo.symbolic_convert", "InstructionTranslatorBase.log_graph_break"),
-    ("torch._dynamo.convert_frame", "bytecode_log"),
-    ("torch.fx.graph_module", "_exec_with_source"),
-    ("torch.fx.graph", "Graph.python_code"),
-    ("torch._inductor.codecache", "PyCodeCache.load_by_key_path"),
-    ("torch._guards", "CompileContext.current_compile_id"),
-    ("torch._dynamo", "reset"),
-    ("torch._dynamo.eval_frame", "_callback_from_stance"),
-    ("torch._dynamo.eval_frame", "innermost_backend"),
-    ("torch._dynamo.types", "ConvertFrameReturn"),
-    ("torch._dynamo.guards", "get_and_maybe_log_recompilation_reasons"),
-    ("torch._dynamo.trace_rules", "SKIP_DIRS"),
-    ("torch._dynamo.trace_rules", "_recompile_re"),
+# The torch releases pellucid's torch.compile support is tested with (tests/dynamo passes on each).
+TESTED_TORCH_VERSIONS: tuple[str, ...] = ("2.13.0", "2.14.1", "2.15.0")
+
+
+def tested_versions() -> str:
+    """``"2.13.0, 2.14.1 and 2.15.0"``: the tested releases, for messages."""
+    *head, last = TESTED_TORCH_VERSIONS
+    return f"{', '.join(head)} and {last}" if head else last
+
+
+class Internal(NamedTuple):
+    """One torch internal pellucid touches.
+
+    ``need`` says what a torch without it loses: ``"required"`` internals are checked by
+    :func:`check_supported`, which refuses that torch; without an ``"adoption"`` internal each
+    frame's file is made in the bytecode hook instead (see :func:`can_adopt_code`); without an
+    ``"optional"`` one a courtesy goes (a backend name, a stack, a stage's label).  ``used_by``
+    names pellucid's code that reads it, ``role`` what for."""
+
+    module: str
+    path: str  # attribute path inside ``module``, "" for the module itself
+    need: str
+    used_by: str
+    role: str
+
+    @property
+    def name(self) -> str:
+        return f"{self.module}.{self.path}" if self.path else self.module
+
+
+# Every torch internal pellucid touches, in one table: check_supported, the adoption check,
+# tests/dynamo/test_internals.py and docs/new-torch-release.md all read it.  A torch release
+# that moves one costs a row here (and the code in ``used_by``), not a hunt.
+TORCH_INTERNALS: tuple[Internal, ...] = (
+    Internal("torch._dynamo.convert_frame", "register_bytecode_hook", "required",
+             "session.Session.install, logging_hook, trace.TraceEmitter",
+             "sees each frame's transformed code; returns the code compiled from its file"),
+    Internal("torch._dynamo.eval_frame", "_debug_get_cache_entry_list", "required",
+             "adapter.cache_entries (session, debugging)",
+             "a function's cache entries: their code and guards"),
+    Internal("torch._dynamo.eval_frame", "innermost_fn", "required",
+             "adapter.innermost_fn", "unwraps torch.compile's wrappers to the user's function"),
+    Internal("torch._dynamo.utils", "orig_code_map", "required",
+             "adapter.compiled_original_codes, adapter.adopt_code",
+             "transformed code -> original code"),
+    Internal("torch._dynamo.utils", "get_compilation_metrics", "required",
+             "adapter.compilation_metrics (session)", "per-frame compile times for the index"),
+    Internal("torch._dynamo.utils", "lazy_format_graph_code", "required",
+             "session (patched: its code object)", "every stage's graph module passes here"),
+    Internal("torch._dynamo.symbolic_convert", "InstructionTranslatorBase.log_graph_break",
+             "required", "session (patched)", "graph-break reasons and where they happen"),
+    Internal("torch._dynamo.convert_frame", "bytecode_log", "required",
+             "logging_hook", "TORCH_LOGS=+bytecode gains the decompiled source"),
+    Internal("torch.fx.graph_module", "_exec_with_source", "required",
+             "session (patched)", "graph modules run from their dumped files"),
+    Internal("torch.fx.graph", "Graph.python_code", "required",
+             "adapter.annotate_codegen, adapter.graph_module_source",
+             "annotated graph code, made once"),
+    Internal("torch._inductor.codecache", "PyCodeCache.load_by_key_path", "required",
+             "session (patched)", "Inductor's kernels load from the dump directory"),
+    Internal("torch._guards", "CompileContext.current_compile_id", "required",
+             "adapter.current_compile_id (session)", "which compile a file belongs to"),
+    Internal("torch._dynamo", "reset", "required",
+             "session (patched)", "a reset inside prepare_debug starts a new index session"),
+    Internal("torch._dynamo.eval_frame", "_callback_from_stance", "required",
+             "adapter.run_cached_reporting_misses (debugging)",
+             "debug() runs cached code only and reports guard misses"),
+    Internal("torch._dynamo.eval_frame", "innermost_backend", "required",
+             "adapter.run_cached_reporting_misses", "the backend a guard miss is checked for"),
+    Internal("torch._dynamo.types", "ConvertFrameReturn", "required",
+             "adapter.run_cached_reporting_misses", "tells Dynamo to run a missed call eagerly"),
+    Internal("torch._dynamo.guards", "get_and_maybe_log_recompilation_reasons", "required",
+             "adapter.run_cached_reporting_misses", "why a call missed every cache entry"),
+    Internal("torch._dynamo.trace_rules", "SKIP_DIRS", "required",
+             "adapter.skip_own_frames", "pellucid's own frames are never compiled"),
+    Internal("torch._dynamo.trace_rules", "SKIP_DIRS_RE", "required",
+             "adapter.skip_own_frames", "the skip list's compiled form"),
+    Internal("torch._dynamo.trace_rules", "_recompile_re", "required",
+             "adapter.skip_own_frames", "rebuilds SKIP_DIRS_RE"),
+    Internal("torch._dynamo.convert_frame", "wrap_guarded_code", "adoption",
+             "adapter.patch_guarded_code, adapter.adopt_code",
+             "a frame's file is made while Dynamo builds its guards"),
+    Internal("torch._dynamo.convert_frame", "output_codes", "adoption",
+             "adapter.adopt_code", "the adopted code counts as Dynamo's output"),
+    Internal("torch._dynamo.convert_frame", "_copy_code_context", "adoption",
+             "adapter.adopt_code", "the adopted code gets Dynamo's code context"),
+    Internal("torch._dynamo.types", "GuardedCode", "adoption",
+             "adapter.adopt_code", "what wrap_guarded_code is handed"),
+    Internal("torch._dynamo.convert_frame", "_compile", "optional",
+             "adapter.compile_frame_globals", "its frame holds the compiled frame's globals"),
+    Internal("torch._dynamo.symbolic_convert", "InstructionTranslator.current_tx", "optional",
+             "adapter.current_backend_name", "the backend named in the index"),
+    Internal("torch._guards", "TracingContext.try_get", "optional",
+             "adapter.current_aot_id", "which AOTAutograd compilation a graph belongs to"),
+    Internal("torch._guards", "TracingContext.extract_stack", "optional",
+             "session.on_graph_break", "the user's stack at a graph break"),
+    Internal("torch._functorch._aot_autograd.logging_utils", "graph_being_compiled", "optional",
+             "adapter.current_aot_id", "the same, where the tracing context has no name"),
+    Internal("torch._inductor.virtualized", "V", "optional",
+             "adapter.inductor_graph_is_backward", "forward or backward Inductor graph"),
+    Internal("torch._functorch.config", "enable_autograd_cache", "optional",
+             "adapter.disable_compile_caches", "a cache hit would skip the dumped stages"),
+    Internal("torch._inductor.config", "fx_graph_cache", "optional",
+             "adapter.disable_compile_caches", "the same, for Inductor"),
+    Internal("torch._dynamo.config", "caching_precompile", "optional",
+             "adapter.can_adopt_code", "with it on, files are made in the hook"),
+    Internal("torch._dynamo.bytecode_debugger", "BREAKPOINT_MARKER", "optional",
+             "adapter.has_breakpoint_marker", "code Dynamo's bytecode debugger registers"),
+    Internal("torch._dynamo.utils", "counters", "optional",
+             "runner._counters", "Dynamo's tallies in pellucid run's summary"),
+    Internal("torch._logging._internal", "trace_log", "optional",
+             "trace.trace_enabled", "is the structured trace going anywhere"),
+    Internal("torch._logging", "trace_structured", "optional",
+             "trace.TraceEmitter", "pellucid's files in the structured trace"),
+    Internal("torch._guards", "CompileContext.current_trace_id", "optional",
+             "trace.TraceEmitter", "the compile id and attempt of a trace artifact"),
+    Internal("torch._guards", "CompileId", "optional",
+             "trace.TraceEmitter", "a compile context rebuilt for guard artifacts"),
+    Internal("torch._guards", "CompileContext", "optional",
+             "trace.TraceEmitter", "the same"),
+    Internal("torch._guards", "compile_context", "optional",
+             "trace.TraceEmitter", "the same"),
 )
 
-
-# What making a frame's file while Dynamo builds its guards needs (see adopt_code).  Optional:
-# without one of them, each frame's file is made in its bytecode hook instead.
-ADOPTION_INTERNALS: tuple[tuple[str, str], ...] = (
-    ("torch._dynamo.convert_frame", "wrap_guarded_code"),
-    ("torch._dynamo.convert_frame", "output_codes"),
-    ("torch._dynamo.convert_frame", "_copy_code_context"),
-    ("torch._dynamo.types", "GuardedCode"),
+# (module, attribute path) pairs of the required internals, and of those adopting a frame's code
+REQUIRED_INTERNALS: tuple[tuple[str, str], ...] = tuple(
+    (i.module, i.path) for i in TORCH_INTERNALS if i.need == "required"
+)
+ADOPTION_INTERNALS: tuple[tuple[str, str], ...] = tuple(
+    (i.module, i.path) for i in TORCH_INTERNALS if i.need == "adoption"
 )
 
 
@@ -65,7 +165,7 @@ class UnsupportedTorchError(RuntimeError):
 
 def _resolve(module: str, path: str) -> Any:
     obj: Any = sys.modules.get(module) or importlib.import_module(module)
-    for part in path.split("."):
+    for part in filter(None, path.split(".")):
         obj = getattr(obj, part)
     return obj
 
@@ -78,20 +178,39 @@ def check_supported() -> None:
         raise UnsupportedTorchError(
             "pellucid's torch.compile support needs torch (pip install torch)"
         ) from e
-    for module, path in REQUIRED_INTERNALS:
-        try:
-            _resolve(module, path)
-        except (ImportError, AttributeError) as e:
-            raise UnsupportedTorchError(
-                f"torch {torch.__version__} has no {module}.{path}; pellucid's torch.compile "
-                f"support is tested with torch 2.13 (missing internal: {module}.{path})"
-            ) from e
+    missing = missing_internals(REQUIRED_INTERNALS)
+    if missing:
+        raise UnsupportedTorchError(
+            f"torch {torch.__version__} lacks internals pellucid's torch.compile support needs "
+            f"(missing: {', '.join(missing)}); it is tested with torch {tested_versions()}"
+        )
     lazy = _resolve("torch._dynamo.utils", "lazy_format_graph_code")
     if not isinstance(lazy, types.FunctionType) or lazy.__code__.co_freevars:
         raise UnsupportedTorchError(
             "torch._dynamo.utils.lazy_format_graph_code is not a plain function on "
             f"torch {torch.__version__}; pellucid cannot capture graphs"
         )
+
+
+def missing_internals(internals: Iterable[tuple[str, str]] | None = None) -> list[str]:
+    """The dotted names of ``internals`` ((module, path) pairs; all of ``TORCH_INTERNALS`` by
+    default) that the installed torch lacks."""
+    pairs = [(i.module, i.path) for i in TORCH_INTERNALS] if internals is None else internals
+    missing = []
+    for module, path in pairs:
+        try:
+            _resolve(module, path)
+        except (ImportError, AttributeError):
+            missing.append(f"{module}.{path}" if path else module)
+    return missing
+
+
+def internals_markdown() -> str:
+    """``TORCH_INTERNALS`` as a markdown table (docs/new-torch-release.md holds it)."""
+    rows = ["| internal | need | used by | for |", "|---|---|---|---|"]
+    for i in TORCH_INTERNALS:
+        rows.append(f"| `{i.name}` | {i.need} | {i.used_by} | {i.role} |")
+    return "\n".join(rows) + "\n"
 
 
 def torch_version() -> str:
@@ -330,9 +449,8 @@ def inductor_graph_is_backward() -> bool | None:
 # Compile caches that, on a hit, skip the stages whose graphs pellucid dumps (AOTAutograd's
 # graphs, Inductor's lowering).  prepare_debug turns them off for its block: a debugging
 # session wants every stage; results are the same either way.
-COMPILE_CACHES: tuple[tuple[str, str], ...] = (
-    ("torch._functorch.config", "enable_autograd_cache"),
-    ("torch._inductor.config", "fx_graph_cache"),
+COMPILE_CACHES: tuple[tuple[str, str], ...] = tuple(
+    (i.module, i.path) for i in TORCH_INTERNALS if i.used_by == "adapter.disable_compile_caches"
 )
 
 
