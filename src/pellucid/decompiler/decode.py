@@ -18,6 +18,25 @@ from typing import Any, Iterator, NamedTuple
 
 PY = sys.version_info[:2]
 
+# The CPython versions whose bytecode pellucid decodes, oldest first: the one place that says
+# so.  Every other version is refused at the decompiler's entry (see unsupported_version).
+SUPPORTED_VERSIONS = ((3, 9), (3, 10), (3, 11), (3, 12), (3, 13))
+
+
+def unsupported_version() -> str | None:
+    """Why the running interpreter's bytecode cannot be decompiled, or None when it can.
+
+    Bytecode changes with every minor version (opcodes, their encodings, what the compiler
+    emits), so reading a version nobody taught the decoder could only end in an internal error
+    or, worse, source that behaves differently: it is refused up front instead."""
+    if PY in SUPPORTED_VERSIONS:
+        return None
+    (lo_major, lo_minor), (hi_major, hi_minor) = SUPPORTED_VERSIONS[0], SUPPORTED_VERSIONS[-1]
+    return (
+        f"pellucid supports CPython {lo_major}.{lo_minor}\u2013{hi_major}.{hi_minor} bytecode; "
+        f"this is {PY[0]}.{PY[1]}"
+    )
+
 _CACHES = getattr(dis, "_inline_cache_entries", None)
 _HASJREL = frozenset(dis.hasjrel)
 _HASJABS = frozenset(dis.hasjabs)
@@ -77,7 +96,7 @@ _new_tuple = tuple.__new__
 def _cache_count(op: int) -> int:
     if _CACHES is None:
         return 0
-    if isinstance(_CACHES, dict):
+    if hasattr(_CACHES, "get"):  # by name: a dict (3.13-3.14) or a frozendict (3.15)
         return _CACHES.get(_OPNAME[op], 0)
     return _CACHES[op]
 
