@@ -67,7 +67,8 @@ if PY >= (3, 12):
     NAME_SHIFT[dis.opmap["LOAD_SUPER_ATTR"]] = 2
 _PAIR_LOCALS = frozenset(
     dis.opmap[n]
-    for n in ("LOAD_FAST_LOAD_FAST", "STORE_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST")
+    for n in ("LOAD_FAST_LOAD_FAST", "STORE_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST",
+              "LOAD_FAST_BORROW_LOAD_FAST_BORROW")
     if n in dis.opmap
 )
 _CMP_SHIFT = 5 if PY >= (3, 13) else 4 if PY >= (3, 12) else 0

@@ -141,13 +141,101 @@ _REWRITTEN = frozenset(
 )
 
 
+
+
+# --------------------------------------------------------------------------------------------
+# One table per CPython version: how the version's own opcodes read in the vocabulary above.
+# Each entry maps a raw opname to a function giving the raw instruction it stands for (same
+# offset and line); normalization then goes on as for that instruction.  Constructs the
+# compiler lays out differently (not just spells differently) are undone by passes below.
+
+
+def _load_small_int(ins: Raw) -> Raw:
+    return ins._replace(opname="LOAD_CONST", argval=ins.arg)
+
+
+def _renamed(name: str) -> Any:
+    return lambda ins: ins._replace(opname=name)
+
+
+def _binary_op_314(ins: Raw) -> Raw:
+    # subscription joined BINARY_OP (NB_SUBSCR, spelled "[]")
+    if ins.argrepr == "[]":
+        return ins._replace(opname="BINARY_SUBSCR", arg=None, argval=None, argrepr="")
+    return ins
+
+
+def _load_common_constant(ins: Raw) -> Raw:
+    # AssertionError only comes from `assert`; the other common constants (the builtins the
+    # compiler inlines calls of) are removed with the inlined code by _undo_inlined_builtins
+    if ins.argval is AssertionError:
+        return ins._replace(opname="LOAD_ASSERTION_ERROR", arg=None, argval=None, argrepr="")
+    return ins
+
+
+_SPELLINGS_314 = {
+    "LOAD_SMALL_INT": _load_small_int,
+    "LOAD_FAST_BORROW": _renamed("LOAD_FAST"),
+    "LOAD_FAST_BORROW_LOAD_FAST_BORROW": _renamed("LOAD_FAST_LOAD_FAST"),
+    # the iterator a loop leaves behind, popped at the loop's end or on `break`/`return`
+    "POP_ITER": _renamed("POP_TOP"),
+    "BINARY_OP": _binary_op_314,
+    "LOAD_COMMON_CONSTANT": _load_common_constant,
+}
+
+_SPELLINGS = {(3, 14): _SPELLINGS_314, (3, 15): _SPELLINGS_314}.get(PY, {})
+
+
+def _undo_inlined_builtins(raw: list[Raw]) -> list[Raw]:
+    """3.14+ inline ``all(genexpr)``, ``any(genexpr)`` and ``tuple(genexpr)``::
+
+        LOAD_GLOBAL all; COPY 1; LOAD_COMMON_CONSTANT all; IS_OP 0; POP_JUMP_IF_FALSE L
+        POP_TOP; <the generator expression as a loop>
+        L: PUSH_NULL; <the generator expression>; CALL 1
+
+    The inlined loop runs only when the name is the builtin, and is the same call.  Dropping
+    everything from the COPY up to L leaves what 3.13 compiles (LOAD_GLOBAL with its NULL)."""
+    out: list[Raw] = []
+    skip_to = -1
+    n = len(raw)
+    for k, ins in enumerate(raw):
+        if ins.offset < skip_to:
+            continue
+        out.append(ins)
+        if (
+            ins.opname == "LOAD_GLOBAL"
+            and not ins.arg & 1
+            and k + 5 < n
+            and raw[k + 1].opname == "COPY" and raw[k + 1].arg == 1
+            and raw[k + 2].opname == "LOAD_COMMON_CONSTANT"
+            and raw[k + 2].argval is not AssertionError
+            and raw[k + 2].argval is not NotImplementedError
+            and raw[k + 3].opname == "IS_OP" and raw[k + 3].arg == 0
+            and raw[k + 4].opname == "POP_JUMP_IF_FALSE"
+        ):
+            target = raw[k + 4].argval
+            end = next((j for j in range(k + 5, n) if raw[j].offset == target), None)
+            if end is not None and raw[end].opname == "PUSH_NULL":
+                skip_to = target
+    return out
+
+
+# Passes over a version's raw instructions that undo what its compiler laid out differently.
+_LAYOUT_PASSES = {
+    (3, 14): (_undo_inlined_builtins,),
+    (3, 15): (_undo_inlined_builtins,),
+}.get(PY, ())
+
+
 # raw opnames normalize does more with than copying them
-_SPECIAL = DROPPED | _REWRITTEN | {"END_FOR"}
+_SPECIAL = DROPPED | _REWRITTEN | {"END_FOR"} | set(_SPELLINGS)
 
 
 def normalize(code: CodeType) -> list[Instr]:
     """Return the normalized instruction list of ``code`` (not of nested code)."""
     raw = _raw_instructions(code)
+    for undo in _LAYOUT_PASSES:
+        raw = undo(raw)
     # 3.13 TO_BOOL is implied by a following conditional jump or `not`; alone
     # (`not not x`) it is a conversion the source must say
     kept_to_bool: set[int] = set()
@@ -165,6 +253,9 @@ def normalize(code: CodeType) -> list[Instr]:
     skip_pop_after_end_for = False
     line = None
     for k, ins in enumerate(raw):
+        spelling = _SPELLINGS.get(ins.opname)
+        if spelling is not None:
+            ins = spelling(ins)
         name, opcode, arg, argval, _, offset, line_number = ins
         start_len = len(out)
         first_at[offset] = start_len
