@@ -73,6 +73,12 @@ def const(value: Any) -> ast.expr:
         return ast.Tuple(elts=[const(v) for v in value], ctx=ast.Load())
     if isinstance(value, complex):
         return _complex_ast(value)
+    if type(value) is slice:
+        # 3.14+ fold a subscript's constant slice (`x[1:]`, `x[::2]`) into one constant; no
+        # other source makes one
+        return ast.Slice(
+            *(None if part is None else const(part) for part in (value.start, value.stop, value.step))
+        )
     if isinstance(value, frozenset) and value:
         # `x in {a, b}` folds the set display into a frozenset constant
         return ast.Set(elts=[const(v) for v in sorted(value, key=repr)])

@@ -165,10 +165,14 @@ def _binary_op_314(ins: Raw) -> Raw:
     return ins
 
 
+# LOAD_COMMON_CONSTANT's argument indexes this list (3.14+)
+_COMMON_CONSTANTS = getattr(dis, "_common_constants", None) or ()
+
+
 def _load_common_constant(ins: Raw) -> Raw:
     # AssertionError only comes from `assert`; the other common constants (the builtins the
     # compiler inlines calls of) are removed with the inlined code by _undo_inlined_builtins
-    if ins.argval is AssertionError:
+    if _COMMON_CONSTANTS[ins.arg] is AssertionError:
         return ins._replace(opname="LOAD_ASSERTION_ERROR", arg=None, argval=None, argrepr="")
     return ins
 
@@ -183,7 +187,7 @@ _SPELLINGS_314 = {
     "LOAD_COMMON_CONSTANT": _load_common_constant,
 }
 
-_SPELLINGS = {(3, 14): _SPELLINGS_314, (3, 15): _SPELLINGS_314}.get(PY, {})
+SPELLINGS = {(3, 14): _SPELLINGS_314, (3, 15): _SPELLINGS_314}.get(PY, {})
 
 
 def _undo_inlined_builtins(raw: list[Raw]) -> list[Raw]:
@@ -208,8 +212,7 @@ def _undo_inlined_builtins(raw: list[Raw]) -> list[Raw]:
             and k + 5 < n
             and raw[k + 1].opname == "COPY" and raw[k + 1].arg == 1
             and raw[k + 2].opname == "LOAD_COMMON_CONSTANT"
-            and raw[k + 2].argval is not AssertionError
-            and raw[k + 2].argval is not NotImplementedError
+            and _COMMON_CONSTANTS[raw[k + 2].arg] in (all, any, tuple, list, set)
             and raw[k + 3].opname == "IS_OP" and raw[k + 3].arg == 0
             and raw[k + 4].opname == "POP_JUMP_IF_FALSE"
         ):
@@ -220,15 +223,30 @@ def _undo_inlined_builtins(raw: list[Raw]) -> list[Raw]:
     return out
 
 
+def _call_function_ex_flag(raw: list[Raw]) -> list[Raw]:
+    """3.14+ ``CALL_FUNCTION_EX`` always pops a keyword mapping, NULL (``PUSH_NULL`` right
+    before it) when the call has none; earlier versions say which in the argument's low bit."""
+    out: list[Raw] = []
+    for ins in raw:
+        if ins.opname == "CALL_FUNCTION_EX":
+            if out and out[-1].opname == "PUSH_NULL":
+                out.pop()
+                ins = ins._replace(arg=0, argval=0)
+            else:
+                ins = ins._replace(arg=1, argval=1)
+        out.append(ins)
+    return out
+
+
 # Passes over a version's raw instructions that undo what its compiler laid out differently.
 _LAYOUT_PASSES = {
-    (3, 14): (_undo_inlined_builtins,),
-    (3, 15): (_undo_inlined_builtins,),
+    (3, 14): (_undo_inlined_builtins, _call_function_ex_flag),
+    (3, 15): (_undo_inlined_builtins, _call_function_ex_flag),
 }.get(PY, ())
 
 
 # raw opnames normalize does more with than copying them
-_SPECIAL = DROPPED | _REWRITTEN | {"END_FOR"} | set(_SPELLINGS)
+_SPECIAL = DROPPED | _REWRITTEN | {"END_FOR"} | set(SPELLINGS)
 
 
 def normalize(code: CodeType) -> list[Instr]:
@@ -253,7 +271,7 @@ def normalize(code: CodeType) -> list[Instr]:
     skip_pop_after_end_for = False
     line = None
     for k, ins in enumerate(raw):
-        spelling = _SPELLINGS.get(ins.opname)
+        spelling = SPELLINGS.get(ins.opname)
         if spelling is not None:
             ins = spelling(ins)
         name, opcode, arg, argval, _, offset, line_number = ins

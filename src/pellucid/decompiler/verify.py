@@ -32,7 +32,7 @@ from types import CodeType
 from typing import Any, Iterator
 
 from pellucid.decompiler.decode import decode
-from pellucid.decompiler.instructions import INVERSE_JUMPS, JUMP_ALIASES
+from pellucid.decompiler.instructions import INVERSE_JUMPS, JUMP_ALIASES, SPELLINGS
 
 __all__ = [
     "Difference",
@@ -312,6 +312,11 @@ def normalize(code: CodeType) -> NormalizedCode:
     # First pass: kept instructions with their byte offsets, jump targets still as offsets.
     raw: list[tuple[str, Any, int, str, bool]] = []  # opname, arg, offset, argrepr, is_jump
     for ins in _get_instructions(code):
+        spelling = SPELLINGS.get(ins.opname)
+        if spelling is not None:
+            # the instruction layer's reading of the version's own opcodes (a borrowed load is
+            # a load: borrowing only saves reference counting)
+            ins = spelling(ins)
         opname = ins.opname
         if opname in _DROPPED:
             continue
@@ -328,7 +333,7 @@ def normalize(code: CodeType) -> NormalizedCode:
             continue
         if ins.arg is None:
             arg: Any = None
-        elif op in _CONSTS:
+        elif op in _CONSTS or opname == "LOAD_CONST":
             arg = const_key(ins.argval)
         elif op in _NAMES:
             bits = _NAME_FLAG_BITS.get(opname)
