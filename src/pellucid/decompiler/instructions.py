@@ -70,6 +70,11 @@ VALUE_JUMPS = frozenset({"JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP"})
 # Instructions after which control does not fall through to the next one (besides JUMP).
 TERMINAL = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
 
+# Whether the compiler spells a jump on `not (a is b)` / `not (a in b)` with the inverse
+# operator (`is not`, `not in`) rather than with the inverse jump.  3.14 keeps the operator
+# the source wrote and inverts the jump; in value context every version folds.
+JUMPS_FOLD_NOT_INTO_COMPARE = PY < (3, 14)
+
 # Largest block (in instructions, as the compiler counts them) that 3.10+ copy into each
 # predecessor (small exit blocks: a return, the code after a match or a loop).
 MAX_COPY_SIZE = 4
@@ -310,7 +315,10 @@ def normalize(code: CodeType) -> list[Instr]:
         # FOR_ITER on 3.12+ targets END_FOR, which was dropped: the resolved
         # index is the first instruction after the loop, as in 3.9-3.11.
         i.target = _resolve(first_at, off, end)
-    return _fold_backward_conditionals(out)
+    out = _fold_backward_conditionals(out)
+    for undo in _NORMALIZED_PASSES:
+        undo(out)
+    return out
 
 
 def _rewrite(code: CodeType, ins: Raw, name: str, line: int | None, out: list[Instr]) -> None:
@@ -401,6 +409,36 @@ def _fold_backward_conditionals(out: list[Instr]) -> list[Instr]:
     if not remove:
         return out
     return remove_instructions(out, remove)
+
+
+def _unskip_value_tests(out: list[Instr]) -> None:
+    """3.14+ let an and/or operand's jump skip the next operand's test when that test cannot
+    jump for the same value: in ``a and b or c``, ``COPY 1; POP_JUMP_IF_FALSE`` of ``a`` lands
+    after ``b``'s ``COPY 1; POP_JUMP_IF_TRUE`` (a false ``a`` is false there too), where 3.13
+    lands on it.  Pointing the jump back at that test is the same program (the test falls
+    through for this value) and the layout the and/or recognizers know."""
+    for i in out:
+        t = i.target
+        if (
+            i.op in INVERSE_JUMPS
+            and t is not None
+            and t >= 2
+            and i.index >= 1
+            and out[i.index - 1].op == "COPY" and out[i.index - 1].arg == 1
+            and out[t - 2].op == "COPY" and out[t - 2].arg == 1
+            and out[t - 1].op == INVERSE_JUMPS[i.op]
+            and t - 2 > i.index
+        ):
+            i.target = t - 2
+            i.argval = out[t - 2].offset
+            i.extra["unskipped_test"] = out[t].offset if t < len(out) else None
+
+
+# Passes over a version's normalized instructions that undo its compiler's rearrangements.
+_NORMALIZED_PASSES = {
+    (3, 14): (_unskip_value_tests,),
+    (3, 15): (_unskip_value_tests,),
+}.get(PY, ())
 
 
 def _chain_end(ins: list[Instr], i: Instr) -> int | None:

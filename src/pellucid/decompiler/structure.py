@@ -28,6 +28,7 @@ from pellucid.decompiler.exceptions import (
 from pellucid.decompiler.generators import GeneratorOps, fold_suspensions
 from pellucid.decompiler.instructions import (
     CONDITIONAL_JUMPS,
+    JUMPS_FOLD_NOT_INTO_COMPARE,
     MAX_COPY_SIZE,
     PY,
     TERMINAL,
@@ -2938,7 +2939,11 @@ def _is_chain_link(left: ast.expr, stack: list) -> bool:
     return isinstance(left, ast.Compare) and bool(stack) and left.comparators[-1] is stack[-1]
 
 
-_INVERSE_CMP = {ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn, ast.NotIn: ast.In}
+_INVERSE_CMP = (
+    {ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn, ast.NotIn: ast.In}
+    if JUMPS_FOLD_NOT_INTO_COMPARE
+    else {}
+)
 
 
 def _negate(e: ast.expr) -> ast.expr:
