@@ -75,6 +75,19 @@ TERMINAL = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
 # the source wrote and inverts the jump; in value context every version folds.
 JUMPS_FOLD_NOT_INTO_COMPARE = PY < (3, 14)
 
+# 3.14+ record whether co_consts[0] is the docstring in co_flags; earlier versions leave it to
+# be inferred (a str first constant that no instruction loads).
+_CO_HAS_DOCSTRING = 0x4000000
+
+
+def flagged_docstring(code: CodeType) -> str | None | bool:
+    """The docstring ``code``'s flags say it has (None: it has none), or False on versions
+    whose code objects do not say."""
+    if PY < (3, 14):
+        return False
+    return code.co_consts[0] if code.co_flags & _CO_HAS_DOCSTRING else None
+
+
 # Largest block (in instructions, as the compiler counts them) that 3.10+ copy into each
 # predecessor (small exit blocks: a return, the code after a match or a loop).
 MAX_COPY_SIZE = 4

@@ -32,7 +32,12 @@ from types import CodeType
 from typing import Any, Iterator
 
 from pellucid.decompiler.decode import decode
-from pellucid.decompiler.instructions import INVERSE_JUMPS, JUMP_ALIASES, SPELLINGS
+from pellucid.decompiler.instructions import (
+    INVERSE_JUMPS,
+    JUMP_ALIASES,
+    SPELLINGS,
+    flagged_docstring,
+)
 
 __all__ = [
     "Difference",
@@ -344,6 +349,24 @@ def normalize(code: CodeType) -> NormalizedCode:
             arg = ins.arg
         raw.append((opname, arg, ins.offset, ins.argrepr, False))
 
+    # 3.14+ call an attribute of a name the module imports as `LOAD_ATTR; PUSH_NULL` and any
+    # other attribute as a method load: which, depends on the module's imports, not on what the
+    # call does (the same call either way).  Compare both as the method load.
+    merged: list[tuple[str, Any, int, str, bool]] = []
+    for r in raw:
+        if (
+            r[0] == "PUSH_NULL"
+            and merged
+            and merged[-1][0] == "LOAD_ATTR"
+            and type(merged[-1][1]) is tuple
+            and merged[-1][1][1] == 0
+        ):
+            prev = merged[-1]
+            merged[-1] = (prev[0], (prev[1][0], 1), prev[2], prev[3], prev[4])
+            continue
+        merged.append(r)
+    raw = merged
+
     # Where a definition is nested depends on where it is recompiled, not on what it does:
     # compare only the last component of qualnames that 3.9/3.10 pass to MAKE_FUNCTION and
     # that class bodies store in ``__qualname__``; 3.13 class bodies also store their first
@@ -405,6 +428,9 @@ def normalize(code: CodeType) -> NormalizedCode:
     if not code.co_name.startswith("<") and code.co_flags & CO_OPTIMIZED and code.co_consts:
         first = code.co_consts[0]
         doc = first if isinstance(first, str) else None
+        flagged = flagged_docstring(code)
+        if flagged is not False:
+            doc = flagged
     return NormalizedCode(
         name=code.co_name,
         qualname=_code_qualname(code),
