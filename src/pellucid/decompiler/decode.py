@@ -55,8 +55,10 @@ _BACKWARD = frozenset(
     dis.opmap[n]
     for n in ("JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT", "POP_JUMP_BACKWARD_IF_FALSE",
               "POP_JUMP_BACKWARD_IF_TRUE", "POP_JUMP_BACKWARD_IF_NONE",
-              "POP_JUMP_BACKWARD_IF_NOT_NONE")
-    if n in dis.opmap
+              "POP_JUMP_BACKWARD_IF_NOT_NONE",
+              # 3.14+: a relative argument pointing back at its loop's SEND, never jumped to
+              "END_ASYNC_FOR")
+    if n in dis.opmap and dis.opmap[n] in dis.hasjrel
 )
 # bits of a name instruction's argument below its co_names index
 NAME_SHIFT = {}

@@ -25,6 +25,7 @@ from types import CodeType
 from typing import Any
 
 from pellucid.decompiler.decode import Raw, decode
+from pellucid.decompiler.withsetup import rewrite_withs
 
 PY = sys.version_info[:2]
 
@@ -203,12 +204,14 @@ _SPELLINGS_314 = {
     "POP_ITER": _renamed("POP_TOP"),
     "BINARY_OP": _binary_op_314,
     "LOAD_COMMON_CONSTANT": _load_common_constant,
+    # its argument locates the loop for the interpreter; control only falls through
+    "END_ASYNC_FOR": lambda ins: ins._replace(arg=None, argval=None, argrepr=""),
 }
 
 SPELLINGS = {(3, 14): _SPELLINGS_314, (3, 15): _SPELLINGS_314}.get(PY, {})
 
 
-def _undo_inlined_builtins(raw: list[Raw]) -> list[Raw]:
+def _undo_inlined_builtins(code: CodeType, raw: list[Raw]) -> list[Raw]:
     """3.14+ inline ``all(genexpr)``, ``any(genexpr)`` and ``tuple(genexpr)``::
 
         LOAD_GLOBAL all; COPY 1; LOAD_COMMON_CONSTANT all; IS_OP 0; POP_JUMP_IF_FALSE L
@@ -241,7 +244,7 @@ def _undo_inlined_builtins(raw: list[Raw]) -> list[Raw]:
     return out
 
 
-def _call_function_ex_flag(raw: list[Raw]) -> list[Raw]:
+def _call_function_ex_flag(code: CodeType, raw: list[Raw]) -> list[Raw]:
     """3.14+ ``CALL_FUNCTION_EX`` always pops a keyword mapping, NULL (``PUSH_NULL`` right
     before it) when the call has none; earlier versions say which in the argument's low bit."""
     out: list[Raw] = []
@@ -256,10 +259,16 @@ def _call_function_ex_flag(raw: list[Raw]) -> list[Raw]:
     return out
 
 
+def _with_setups(code: CodeType, raw: list[Raw]) -> list[Raw]:
+    """3.14+ ``with`` set-ups and exits as ``BEFORE_WITH`` ones (see withsetup.py)."""
+    done = rewrite_withs(code, raw)
+    return raw if done is None else done.raw
+
+
 # Passes over a version's raw instructions that undo what its compiler laid out differently.
 _LAYOUT_PASSES = {
-    (3, 14): (_undo_inlined_builtins, _call_function_ex_flag),
-    (3, 15): (_undo_inlined_builtins, _call_function_ex_flag),
+    (3, 14): (_undo_inlined_builtins, _call_function_ex_flag, _with_setups),
+    (3, 15): (_undo_inlined_builtins, _call_function_ex_flag, _with_setups),
 }.get(PY, ())
 
 
@@ -271,7 +280,7 @@ def normalize(code: CodeType) -> list[Instr]:
     """Return the normalized instruction list of ``code`` (not of nested code)."""
     raw = _raw_instructions(code)
     for undo in _LAYOUT_PASSES:
-        raw = undo(raw)
+        raw = undo(code, raw)
     # 3.13 TO_BOOL is implied by a following conditional jump or `not`; alone
     # (`not not x`) it is a conversion the source must say
     kept_to_bool: set[int] = set()
@@ -543,6 +552,10 @@ def exception_entries(code: CodeType, instrs: list[Instr]) -> list[tuple[int, in
     table = dis._parse_exception_table(code)  # type: ignore[attr-defined]
     if not table:
         return []
+    depths: dict = {}
+    if _with_setups in _LAYOUT_PASSES:
+        done = rewrite_withs(code, decode(code))
+        depths = {} if done is None else done.depths
     offsets = [i.offset for i in instrs]
     n = len(instrs)
 
@@ -550,4 +563,8 @@ def exception_entries(code: CodeType, instrs: list[Instr]) -> list[tuple[int, in
         k = bisect.bisect_left(offsets, off)
         return k if k < n else n
 
-    return [(index(e.start), index(e.end), index(e.target), e.depth, e.lasti) for e in table]
+    return [
+        (index(e.start), index(e.end), index(e.target), depths.get((e.start, e.end, e.target), e.depth),
+         e.lasti)
+        for e in table
+    ]
