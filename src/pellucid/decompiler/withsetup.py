@@ -75,6 +75,7 @@ def rewrite_withs(code: CodeType, raw: list[Raw]) -> WithRewrite | None:
     states: dict[int, tuple[int, tuple[int, ...]]] = {}
     exit_calls: set[int] = set()
     dropped: set[int] = set()
+    rewritten: dict[int, int] = {}  # index -> the argument 3.13 would give it
     work: list[int] = []
 
     def reach(k: int, depth: int, marks: tuple[int, ...]) -> bool:
@@ -100,10 +101,15 @@ def rewrite_withs(code: CodeType, raw: list[Raw]) -> WithRewrite | None:
             ):
                 return None
         name = ins.opname
+        moved = marks
         if name == "CALL" and ins.arg == 3 and depth - 4 in marks:
             exit_calls.add(k)
         elif name == "POP_TOP" and depth - 1 in marks:
             dropped.add(k)
+        elif name in _STACK_OFFSET_OPS and any(m >= depth - ins.arg for m in marks):
+            moved = _reach_under(ins, depth, marks, rewritten, dropped, k)
+            if moved is None:
+                return None
         succ: list[tuple[int, int]] = []  # (index, depth after)
         is_jump = ins.opcode in _HASJUMP and name != "END_ASYNC_FOR"
         if is_jump:
@@ -115,18 +121,51 @@ def rewrite_withs(code: CodeType, raw: list[Raw]) -> WithRewrite | None:
             succ.append((k + 1, depth + _effect(ins, False)))
         start = setup_ends.get(k)
         for nxt, new_depth in succ:
-            kept = tuple(m for m in marks if m < new_depth)
-            if len(kept) != len(marks) and k not in exit_calls and k not in dropped:
+            kept = tuple(m for m in moved if m < new_depth)
+            if len(kept) != len(moved) and k not in exit_calls and k not in dropped:
                 return None  # something other than the exit call or a POP_TOP reached a mark
             if start is not None:
                 # the set-up's last CALL: the manager was at depth - 1, `self` is now above it
                 kept = kept + (states[start][0],)
             if not reach(nxt, new_depth, kept):
                 return None
-    return _apply(raw, setups, exit_calls, dropped, states, table)
+    return _apply(raw, setups, exit_calls, dropped, rewritten, states, table)
 
 
-def _apply(raw, setups, exit_calls, dropped, states, table) -> WithRewrite:
+# instructions whose argument reaches that far down the stack
+_STACK_OFFSET_OPS = frozenset({"SWAP", "COPY", "LIST_APPEND", "SET_ADD", "MAP_ADD"})
+
+
+def _reach_under(
+    ins: Raw, depth: int, marks: tuple[int, ...], rewritten: dict, dropped: set, k: int
+) -> tuple[int, ...] | None:
+    """An instruction reaching past a mark: its 3.13 form, recorded in ``rewritten`` or
+    ``dropped``; the marks after it (None: no 3.13 form).  A return or break inside a
+    ``with`` moves the value under the exit (3.14 ``SWAP 3; SWAP 2``, 3.13 ``SWAP 2``)."""
+    low, top = depth - ins.arg, depth - 1
+    between = sum(1 for m in marks if low < m < top)
+    if ins.opname == "COPY":
+        if low in marks:
+            return None
+        rewritten[k] = ins.arg - between
+        return marks
+    if ins.opname != "SWAP":
+        return None
+    if (low in marks) == (top in marks):
+        if low not in marks:
+            rewritten[k] = ins.arg - between
+        else:
+            dropped.add(k)
+        return marks
+    # a mark trades places with one value: a no-op without the mark, if nothing else lies
+    # between them
+    if ins.arg - 1 - between != 1:
+        return None
+    dropped.add(k)
+    return tuple(sorted(top if m == low else low if m == top else m for m in marks))
+
+
+def _apply(raw, setups, exit_calls, dropped, rewritten, states, table) -> WithRewrite:
     out: list[Raw] = []
     skip = 0
     for k, ins in enumerate(raw):
@@ -138,6 +177,8 @@ def _apply(raw, setups, exit_calls, dropped, states, table) -> WithRewrite:
             skip = 5
         elif k in exit_calls:
             out.append(ins._replace(arg=2, argval=2))
+        elif k in rewritten:
+            out.append(ins._replace(arg=rewritten[k], argval=rewritten[k]))
         elif k not in dropped:
             out.append(ins)
     index = {ins.offset: k for k, ins in enumerate(raw)}
