@@ -837,6 +837,14 @@ class Evaluator:
             if isinstance(value, ClosureTuple):
                 value = ast.Tuple(elts=[name(n) for n in value.names], ctx=ast.Load())
             fv.defaults = list(value.elts)
+        elif flag == 0x10 and isinstance(value, V.FunctionValue):
+            # 3.14+: the annotations, made lazily by an __annotate__ function
+            from pellucid.decompiler.annotate import annotations_of
+
+            read = annotations_of(value.code)
+            if read is None:
+                raise self.fail("unrecognized __annotate__ function", ins)
+            fv.annotations = read
         else:
             raise self.fail(f"unsupported function attribute {flag}", ins)
         stack.append(fv)
