@@ -164,6 +164,14 @@ def _module_name(name: str) -> bool:
 
 def _guarded(make: Callable[[CodeType, Any], T], code: CodeType, fn: Any) -> T:
     """``make(code, fn)`` with decompilation's error contract: only DecompilationError leaves."""
+    from pellucid.decompiler.decode import dangling_executor
+
+    if dangling_executor(code):
+        raise DecompilationError(
+            "the bytecode has an ENTER_EXECUTOR instruction without its executor (no compiler "
+            "made it)",
+            code_name=getattr(code, "co_qualname", code.co_name),
+        )
     bad = _unspellable_name(code)
     if bad is not None:
         raise DecompilationError(

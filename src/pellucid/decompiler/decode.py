@@ -133,6 +133,35 @@ def opargs(code: CodeType, wanted: frozenset[int] | tuple[int, ...]) -> Iterator
             k = ops.find(op, k + 1)
 
 
+_ENTER_EXECUTOR = dis.opmap.get("ENTER_EXECUTOR")
+_DEOPT = getattr(dis, "_deoptop", None)
+
+
+def _executors_possible() -> bool:
+    jit = getattr(sys, "_jit", None)
+    return jit is None or jit.is_enabled()
+
+
+def dangling_executor(code: CodeType) -> bool:
+    """Whether ``code`` has an ENTER_EXECUTOR instruction although no executor can exist.
+
+    Only the optimizer puts ENTER_EXECUTOR into code, along with the executor it names.  A code
+    object built with one by hand (``code.replace(co_code=...)``) has none, and CPython 3.14
+    crashes reading its ``co_code``: such code is refused before that read."""
+    if _ENTER_EXECUTOR is None or _DEOPT is None or _executors_possible():
+        return False
+    adaptive = getattr(code, "_co_code_adaptive", None)
+    if adaptive is None:
+        return False
+    i, n = 0, len(adaptive)
+    while i < n:
+        op = _DEOPT(adaptive[i])
+        if op == _ENTER_EXECUTOR:
+            return True
+        i += _SIZE[op] if 0 <= op < 256 else 2
+    return False
+
+
 def decode(code: CodeType) -> list[Raw]:
     co_code = code.co_code
     consts, names = code.co_consts, code.co_names
