@@ -215,6 +215,7 @@ def _undo_inlined_builtins(code: CodeType, raw: list[Raw]) -> list[Raw]:
     """3.14+ inline ``all(genexpr)``, ``any(genexpr)`` and ``tuple(genexpr)``::
 
         LOAD_GLOBAL all; COPY 1; LOAD_COMMON_CONSTANT all; IS_OP 0; POP_JUMP_IF_FALSE L
+        (or the name loaded from wherever it lives: a local ``all`` is checked the same way)
         POP_TOP; <the generator expression as a loop>
         L: PUSH_NULL; <the generator expression>; CALL 1
 
@@ -228,8 +229,8 @@ def _undo_inlined_builtins(code: CodeType, raw: list[Raw]) -> list[Raw]:
             continue
         out.append(ins)
         if (
-            ins.opname == "LOAD_GLOBAL"
-            and not ins.arg & 1
+            ins.opname.startswith("LOAD_")  # the name, wherever it lives
+            and not (ins.opname == "LOAD_GLOBAL" and ins.arg & 1)
             and k + 5 < n
             and raw[k + 1].opname == "COPY" and raw[k + 1].arg == 1
             and raw[k + 2].opname == "LOAD_COMMON_CONSTANT"
