@@ -844,7 +844,8 @@ class Evaluator:
             read = annotations_of(value.code)
             if read is None:
                 raise self.fail("unrecognized __annotate__ function", ins)
-            fv.annotations = read
+            keys = [ast.Constant(k) for k in read]
+            fv.annotations = self._annotations(ast.Dict(keys, list(read.values())), ins)
         else:
             raise self.fail(f"unsupported function attribute {flag}", ins)
         stack.append(fv)

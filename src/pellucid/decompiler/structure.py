@@ -2637,6 +2637,15 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             )
         ):
             return  # 3.12+: a class body keeps its namespace for its annotation scopes
+        if (
+            isinstance(target, ast.Name)
+            and target.id == "__annotate_func__"
+            and isinstance(value, V.FunctionValue)
+            and value.code.co_name == "__annotate__"
+            and getattr(self, "mode", None) == "class"
+        ):
+            self.class_annotate = value.code  # 3.14+: class_body writes its annotations
+            return
         if isinstance(value, V.TypeAliasValue):
             if not (isinstance(target, ast.Name) and target.id == value.name):
                 raise self.fail(f"type alias {value.name} stored as another name", ins)
