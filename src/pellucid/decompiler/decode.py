@@ -138,8 +138,15 @@ _DEOPT = getattr(dis, "_deoptop", None)
 
 
 def _executors_possible() -> bool:
+    """Whether this process may have optimizer executors: with the JIT on (3.14+ say so in
+    sys._jit), or in a build with the tier-2 interpreter."""
+    import sysconfig
+
+    config = sysconfig.get_config_var("CONFIG_ARGS") or ""
     jit = getattr(sys, "_jit", None)
-    return jit is None or jit.is_enabled()
+    if jit is None:
+        return "experimental-jit" in config
+    return jit.is_enabled() or "experimental-jit=interpreter" in config
 
 
 def dangling_executor(code: CodeType) -> bool:
