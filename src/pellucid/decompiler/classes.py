@@ -512,6 +512,10 @@ def module_body(code: CodeType) -> list[ast.stmt]:
     from pellucid.decompiler.emit import CodeWalker
 
     w = CodeWalker(code, "module")
+    if "__conditional_annotations__" in code.co_names + code.co_cellvars:
+        # 3.14+: which module-level annotations ran is recorded as they run, for the module's
+        # __annotate__ function; that bookkeeping is not read back into annotations yet
+        raise w.fail("module-level annotations (3.14+) are not read back yet")
     body = w.body()
     body = _finish_body(w, body, _is_none_return)
     # the docstring is the first store of __doc__ (3.9/3.10 after SETUP_ANNOTATIONS)
