@@ -155,10 +155,12 @@ def dangling_executor(code: CodeType) -> bool:
     Only the optimizer puts ENTER_EXECUTOR into code, along with the executor it names.  A code
     object built with one by hand (``code.replace(co_code=...)``) has none, and CPython 3.14
     crashes reading its ``co_code``: such code is refused before that read."""
-    if _ENTER_EXECUTOR is None or _DEOPT is None or _executors_possible():
+    if _ENTER_EXECUTOR is None or _DEOPT is None:
         return False
     adaptive = getattr(code, "_co_code_adaptive", None)
-    if adaptive is None:
+    if adaptive is None or _ENTER_EXECUTOR not in adaptive[::2]:
+        return False  # (the common case, at C speed: no such byte where opcodes can be)
+    if _executors_possible():
         return False
     i, n = 0, len(adaptive)
     while i < n:

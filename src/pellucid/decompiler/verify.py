@@ -333,7 +333,7 @@ def normalize(code: CodeType) -> NormalizedCode:
             raw.append((split[1], second, ins.offset, second, False))
             continue
         opname = JUMP_ALIASES.get(opname, opname)
-        if op in _JUMPS:
+        if op in _JUMPS and ins.argval is not None:  # (3.14 END_ASYNC_FOR: no jump)
             raw.append((opname, ins.argval, ins.offset, "", True))
             continue
         if ins.arg is None:
