@@ -191,8 +191,12 @@ _COMMON_CONSTANTS = getattr(dis, "_common_constants", None) or ()
 def _load_common_constant(ins: Raw) -> Raw:
     # AssertionError only comes from `assert`; the other common constants (the builtins the
     # compiler inlines calls of) are removed with the inlined code by _undo_inlined_builtins
-    if _COMMON_CONSTANTS[ins.arg] is AssertionError:
+    value = _COMMON_CONSTANTS[ins.arg]
+    if value is AssertionError:
         return ins._replace(opname="LOAD_ASSERTION_ERROR", arg=None, argval=None, argrepr="")
+    if value is None or type(value) in (bool, int, str):
+        # 3.15+: the commonest literals (None, True, False, '', -1) come from this table too
+        return ins._replace(opname="LOAD_CONST", argval=value)
     return ins
 
 
