@@ -162,12 +162,19 @@ def dangling_executor(code: CodeType) -> bool:
         return False  # (the common case, at C speed: no such byte where opcodes can be)
     if _executors_possible():
         return False
+    # walk the instructions; where their sizes are not known for sure (instrumented code:
+    # a debugger or sys.monitoring), the answer is no: real code must never be refused
     i, n = 0, len(adaptive)
     while i < n:
         op = _DEOPT(adaptive[i])
         if op == _ENTER_EXECUTOR:
             return True
-        i += _SIZE[op] if 0 <= op < 256 else 2
+        name = _OPNAME[op] if 0 <= op < 256 else "<>"
+        if name.startswith("INSTRUMENTED_"):
+            op = dis.opmap.get(name[len("INSTRUMENTED_"):], -1)
+        if not 0 <= op < 256 or _OPNAME[op].startswith("<"):
+            return False
+        i += _SIZE[op]
     return False
 
 
