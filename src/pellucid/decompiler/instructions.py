@@ -170,7 +170,7 @@ _REWRITTEN = frozenset(
 
 
 def _load_small_int(ins: Raw) -> Raw:
-    return ins._replace(opname="LOAD_CONST", argval=ins.arg)
+    return ins._replace(opname="LOAD_CONST", argval=ins.arg, argrepr=repr(ins.arg))
 
 
 def _renamed(name: str) -> Any:
@@ -196,7 +196,7 @@ def _load_common_constant(ins: Raw) -> Raw:
         return ins._replace(opname="LOAD_ASSERTION_ERROR", arg=None, argval=None, argrepr="")
     if value is None or type(value) in (bool, int, str):
         # 3.15+: the commonest literals (None, True, False, '', -1) come from this table too
-        return ins._replace(opname="LOAD_CONST", argval=value)
+        return ins._replace(opname="LOAD_CONST", argval=value, argrepr=repr(value))
     return ins
 
 
