@@ -33,6 +33,7 @@ import tempfile
 
 from child import run_child
 from peers import depyf_torch_python
+from torch_venvs import parse_torch_option
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORKLOADS_DIR = os.path.join(ROOT, "tests", "dynamo")
@@ -133,7 +134,16 @@ def main() -> None:
     ap.add_argument("--backend", default="eager")
     ap.add_argument("--depyf-python", default=None)
     ap.add_argument("--no-depyf", action="store_true", help="skip the peer")
+    ap.add_argument(
+        "--torch",
+        metavar="VERSIONS",
+        help="'all' or e.g. 2.13.0,2.15.0: pellucid alone, one column per torch release "
+        "(the venvs scripts/setup.sh makes)",
+    )
     args = ap.parse_args()
+    if args.torch:
+        torch_matrix(args.workloads.split(","), args.backend, parse_torch_option(args.torch))
+        return
     depyf_py = None if args.no_depyf else (args.depyf_python or depyf_torch_python())
     tools = [("pellucid", sys.executable)] + ([("depyf", depyf_py)] if depyf_py else [])
     print(f"backend {args.backend}; depyf from {depyf_py or 'n/a (not installed)'}\n")
@@ -188,6 +198,33 @@ def main() -> None:
         f"pellucid decompiled the own code of {resumes_decompiled} of {resumes} compiled resume "
         "functions (their full_code files)"
     )
+
+
+def torch_matrix(names: list[str], backend: str, releases: list[tuple[str, str]]) -> None:
+    """One row per workload, one column per torch release: frames run from their file of the
+    frames Dynamo transformed, and the program's result against eager."""
+    width = max(len(n) for n in names + ["workload"])
+    header = f"{'workload':{width}s}" + "".join(f" | {'torch ' + v:>24s}" for v, _ in releases)
+    print(f"backend {backend}; cell: frames run from file / frames transformed, result\n")
+    print(header)
+    print("-" * len(header))
+    totals = {v: [0, 0, 0] for v, _ in releases}  # from_file, frames, workloads not same
+    for name in names:
+        line = f"{name:{width}s}"
+        for version, python in releases:
+            r = measure(python, "pellucid", name, backend)
+            frames, from_file = r.get("frames", 0), r.get("from_file", 0)
+            totals[version][0] += from_file
+            totals[version][1] += frames
+            totals[version][2] += r["result"] != "same"
+            line += f" | {f'{from_file}/{frames}':>7s} {r['result'][:16]:>16s}"
+        print(line, flush=True)
+    print("-" * len(header))
+    for version, (from_file, frames, bad) in totals.items():
+        print(
+            f"torch {version}: {from_file} of {frames} transformed frames ran from a dumped "
+            f"file; {bad} workloads did not give the eager result"
+        )
 
 
 if __name__ == "__main__":

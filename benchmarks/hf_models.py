@@ -130,10 +130,10 @@ print("RESULT " + json.dumps({{
 """
 
 
-def run_one(name: str, backend: str, mode: str) -> dict:
+def run_one(name: str, backend: str, mode: str, python: str = sys.executable) -> dict:
     kind, cfg_cls, model_cls, kwargs = MODELS[name]
     with tempfile.TemporaryDirectory() as tmp:
-        argv = [sys.executable, "-c", CHILD.format(root=ROOT), name, backend, mode, kind,
+        argv = [python, "-c", CHILD.format(root=ROOT), name, backend, mode, kind,
                 cfg_cls, model_cls, json.dumps(kwargs), os.path.join(tmp, "dump")]
         env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "src"))
         try:
@@ -151,7 +151,18 @@ def main() -> int:
     ap.add_argument("--models", default=",".join(MODELS))
     ap.add_argument("--backends", default="eager")
     ap.add_argument("--mode", default="auto", choices=["auto", "generate", "forward"])
+    ap.add_argument(
+        "--torch",
+        metavar="VERSIONS",
+        help="'all' or e.g. 2.13.0,2.15.0: one column per torch release (the venvs "
+        "scripts/setup.sh makes)",
+    )
     args = ap.parse_args()
+    if args.torch:
+        from torch_venvs import parse_torch_option
+
+        releases = parse_torch_option(args.torch)
+        return torch_matrix(args.models.split(","), args.backends.split(","), args.mode, releases)
     print(f"{'model':12s} {'backend':10s} {'frames':>6s} {'from file':>9s} {'failures':>8s} "
           f"{'resume src':>10s} {'s':>6s}  result")
     bad = 0
@@ -171,6 +182,42 @@ def main() -> int:
                 print(f"    {f}")
             sys.stdout.flush()
     return 1 if bad else 0
+
+
+def _cell(r: dict) -> tuple[str, bool]:
+    """A matrix cell (frames from file / frames, result) and whether it is all right."""
+    if "error" in r:
+        return f"error {r['error'][:20]}", False
+    ok = (r["from_file"] == r["frames"] and not r["failures"] and not r["not_decompiled"]
+          and r["result"] == "same")
+    text = f"{r['from_file']}/{r['frames']} {r['result'][:12]}"
+    if r["failures"] or r["not_decompiled"]:
+        text += f" f{len(r['failures'])} r{r['not_decompiled']}"
+    return text, ok
+
+
+def torch_matrix(models: list[str], backends: list[str], mode: str,
+                 releases: list[tuple[str, str]]) -> int:
+    """One row per model and backend, one column per torch release."""
+    header = f"{'model':12s} {'backend':10s}" + "".join(f" | {'torch ' + v:>22s}" for v, _ in releases)
+    print("cell: frames run from file / frames transformed, result "
+          "(fN: N index failures, rN: N resume functions not decompiled)\n")
+    print(header)
+    print("-" * len(header))
+    bad = {v: 0 for v, _ in releases}
+    for backend in backends:
+        for name in models:
+            line = f"{name:12s} {backend:10s}"
+            for version, python in releases:
+                text, ok = _cell(run_one(name, backend, mode, python))
+                bad[version] += not ok
+                line += f" | {text:>22s}"
+            print(line, flush=True)
+    print("-" * len(header))
+    for version, n in bad.items():
+        print(f"torch {version}: {len(models) * len(backends) - n} of "
+              f"{len(models) * len(backends)} runs had every frame from its file, eager results")
+    return 1 if any(bad.values()) else 0
 
 
 if __name__ == "__main__":

@@ -4,7 +4,10 @@
 # Creates, idempotently, one virtual environment per CPython version that pyenv has:
 #   .venv       Python 3.11: pellucid[test,report] + torch==2.13.0 (local CPU wheel) + torch test deps
 #   .venv-3.X   Python 3.9, 3.10, 3.12, 3.13: pellucid[test]
-# and pytest-timeout in each.
+# and, for the other torch releases of the support matrix (CUDA builds of about 5.5 GB that run
+# on the CPU), one venv each under $PELLUCID_CACHE/venvs (default ~/.cache/pellucid), made from
+# requirements/torch-<version>.txt and kept between clones and runs. pellucid itself is not
+# installed there: tests run them with PYTHONPATH=src.
 # A venv is (re)installed only when its inputs change (stamp file), so re-runs take a second.
 
 PELLUCID_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -14,23 +17,14 @@ export PELLUCID_ROOT
 PELLUCID_VERSIONS=(3.9 3.10 3.11 3.12 3.13)
 PELLUCID_MAIN_VERSION=3.11
 
+# The torch releases pellucid supports, each tested on Python 3.11. The first is the one in .venv.
+PELLUCID_TORCH_VERSIONS=(2.13.0 2.14.1 2.15.0)
+PELLUCID_CACHE="${PELLUCID_CACHE:-$HOME/.cache/pellucid}"
+
 # Extra packages of every venv: a per-test timeout, so that a hang (e.g. decompiled code that
 # loops forever) fails one test instead of the whole run.
 PELLUCID_COMMON_PKGS=(
     "pytest-timeout"
-)
-
-# Extra packages of the main venv. transformers has no hard torch requirement, so pinning it
-# cannot pull another torch; torch itself is pinned to the CPU wheel on local disk.
-PELLUCID_TORCH_PKGS=(
-    "torch==2.13.0"
-    "transformers==5.17.0"
-    "debugpy"
-    "pygments"
-    "hypothesis"
-    "hypothesmith"
-    "playwright"  # report tests drive the system Chromium (no `playwright install`)
-    "tlparse"     # TORCH_TRACE test reads pellucid's artifacts back with PyTorch's tlparse
 )
 
 # Debian packages for the report tests: a real headless browser, and graphviz for graph pictures.
@@ -103,11 +97,11 @@ pellucid_ensure_venv() {
     local pkgs=("${PELLUCID_COMMON_PKGS[@]}")
     if [[ "$ver" == "$PELLUCID_MAIN_VERSION" ]]; then
         extras="test,report"
-        pkgs+=("${PELLUCID_TORCH_PKGS[@]}")
+        pkgs+=(-r "requirements/torch-${PELLUCID_TORCH_VERSIONS[0]}.txt")
     else
         extras="test"
     fi
-    want="$(_pellucid_hash "$py" "$extras" "${pkgs[@]}")"
+    want="$(_pellucid_hash "$py" "$extras" "${pkgs[@]}" "$(cat "$PELLUCID_ROOT/requirements/torch-${PELLUCID_TORCH_VERSIONS[0]}.txt")")"
     stamp="$venv/.pellucid-stamp"
     if [[ -x "$venv/bin/python" && -f "$stamp" && "$(cat "$stamp")" == "$want" ]] \
         && "$venv/bin/python" -c 'import importlib.metadata as m; m.version("pellucid")' >/dev/null 2>&1; then
@@ -132,10 +126,57 @@ pellucid_ensure_venv() {
         # never accept a CUDA build: it would mean pip reached past the local wheel
         local tv
         tv="$("$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("torch"))')"
-        if [[ "$tv" != 2.13.0* ]]; then
+        if [[ "$tv" != "${PELLUCID_TORCH_VERSIONS[0]}"* ]]; then
             _pellucid_log "unexpected torch version $tv in $venv"
             return 1
         fi
+    fi
+    printf '%s\n' "$want" >"$stamp"
+}
+
+# Directory of the venv for torch release $1 (on Python 3.11).
+pellucid_torch_venv_dir() {
+    if [[ "$1" == "${PELLUCID_TORCH_VERSIONS[0]}" ]]; then
+        pellucid_venv_dir "$PELLUCID_MAIN_VERSION"
+    else
+        printf '%s/venvs/py%s-torch%s\n' "$PELLUCID_CACHE" "$PELLUCID_MAIN_VERSION" "$1"
+    fi
+}
+
+# Ensure the cached venv of torch release $1 (not the first: that is .venv). The release's
+# requirements file pins torch and the test dependencies. pip runs without this machine's
+# configuration file (PIP_CONFIG_FILE=/dev/null), whose constraints may cap torch below a
+# supported release; the requirements pin exactly what is installed.
+pellucid_ensure_torch_venv() {
+    local ver="$1" py venv req want stamp log tv
+    py="$(pellucid_find_python "$PELLUCID_MAIN_VERSION")"
+    [[ -n "$py" ]] || { _pellucid_log "Python $PELLUCID_MAIN_VERSION not found"; return 1; }
+    venv="$(pellucid_torch_venv_dir "$ver")"
+    req="$PELLUCID_ROOT/requirements/torch-$ver.txt"
+    [[ -f "$req" ]] || { _pellucid_log "no $req"; return 1; }
+    want="$({ cat "$req"; printf '%s\n' "$py" "${PELLUCID_COMMON_PKGS[@]}"; } | sha256sum | cut -d' ' -f1)"
+    stamp="$venv/.pellucid-stamp"
+    if [[ -x "$venv/bin/python" && -f "$stamp" && "$(cat "$stamp")" == "$want" ]]; then
+        return 0
+    fi
+    mkdir -p "$(dirname "$venv")" || return 1
+    if [[ ! -x "$venv/bin/python" ]] || ! "$venv/bin/python" -c 'pass' >/dev/null 2>&1; then
+        _pellucid_log "creating $venv with $py"
+        rm -rf "$venv"
+        "$py" -m venv "$venv" || return 1
+    fi
+    _pellucid_log "installing torch $ver and the test dependencies into $venv (several GB the first time)"
+    log="$venv/pip-install.log"
+    if ! PIP_CONFIG_FILE=/dev/null "$venv/bin/python" -m pip install --no-input \
+        -r "$req" "${PELLUCID_COMMON_PKGS[@]}" >"$log" 2>&1; then
+        tail -n 40 "$log" >&2
+        _pellucid_log "pip install failed for $venv (full log: $log)"
+        return 1
+    fi
+    tv="$("$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("torch"))')"
+    if [[ "$tv" != "$ver"* ]]; then
+        _pellucid_log "unexpected torch version $tv in $venv (wanted $ver)"
+        return 1
     fi
     printf '%s\n' "$want" >"$stamp"
 }
@@ -150,6 +191,9 @@ pellucid_setup_all() {
         if [[ $rc -ne 0 && $rc -ne 3 ]]; then
             failed=1
         fi
+    done
+    for ver in "${PELLUCID_TORCH_VERSIONS[@]:1}"; do
+        pellucid_ensure_torch_venv "$ver" || failed=1
     done
     return "$failed"
 }

@@ -93,6 +93,7 @@ def load_pyc(path: str) -> CodeType:
             f"{path}: compiled by Python {version} (magic number {number}), but this is "
             f"Python {running}: run pellucid with Python {version}"
         )
+    _check_unmarshal_in_child(path, data[16:])
     try:
         obj = marshal.loads(data[16:])
     except (EOFError, ValueError, TypeError) as exc:
@@ -100,6 +101,34 @@ def load_pyc(path: str) -> CodeType:
     if not isinstance(obj, CodeType):
         raise CLIError(f"{path}: .pyc holds a {type(obj).__name__}, not a code object")
     return obj
+
+
+_UNMARSHAL = "import marshal, sys; marshal.loads(sys.stdin.buffer.read())"
+
+
+def _check_unmarshal_in_child(path: str, payload: bytes) -> None:
+    """Load ``payload`` once in a child interpreter before this process does.
+
+    CPython's ``marshal.loads`` trusts its input: crafted bytes after a valid header can crash
+    the interpreter itself. A crash in the child becomes a one-line error; the child's own
+    Python exceptions are left for the in-process load to report.
+    """
+    import subprocess
+
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-I", "-S", "-c", _UNMARSHAL],
+            input=payload,
+            capture_output=True,
+            timeout=60,
+        )
+    except subprocess.TimeoutExpired:
+        raise CLIError(f"{path}: corrupt .pyc: loading it did not finish in 60 s") from None
+    except OSError as exc:
+        raise CLIError(f"{path}: cannot check the .pyc in a child process: {exc}") from None
+    if proc.returncode < 0 or proc.returncode > 1:
+        how = f"signal {-proc.returncode}" if proc.returncode < 0 else f"exit {proc.returncode}"
+        raise CLIError(f"{path}: corrupt .pyc: its marshal data crashes Python's loader ({how})")
 
 
 # --------------------------------------------------------------------------------------------
@@ -204,17 +233,41 @@ def load_target(target: str) -> tuple[Any, str]:
             raise CLIError(f"{target}: syntax error, line {exc.lineno}: {exc.msg}") from None
         except ValueError as exc:
             raise CLIError(f"{target}: cannot compile: {exc}") from None
-    # a module name alone: its whole source
-    try:
-        spec = importlib.util.find_spec(target)
-    except (ImportError, ValueError):
-        spec = None
-    if spec is None or not spec.origin or not spec.origin.endswith(".py"):
+        except (RecursionError, MemoryError) as exc:
+            raise CLIError(
+                f"{target}: too deeply nested for this Python's compiler ({type(exc).__name__})"
+            ) from None
+    # a module name alone: its whole source, found without importing anything
+    origin = find_module_source(target)
+    if origin is None:
         raise CLIError(
             f"{target!r} is neither a file, a .pyc, FILE.py:QUALNAME, MODULE:QUALNAME "
             "nor an importable module with Python source"
         )
-    return load_target(spec.origin)
+    return load_target(origin)
+
+
+def find_module_source(name: str) -> str | None:
+    """The ``.py`` file of module ``name`` on sys.path (the current directory first), found
+    the way the import system would, but without importing its packages: their
+    ``__init__`` code does not run."""
+    from importlib.machinery import PathFinder
+
+    parts = name.split(".")
+    if not all(part.isidentifier() for part in parts):
+        return None
+    search = [os.getcwd(), *sys.path]
+    spec = None
+    for part in parts:
+        try:
+            spec = PathFinder.find_spec(part, search)
+        except (ImportError, ValueError):
+            return None
+        if spec is None:
+            return None
+        search = list(spec.submodule_search_locations or [])
+    origin = spec.origin if spec is not None else None
+    return origin if origin and origin.endswith(".py") else None
 
 
 # --------------------------------------------------------------------------------------------
@@ -223,12 +276,16 @@ def load_target(target: str) -> tuple[Any, str]:
 
 def cmd_decompile(args: argparse.Namespace) -> int:
     from pellucid import decompile
+    from pellucid.decompiler.api import NOT_VERIFIED
 
     obj, _ = load_target(args.target)
     try:
-        source = decompile(obj, verify=args.verify)
+        source = decompile(obj, verify=args.verify, strict=args.strict)
     except TypeError as exc:
         raise CLIError(str(exc)) from exc
+    if source.startswith(NOT_VERIFIED):
+        warning = source.partition("\n")[0][len("# pellucid: ") :]
+        print(f"pellucid: warning: {args.target}: {warning}", file=sys.stderr)
     if not source.endswith("\n"):
         source += "\n"
     if args.output:
@@ -251,17 +308,31 @@ def register_decompile(subparsers: Any, common: argparse.ArgumentParser) -> None
             "Decompile TARGET back to Python source. TARGET is one of: FILE.pyc (written by "
             "this Python version), FILE.py (the whole module), FILE.py:QUALNAME or "
             "package.module:QUALNAME (the live object after import; QUALNAME may be dotted, "
-            "e.g. Class.method or outer.<locals>.inner), or package.module (its source)."
+            "e.g. Class.method or outer.<locals>.inner), or package.module (its source). "
+            "Only the :QUALNAME forms import: they run the module's top-level code and its "
+            "packages' __init__, as any import does; FILE.py, FILE.pyc and package.module are "
+            "read without running anything (a .pyc is first loaded in a child process, so a "
+            "crafted one cannot crash pellucid)."
         ),
     )
     p.add_argument("target", metavar="TARGET")
-    p.add_argument(
-        "--verify",
+    verification = p.add_mutually_exclusive_group()
+    verification.add_argument(
+        "--strict",
         action="store_true",
-        help="recompile the output and compare normalized bytecode; fail on any difference",
+        help="exit non-zero, printing no source, when the output is not verified",
     )
+    verification.add_argument(
+        "--no-verify",
+        dest="verify",
+        action="store_false",
+        help="skip verification (by default the output is recompiled and its normalized "
+        "bytecode compared with the original; a difference is reported on stderr and in a "
+        "first-line comment)",
+    )
+    verification.add_argument("--verify", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("-o", "--output", metavar="FILE", help="write the source to FILE")
-    p.set_defaults(handler=cmd_decompile)
+    p.set_defaults(handler=cmd_decompile, verify=True)
 
 
 def cmd_run(args: argparse.Namespace) -> int:

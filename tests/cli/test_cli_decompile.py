@@ -67,9 +67,9 @@ def test_file_qualname(tmp_path):
     assert_add_source(proc.stdout)
 
 
-def test_file_qualname_verify(tmp_path):
+def test_file_qualname_strict(tmp_path):
     path = write(tmp_path / "mymod.py", ADD)
-    proc = run("decompile", "--verify", f"{path}:f")
+    proc = run("decompile", "--strict", f"{path}:f")
     assert proc.returncode == 0, proc.stderr
     assert_add_source(proc.stdout)
 
@@ -258,7 +258,69 @@ def test_usage_errors_exit_2(args):
 def test_help_and_version():
     proc = run("decompile", "--help")
     assert proc.returncode == 0
-    assert "--verify" in proc.stdout and "TARGET" in proc.stdout
+    assert "--strict" in proc.stdout and "--no-verify" in proc.stdout and "TARGET" in proc.stdout
     proc = run("--version")
     assert proc.returncode == 0
     assert proc.stdout.startswith("pellucid ")
+
+
+# --- untrusted input ------------------------------------------------------------------------
+
+
+def _valid_pyc(tmp_path: Path) -> Path:
+    source = write(tmp_path / "m.py", ADD)
+    out = tmp_path / "m.pyc"
+    py_compile.compile(str(source), cfile=str(out), doraise=True)
+    return out
+
+
+def test_pyc_whose_loading_crashes_the_loader_is_one_line_error(tmp_path, monkeypatch, capsys):
+    """The loader runs first in a child interpreter: when it dies (here SIGABRT from a loader
+    program that aborts, as CPython's marshal can on crafted bytes), pellucid reports it and
+    lives on."""
+    from pellucid import cli
+
+    pyc = _valid_pyc(tmp_path)
+    monkeypatch.setattr(cli, "_UNMARSHAL", "import os; os.abort()")
+    assert cli.main(["decompile", str(pyc)]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "crashes Python's loader (signal 6)" in err[0], err
+
+
+def test_random_bytes_after_a_valid_header_never_take_pellucid_down(tmp_path):
+    import random
+
+    header = _valid_pyc(tmp_path).read_bytes()[:16]
+    rng = random.Random(7)
+    for k in range(8):
+        bad = tmp_path / f"bad{k}.pyc"
+        bad.write_bytes(header + bytes(rng.randrange(256) for _ in range(rng.randint(1, 64))))
+        proc = run("decompile", str(bad))
+        assert proc.returncode in (0, 1), proc.stderr
+        if proc.returncode == 1:
+            assert_one_line_error(proc, str(bad))
+
+
+def test_module_name_target_does_not_run_package_init(tmp_path):
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    marker = tmp_path / "init-ran"
+    (pkg / "__init__.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    write(pkg / "sub.py", ADD)
+    proc = run("decompile", "pkg.sub", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert_add_source(proc.stdout)
+    assert not marker.exists(), "decompiling pkg.sub ran pkg/__init__.py"
+
+
+def test_help_says_which_targets_import():
+    proc = run("decompile", "--help")
+    assert "run the module's top-level code" in " ".join(proc.stdout.split())
+
+
+def test_module_too_deep_for_compile_is_one_line_error(tmp_path):
+    deep = tmp_path / "deep.py"
+    deep.write_text("x = " + " + ".join(["a"] * 100000) + "\n")  # RecursionError in compile()
+    proc = run("decompile", str(deep))
+    assert_one_line_error(proc, str(deep), "too deeply nested")
+    assert "internal error" not in proc.stderr
