@@ -1,6 +1,6 @@
 """Round-trip benchmark: decompile every code object of a fixed stdlib corpus, recompile, compare.
 
-For each CPython version that pyenv has (or ``--versions``), a worker subprocess running that
+For each CPython version that pyenv has (3.14 and 3.15: the Debian builds scripts/pythons.sh fetches; or
 version's interpreter (with ``PYTHONPATH=src``, no install needed) compiles the source of each
 module in ``MODULES`` that exists in that version, collects every nested code object, classifies
 it by the opcodes it contains, and for each one: decompiles it (``DecompilationError`` counts as
@@ -105,7 +105,7 @@ MODULES = [
     "zipfile",
 ]
 
-VERSIONS = ["3.9", "3.10", "3.11", "3.12", "3.13"]
+VERSIONS = ["3.9", "3.10", "3.11", "3.12", "3.13", "3.14", "3.15"]
 DEPYF_VERSION = "0.20.0"
 TORCH_REQUIREMENT = "torch==2.13.0"
 
@@ -397,7 +397,17 @@ def pyenv_python(version: str) -> str | None:
         v = path.split(os.sep)[-3]
         return [int(p) if p.isdigit() else 0 for p in v.split(".")]
 
-    return max(found, key=key) if found else None
+    if found:
+        return max(found, key=key)
+    return debian_python(version)
+
+
+def debian_python(version: str) -> str | None:
+    """The interpreter scripts/pythons.sh unpacks from Debian for versions pyenv lacks
+    (3.14, 3.15), if it has been fetched."""
+    cache = os.environ.get("PELLUCID_CACHE") or os.path.expanduser("~/.cache/pellucid")
+    path = os.path.join(cache, f"python{version}", "root", "usr", "bin", f"python{version}")
+    return path if os.access(path, os.X_OK) else None
 
 
 def depyf_python(version: str, log) -> str | None:

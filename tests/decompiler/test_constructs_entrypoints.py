@@ -418,3 +418,18 @@ def test_comprehension_code_objects_decompile_inside_an_enclosing_function():
     # the name given to the iterator never captures a name the comprehension uses
     lam = next(c for c in comps if any(getattr(k, "co_name", "") == "<lambda>" for k in c.co_consts))
     assert "for q in iterable_0" in DECOMPILE(lam)
+
+
+def test_enter_executor_without_an_executor_is_refused_not_crashed():
+    """Only the optimizer writes ENTER_EXECUTOR, with the executor it names; a hand-built code
+    object with one has none, and CPython 3.13/3.14 crash reading its co_code."""
+    if "ENTER_EXECUTOR" not in dis.opmap:
+        pytest.skip("this Python has no ENTER_EXECUTOR")
+    from pellucid.decompiler.decode import _executors_possible
+
+    if _executors_possible():
+        pytest.skip("executors can exist in this process: the instruction may be real")
+    code = target.__code__.replace(co_code=bytes([dis.opmap["ENTER_EXECUTOR"], 0] * 8))
+    for verify in (False, True):
+        with pytest.raises(DecompilationError, match="ENTER_EXECUTOR"):
+            DECOMPILE(code, verify=verify)

@@ -109,7 +109,7 @@ def test_unusual_extended_arg_is_not_an_index_error():
     ext = bytes([__import__("dis").opmap["EXTENDED_ARG"], 0])
     ops = [(raw[k], raw[k + 1]) for k in range(0, len(raw), 2)]
     names = __import__("dis").opname
-    first_arg = next(k for k, (op, _) in enumerate(ops) if names[op] in ("LOAD_FAST", "LOAD_CONST"))
+    first_arg = next(k for k, (op, _) in enumerate(ops) if names[op] in ("LOAD_FAST", "LOAD_CONST", "LOAD_FAST_BORROW", "LOAD_SMALL_INT"))
     assert not getattr(code, "co_exceptiontable", b"")  # no offsets to move
     new = raw[: 2 * first_arg] + ext + raw[2 * first_arg :]
     kwargs = {"co_code": new}

@@ -17,7 +17,7 @@ from types import (
 )
 from typing import Any, Callable, TypeVar
 
-from pellucid.decompiler.errors import DecompilationError
+from pellucid.decompiler.errors import DecompilationError, UnsupportedVersionError
 
 # Python 3.11+ frames do not use the C stack; older ones do, so stay modest there
 _RECURSION_LIMIT = 20000 if sys.version_info >= (3, 11) else 6000
@@ -87,6 +87,16 @@ def _internal_error(message: str, code: CodeType) -> DecompilationError:
     return err
 
 
+def _refuse_unknown_version() -> None:
+    """Raise :class:`UnsupportedVersionError` on a CPython whose bytecode pellucid does not know,
+    before anything tries to read it (the supported set is the instruction layer's)."""
+    from pellucid.decompiler.decode import unsupported_version
+
+    reason = unsupported_version()
+    if reason is not None:
+        raise UnsupportedVersionError(reason)
+
+
 NOT_VERIFIED = "# pellucid: NOT verified"
 """First words of the comment that opens source whose verification found a difference."""
 
@@ -107,9 +117,10 @@ def decompile(obj: Any, verify: bool = True, strict: bool = False) -> str:
     instead.  ``verify=False`` skips the check (and the comment): for callers that check the
     source another way, such as translation validation of Dynamo's code.
     """
+    code, fn = _unwrap(obj)
+    _refuse_unknown_version()
     from pellucid.decompiler.emit import source_for
 
-    code, fn = _unwrap(obj)
     source = _guarded(source_for, code, fn)
     try:
         compile(source, "<pellucid>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
@@ -187,6 +198,14 @@ def _module_name(name: str) -> bool:
 
 def _guarded(make: Callable[[CodeType, Any], T], code: CodeType, fn: Any) -> T:
     """``make(code, fn)`` with decompilation's error contract: only DecompilationError leaves."""
+    from pellucid.decompiler.decode import dangling_executor
+
+    if dangling_executor(code):
+        raise DecompilationError(
+            "the bytecode has an ENTER_EXECUTOR instruction without its executor (no compiler "
+            "made it)",
+            code_name=getattr(code, "co_qualname", code.co_name),
+        )
     bad = _unspellable_name(code)
     if bad is not None:
         raise DecompilationError(
@@ -217,6 +236,7 @@ def decompile_tree(code: CodeType) -> ast.Module:
     """The decompiled module tree of a function's code object, for callers that edit it
     before writing it out (torch.compile's frames): no unparse/reparse round trip.
     Not checked here: the caller compiles what it writes."""
+    _refuse_unknown_version()
     from pellucid.decompiler.emit import tree_for
 
     tree, future_annotations = _guarded(lambda c, f: tree_for(c, f, as_def=True), code, None)

@@ -25,7 +25,7 @@ from typing import Any, Callable
 
 from pellucid.decompiler import values as V
 from pellucid.decompiler.errors import DecompilationError
-from pellucid.decompiler.evaluate import const, name, named_code_constant
+from pellucid.decompiler.evaluate import CO_FUTURE_ANNOTATIONS, const, name, named_code_constant
 from pellucid.decompiler.instructions import Instr
 
 PY = sys.version_info[:2]
@@ -342,6 +342,15 @@ def _has_return(body: list[ast.stmt]) -> bool:
     return False
 
 
+def _parsed_annotation(value: ast.expr, w: Any) -> ast.expr:
+    if isinstance(value, ast.Constant) and isinstance(value.value, str):
+        try:
+            return ast.parse(value.value, mode="eval").body
+        except SyntaxError:
+            raise w.fail("annotation string is not an expression") from None
+    return value
+
+
 def class_body(code: CodeType) -> list[ast.stmt]:
     """The statements of a class body, without the compiler's bookkeeping."""
     from pellucid.decompiler.emit import CodeWalker, declarations
@@ -391,6 +400,17 @@ def class_body(code: CodeType) -> list[ast.stmt]:
         body = body[1:]
     # epilogue: (3.13) __static_attributes__ = (...); return the __class__ cell
     body = _finish_body(w, _drop_static_attributes(body), _is_classcell_return)
+    annotate = getattr(w, "class_annotate", None)
+    if annotate is not None:  # 3.14+: the annotations are in a function of their own
+        from pellucid.decompiler.annotate import class_annotations, with_class_annotations
+
+        read = class_annotations(annotate)
+        if read is None:
+            raise w.fail("a class's __annotate__ function of an unknown shape")
+        if code.co_flags & CO_FUTURE_ANNOTATIONS:
+            # `from __future__ import annotations` keeps them as source text
+            read = [(n, _parsed_annotation(a, w)) for n, a in read]
+        body = with_class_annotations(body, read)
     pre = declarations(code, w.ins)
     if doc is not None:
         pre.insert(0, ast.Expr(value=ast.Constant(value=doc)))
@@ -492,6 +512,10 @@ def module_body(code: CodeType) -> list[ast.stmt]:
     from pellucid.decompiler.emit import CodeWalker
 
     w = CodeWalker(code, "module")
+    if "__conditional_annotations__" in code.co_names + code.co_cellvars:
+        # 3.14+: which module-level annotations ran is recorded as they run, for the module's
+        # __annotate__ function; that bookkeeping is not read back into annotations yet
+        raise w.fail("module-level annotations (3.14+) are not read back yet")
     body = w.body()
     body = _finish_body(w, body, _is_none_return)
     # the docstring is the first store of __doc__ (3.9/3.10 after SETUP_ANNOTATIONS)

@@ -18,6 +18,25 @@ from typing import Any, Iterator, NamedTuple
 
 PY = sys.version_info[:2]
 
+# The CPython versions whose bytecode pellucid decodes, oldest first: the one place that says
+# so.  Every other version is refused at the decompiler's entry (see unsupported_version).
+SUPPORTED_VERSIONS = ((3, 9), (3, 10), (3, 11), (3, 12), (3, 13))
+
+
+def unsupported_version() -> str | None:
+    """Why the running interpreter's bytecode cannot be decompiled, or None when it can.
+
+    Bytecode changes with every minor version (opcodes, their encodings, what the compiler
+    emits), so reading a version nobody taught the decoder could only end in an internal error
+    or, worse, source that behaves differently: it is refused up front instead."""
+    if PY in SUPPORTED_VERSIONS:
+        return None
+    (lo_major, lo_minor), (hi_major, hi_minor) = SUPPORTED_VERSIONS[0], SUPPORTED_VERSIONS[-1]
+    return (
+        f"pellucid supports CPython {lo_major}.{lo_minor}\u2013{hi_major}.{hi_minor} bytecode; "
+        f"this is {PY[0]}.{PY[1]}"
+    )
+
 _CACHES = getattr(dis, "_inline_cache_entries", None)
 _HASJREL = frozenset(dis.hasjrel)
 _HASJABS = frozenset(dis.hasjabs)
@@ -36,8 +55,10 @@ _BACKWARD = frozenset(
     dis.opmap[n]
     for n in ("JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT", "POP_JUMP_BACKWARD_IF_FALSE",
               "POP_JUMP_BACKWARD_IF_TRUE", "POP_JUMP_BACKWARD_IF_NONE",
-              "POP_JUMP_BACKWARD_IF_NOT_NONE")
-    if n in dis.opmap
+              "POP_JUMP_BACKWARD_IF_NOT_NONE",
+              # 3.14+: a relative argument pointing back at its loop's SEND, never jumped to
+              "END_ASYNC_FOR")
+    if n in dis.opmap and dis.opmap[n] in dis.hasjrel
 )
 # bits of a name instruction's argument below its co_names index
 NAME_SHIFT = {}
@@ -48,7 +69,8 @@ if PY >= (3, 12):
     NAME_SHIFT[dis.opmap["LOAD_SUPER_ATTR"]] = 2
 _PAIR_LOCALS = frozenset(
     dis.opmap[n]
-    for n in ("LOAD_FAST_LOAD_FAST", "STORE_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST")
+    for n in ("LOAD_FAST_LOAD_FAST", "STORE_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST",
+              "LOAD_FAST_BORROW_LOAD_FAST_BORROW")
     if n in dis.opmap
 )
 _CMP_SHIFT = 5 if PY >= (3, 13) else 4 if PY >= (3, 12) else 0
@@ -77,7 +99,7 @@ _new_tuple = tuple.__new__
 def _cache_count(op: int) -> int:
     if _CACHES is None:
         return 0
-    if isinstance(_CACHES, dict):
+    if hasattr(_CACHES, "get"):  # by name: a dict (3.13-3.14) or a frozendict (3.15)
         return _CACHES.get(_OPNAME[op], 0)
     return _CACHES[op]
 
@@ -109,6 +131,51 @@ def opargs(code: CodeType, wanted: frozenset[int] | tuple[int, ...]) -> Iterator
                 j, shift = j - 1, shift + 8
             yield op, arg
             k = ops.find(op, k + 1)
+
+
+_ENTER_EXECUTOR = dis.opmap.get("ENTER_EXECUTOR")
+_DEOPT = getattr(dis, "_deoptop", None)
+
+
+def _executors_possible() -> bool:
+    """Whether this process may have optimizer executors: with the JIT on (3.14+ say so in
+    sys._jit), or in a build with the tier-2 interpreter."""
+    import sysconfig
+
+    config = sysconfig.get_config_var("CONFIG_ARGS") or ""
+    jit = getattr(sys, "_jit", None)
+    if jit is None:
+        return "experimental-jit" in config
+    return jit.is_enabled() or "experimental-jit=interpreter" in config
+
+
+def dangling_executor(code: CodeType) -> bool:
+    """Whether ``code`` has an ENTER_EXECUTOR instruction although no executor can exist.
+
+    Only the optimizer puts ENTER_EXECUTOR into code, along with the executor it names.  A code
+    object built with one by hand (``code.replace(co_code=...)``) has none, and CPython 3.14
+    crashes reading its ``co_code``: such code is refused before that read."""
+    if _ENTER_EXECUTOR is None or _DEOPT is None:
+        return False
+    adaptive = getattr(code, "_co_code_adaptive", None)
+    if adaptive is None or _ENTER_EXECUTOR not in adaptive[::2]:
+        return False  # (the common case, at C speed: no such byte where opcodes can be)
+    if _executors_possible():
+        return False
+    # walk the instructions; where their sizes are not known for sure (instrumented code:
+    # a debugger or sys.monitoring), the answer is no: real code must never be refused
+    i, n = 0, len(adaptive)
+    while i < n:
+        op = _DEOPT(adaptive[i])
+        if op == _ENTER_EXECUTOR:
+            return True
+        name = _OPNAME[op] if 0 <= op < 256 else "<>"
+        if name.startswith("INSTRUMENTED_"):
+            op = dis.opmap.get(name[len("INSTRUMENTED_"):], -1)
+        if not 0 <= op < 256 or _OPNAME[op].startswith("<"):
+            return False
+        i += _SIZE[op]
+    return False
 
 
 def decode(code: CodeType) -> list[Raw]:

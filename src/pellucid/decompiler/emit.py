@@ -20,7 +20,7 @@ from pellucid.decompiler.classes import (
 )
 from pellucid.decompiler.evaluate import BINOPS, const, name
 from pellucid.decompiler.generators import finish_generator_body, is_async_code
-from pellucid.decompiler.instructions import Instr, normalize
+from pellucid.decompiler.instructions import Instr, flagged_docstring, normalize
 from pellucid.decompiler.structure import Walker, _negate, restore_final_else
 
 CO_VARARGS = 0x04
@@ -573,6 +573,9 @@ def docstring(code: CodeType, ins: list[Instr]) -> str | None:
         return None
     if code.co_name in ("<lambda>",) or code.co_name.startswith("<"):
         return None
+    flagged = flagged_docstring(code)
+    if flagged is not False:
+        return flagged
     doc = code.co_consts[0]
     if any(i.op == "LOAD_CONST" and i.argval is doc for i in ins):
         return None

@@ -37,3 +37,13 @@ class DecompilationError(Exception):
             parts.append(f"in {self.code_name}")
         parts.append(f"(Python {sys.version_info.major}.{sys.version_info.minor})")
         return " ".join(parts[:1]) + ": " + ", ".join(parts[1:]) if len(parts) > 1 else parts[0]
+
+
+class UnsupportedVersionError(DecompilationError):
+    """The running CPython's bytecode is one pellucid was not taught: nothing is decoded.
+
+    Its message is the reason alone (it already names the version), the same for every code
+    object, so that a command line prints it as one plain line."""
+
+    def _format(self) -> str:
+        return self.reason

@@ -73,6 +73,12 @@ def const(value: Any) -> ast.expr:
         return ast.Tuple(elts=[const(v) for v in value], ctx=ast.Load())
     if isinstance(value, complex):
         return _complex_ast(value)
+    if type(value) is slice:
+        # 3.14+ fold a subscript's constant slice (`x[1:]`, `x[::2]`) into one constant; no
+        # other source makes one
+        return ast.Slice(
+            *(None if part is None else const(part) for part in (value.start, value.stop, value.step))
+        )
     if isinstance(value, frozenset) and value:
         # `x in {a, b}` folds the set display into a frozenset constant
         return ast.Set(elts=[const(v) for v in sorted(value, key=repr)])
@@ -831,6 +837,15 @@ class Evaluator:
             if isinstance(value, ClosureTuple):
                 value = ast.Tuple(elts=[name(n) for n in value.names], ctx=ast.Load())
             fv.defaults = list(value.elts)
+        elif flag == 0x10 and isinstance(value, V.FunctionValue):
+            # 3.14+: the annotations, made lazily by an __annotate__ function
+            from pellucid.decompiler.annotate import annotations_of
+
+            read = annotations_of(value.code)
+            if read is None:
+                raise self.fail("unrecognized __annotate__ function", ins)
+            keys = [ast.Constant(k) for k in read]
+            fv.annotations = self._annotations(ast.Dict(keys, list(read.values())), ins)
         else:
             raise self.fail(f"unsupported function attribute {flag}", ins)
         stack.append(fv)

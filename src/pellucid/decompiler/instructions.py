@@ -25,6 +25,7 @@ from types import CodeType
 from typing import Any
 
 from pellucid.decompiler.decode import Raw, decode
+from pellucid.decompiler.withsetup import rewrite_withs
 
 PY = sys.version_info[:2]
 
@@ -69,6 +70,24 @@ VALUE_JUMPS = frozenset({"JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP"})
 
 # Instructions after which control does not fall through to the next one (besides JUMP).
 TERMINAL = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
+
+# Whether the compiler spells a jump on `not (a is b)` / `not (a in b)` with the inverse
+# operator (`is not`, `not in`) rather than with the inverse jump.  3.14 keeps the operator
+# the source wrote and inverts the jump; in value context every version folds.
+JUMPS_FOLD_NOT_INTO_COMPARE = PY < (3, 14)
+
+# 3.14+ record whether co_consts[0] is the docstring in co_flags; earlier versions leave it to
+# be inferred (a str first constant that no instruction loads).
+_CO_HAS_DOCSTRING = 0x4000000
+
+
+def flagged_docstring(code: CodeType) -> str | None | bool:
+    """The docstring ``code``'s flags say it has (None: it has none), or False on versions
+    whose code objects do not say."""
+    if PY < (3, 14):
+        return False
+    return code.co_consts[0] if code.co_flags & _CO_HAS_DOCSTRING else None
+
 
 # Largest block (in instructions, as the compiler counts them) that 3.10+ copy into each
 # predecessor (small exit blocks: a return, the code after a match or a loop).
@@ -141,13 +160,132 @@ _REWRITTEN = frozenset(
 )
 
 
+
+
+# --------------------------------------------------------------------------------------------
+# One table per CPython version: how the version's own opcodes read in the vocabulary above.
+# Each entry maps a raw opname to a function giving the raw instruction it stands for (same
+# offset and line); normalization then goes on as for that instruction.  Constructs the
+# compiler lays out differently (not just spells differently) are undone by passes below.
+
+
+def _load_small_int(ins: Raw) -> Raw:
+    return ins._replace(opname="LOAD_CONST", argval=ins.arg, argrepr=repr(ins.arg))
+
+
+def _renamed(name: str) -> Any:
+    return lambda ins: ins._replace(opname=name)
+
+
+def _binary_op_314(ins: Raw) -> Raw:
+    # subscription joined BINARY_OP (NB_SUBSCR, spelled "[]")
+    if ins.argrepr == "[]":
+        return ins._replace(opname="BINARY_SUBSCR", arg=None, argval=None, argrepr="")
+    return ins
+
+
+# LOAD_COMMON_CONSTANT's argument indexes this list (3.14+)
+_COMMON_CONSTANTS = getattr(dis, "_common_constants", None) or ()
+
+
+def _load_common_constant(ins: Raw) -> Raw:
+    # AssertionError only comes from `assert`; the other common constants (the builtins the
+    # compiler inlines calls of) are removed with the inlined code by _undo_inlined_builtins
+    value = _COMMON_CONSTANTS[ins.arg]
+    if value is AssertionError:
+        return ins._replace(opname="LOAD_ASSERTION_ERROR", arg=None, argval=None, argrepr="")
+    if value is None or type(value) in (bool, int, str):
+        # 3.15+: the commonest literals (None, True, False, '', -1) come from this table too
+        return ins._replace(opname="LOAD_CONST", argval=value, argrepr=repr(value))
+    return ins
+
+
+_SPELLINGS_314 = {
+    "LOAD_SMALL_INT": _load_small_int,
+    "LOAD_FAST_BORROW": _renamed("LOAD_FAST"),
+    "LOAD_FAST_BORROW_LOAD_FAST_BORROW": _renamed("LOAD_FAST_LOAD_FAST"),
+    # the iterator a loop leaves behind, popped at the loop's end or on `break`/`return`
+    "POP_ITER": _renamed("POP_TOP"),
+    "BINARY_OP": _binary_op_314,
+    "LOAD_COMMON_CONSTANT": _load_common_constant,
+    # its argument locates the loop for the interpreter; control only falls through
+    "END_ASYNC_FOR": lambda ins: ins._replace(arg=None, argval=None, argrepr=""),
+}
+
+SPELLINGS = {(3, 14): _SPELLINGS_314, (3, 15): _SPELLINGS_314}.get(PY, {})
+
+
+def _undo_inlined_builtins(code: CodeType, raw: list[Raw]) -> list[Raw]:
+    """3.14+ inline ``all(genexpr)``, ``any(genexpr)`` and ``tuple(genexpr)``::
+
+        LOAD_GLOBAL all; COPY 1; LOAD_COMMON_CONSTANT all; IS_OP 0; POP_JUMP_IF_FALSE L
+        (or the name loaded from wherever it lives: a local ``all`` is checked the same way)
+        POP_TOP; <the generator expression as a loop>
+        L: PUSH_NULL; <the generator expression>; CALL 1
+
+    The inlined loop runs only when the name is the builtin, and is the same call.  Dropping
+    everything from the COPY up to L leaves what 3.13 compiles (LOAD_GLOBAL with its NULL)."""
+    out: list[Raw] = []
+    skip_to = -1
+    n = len(raw)
+    for k, ins in enumerate(raw):
+        if ins.offset < skip_to:
+            continue
+        out.append(ins)
+        if (
+            ins.opname.startswith("LOAD_")  # the name, wherever it lives
+            and not (ins.opname == "LOAD_GLOBAL" and ins.arg & 1)
+            and k + 5 < n
+            and raw[k + 1].opname == "COPY" and raw[k + 1].arg == 1
+            and raw[k + 2].opname == "LOAD_COMMON_CONSTANT"
+            and _COMMON_CONSTANTS[raw[k + 2].arg] in (all, any, tuple, list, set)
+            and raw[k + 3].opname == "IS_OP" and raw[k + 3].arg == 0
+            and raw[k + 4].opname == "POP_JUMP_IF_FALSE"
+        ):
+            target = raw[k + 4].argval
+            end = next((j for j in range(k + 5, n) if raw[j].offset == target), None)
+            if end is not None and raw[end].opname == "PUSH_NULL":
+                skip_to = target
+    return out
+
+
+def _call_function_ex_flag(code: CodeType, raw: list[Raw]) -> list[Raw]:
+    """3.14+ ``CALL_FUNCTION_EX`` always pops a keyword mapping, NULL (``PUSH_NULL`` right
+    before it) when the call has none; earlier versions say which in the argument's low bit."""
+    out: list[Raw] = []
+    for ins in raw:
+        if ins.opname == "CALL_FUNCTION_EX":
+            if out and out[-1].opname == "PUSH_NULL":
+                out.pop()
+                ins = ins._replace(arg=0, argval=0)
+            else:
+                ins = ins._replace(arg=1, argval=1)
+        out.append(ins)
+    return out
+
+
+def _with_setups(code: CodeType, raw: list[Raw]) -> list[Raw]:
+    """3.14+ ``with`` set-ups and exits as ``BEFORE_WITH`` ones (see withsetup.py)."""
+    done = rewrite_withs(code, raw)
+    return raw if done is None else done.raw
+
+
+# Passes over a version's raw instructions that undo what its compiler laid out differently.
+_LAYOUT_PASSES = {
+    (3, 14): (_undo_inlined_builtins, _call_function_ex_flag, _with_setups),
+    (3, 15): (_undo_inlined_builtins, _call_function_ex_flag, _with_setups),
+}.get(PY, ())
+
+
 # raw opnames normalize does more with than copying them
-_SPECIAL = DROPPED | _REWRITTEN | {"END_FOR"}
+_SPECIAL = DROPPED | _REWRITTEN | {"END_FOR"} | set(SPELLINGS)
 
 
 def normalize(code: CodeType) -> list[Instr]:
     """Return the normalized instruction list of ``code`` (not of nested code)."""
     raw = _raw_instructions(code)
+    for undo in _LAYOUT_PASSES:
+        raw = undo(code, raw)
     # 3.13 TO_BOOL is implied by a following conditional jump or `not`; alone
     # (`not not x`) it is a conversion the source must say
     kept_to_bool: set[int] = set()
@@ -165,6 +303,9 @@ def normalize(code: CodeType) -> list[Instr]:
     skip_pop_after_end_for = False
     line = None
     for k, ins in enumerate(raw):
+        spelling = SPELLINGS.get(ins.opname)
+        if spelling is not None:
+            ins = spelling(ins)
         name, opcode, arg, argval, _, offset, line_number = ins
         start_len = len(out)
         first_at[offset] = start_len
@@ -201,7 +342,10 @@ def normalize(code: CodeType) -> list[Instr]:
         # FOR_ITER on 3.12+ targets END_FOR, which was dropped: the resolved
         # index is the first instruction after the loop, as in 3.9-3.11.
         i.target = _resolve(first_at, off, end)
-    return _fold_backward_conditionals(out)
+    out = _fold_backward_conditionals(out)
+    for undo in _NORMALIZED_PASSES:
+        undo(out)
+    return out
 
 
 def _rewrite(code: CodeType, ins: Raw, name: str, line: int | None, out: list[Instr]) -> None:
@@ -294,6 +438,36 @@ def _fold_backward_conditionals(out: list[Instr]) -> list[Instr]:
     return remove_instructions(out, remove)
 
 
+def _unskip_value_tests(out: list[Instr]) -> None:
+    """3.14+ let an and/or operand's jump skip the next operand's test when that test cannot
+    jump for the same value: in ``a and b or c``, ``COPY 1; POP_JUMP_IF_FALSE`` of ``a`` lands
+    after ``b``'s ``COPY 1; POP_JUMP_IF_TRUE`` (a false ``a`` is false there too), where 3.13
+    lands on it.  Pointing the jump back at that test is the same program (the test falls
+    through for this value) and the layout the and/or recognizers know."""
+    for i in out:
+        t = i.target
+        if (
+            i.op in INVERSE_JUMPS
+            and t is not None
+            and t >= 2
+            and i.index >= 1
+            and out[i.index - 1].op == "COPY" and out[i.index - 1].arg == 1
+            and out[t - 2].op == "COPY" and out[t - 2].arg == 1
+            and out[t - 1].op == INVERSE_JUMPS[i.op]
+            and t - 2 > i.index
+        ):
+            i.target = t - 2
+            i.argval = out[t - 2].offset
+            i.extra["unskipped_test"] = out[t].offset if t < len(out) else None
+
+
+# Passes over a version's normalized instructions that undo its compiler's rearrangements.
+_NORMALIZED_PASSES = {
+    (3, 14): (_unskip_value_tests,),
+    (3, 15): (_unskip_value_tests,),
+}.get(PY, ())
+
+
 def _chain_end(ins: list[Instr], i: Instr) -> int | None:
     """Where an unconditional jump ends up when the jumps it lands on are followed (None when
     it lands on none, or they go round in a circle)."""
@@ -383,6 +557,10 @@ def exception_entries(code: CodeType, instrs: list[Instr]) -> list[tuple[int, in
     table = dis._parse_exception_table(code)  # type: ignore[attr-defined]
     if not table:
         return []
+    depths: dict = {}
+    if _with_setups in _LAYOUT_PASSES:
+        done = rewrite_withs(code, decode(code))
+        depths = {} if done is None else done.depths
     offsets = [i.offset for i in instrs]
     n = len(instrs)
 
@@ -390,4 +568,8 @@ def exception_entries(code: CodeType, instrs: list[Instr]) -> list[tuple[int, in
         k = bisect.bisect_left(offsets, off)
         return k if k < n else n
 
-    return [(index(e.start), index(e.end), index(e.target), e.depth, e.lasti) for e in table]
+    return [
+        (index(e.start), index(e.end), index(e.target), depths.get((e.start, e.end, e.target), e.depth),
+         e.lasti)
+        for e in table
+    ]

@@ -28,6 +28,7 @@ from pellucid.decompiler.exceptions import (
 from pellucid.decompiler.generators import GeneratorOps, fold_suspensions
 from pellucid.decompiler.instructions import (
     CONDITIONAL_JUMPS,
+    JUMPS_FOLD_NOT_INTO_COMPARE,
     MAX_COPY_SIZE,
     PY,
     TERMINAL,
@@ -2687,6 +2688,15 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             )
         ):
             return  # 3.12+: a class body keeps its namespace for its annotation scopes
+        if (
+            isinstance(target, ast.Name)
+            and target.id == "__annotate_func__"
+            and isinstance(value, V.FunctionValue)
+            and value.code.co_name == "__annotate__"
+            and getattr(self, "mode", None) == "class"
+        ):
+            self.class_annotate = value.code  # 3.14+: class_body writes its annotations
+            return
         if isinstance(value, V.TypeAliasValue):
             if not (isinstance(target, ast.Name) and target.id == value.name):
                 raise self.fail(f"type alias {value.name} stored as another name", ins)
@@ -2998,7 +3008,11 @@ def _is_chain_link(left: ast.expr, stack: list) -> bool:
     return isinstance(left, ast.Compare) and bool(stack) and left.comparators[-1] is stack[-1]
 
 
-_INVERSE_CMP = {ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn, ast.NotIn: ast.In}
+_INVERSE_CMP = (
+    {ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn, ast.NotIn: ast.In}
+    if JUMPS_FOLD_NOT_INTO_COMPARE
+    else {}
+)
 
 
 def _negate(e: ast.expr) -> ast.expr:

@@ -32,7 +32,12 @@ from types import CodeType
 from typing import Any, Iterator
 
 from pellucid.decompiler.decode import decode
-from pellucid.decompiler.instructions import INVERSE_JUMPS, JUMP_ALIASES
+from pellucid.decompiler.instructions import (
+    INVERSE_JUMPS,
+    JUMP_ALIASES,
+    SPELLINGS,
+    flagged_docstring,
+)
 
 __all__ = [
     "Difference",
@@ -312,6 +317,11 @@ def normalize(code: CodeType) -> NormalizedCode:
     # First pass: kept instructions with their byte offsets, jump targets still as offsets.
     raw: list[tuple[str, Any, int, str, bool]] = []  # opname, arg, offset, argrepr, is_jump
     for ins in _get_instructions(code):
+        spelling = SPELLINGS.get(ins.opname)
+        if spelling is not None:
+            # the instruction layer's reading of the version's own opcodes (a borrowed load is
+            # a load: borrowing only saves reference counting)
+            ins = spelling(ins)
         opname = ins.opname
         if opname in _DROPPED:
             continue
@@ -323,12 +333,12 @@ def normalize(code: CodeType) -> NormalizedCode:
             raw.append((split[1], second, ins.offset, second, False))
             continue
         opname = JUMP_ALIASES.get(opname, opname)
-        if op in _JUMPS:
+        if op in _JUMPS and ins.argval is not None:  # (3.14 END_ASYNC_FOR: no jump)
             raw.append((opname, ins.argval, ins.offset, "", True))
             continue
         if ins.arg is None:
             arg: Any = None
-        elif op in _CONSTS:
+        elif op in _CONSTS or opname == "LOAD_CONST":
             arg = const_key(ins.argval)
         elif op in _NAMES:
             bits = _NAME_FLAG_BITS.get(opname)
@@ -338,6 +348,24 @@ def normalize(code: CodeType) -> NormalizedCode:
         else:
             arg = ins.arg
         raw.append((opname, arg, ins.offset, ins.argrepr, False))
+
+    # 3.14+ call an attribute of a name the module imports as `LOAD_ATTR; PUSH_NULL` and any
+    # other attribute as a method load: which, depends on the module's imports, not on what the
+    # call does (the same call either way).  Compare both as the method load.
+    merged: list[tuple[str, Any, int, str, bool]] = []
+    for r in raw:
+        if (
+            r[0] == "PUSH_NULL"
+            and merged
+            and merged[-1][0] == "LOAD_ATTR"
+            and type(merged[-1][1]) is tuple
+            and merged[-1][1][1] == 0
+        ):
+            prev = merged[-1]
+            merged[-1] = (prev[0], (prev[1][0], 1), prev[2], prev[3], prev[4])
+            continue
+        merged.append(r)
+    raw = merged
 
     # Where a definition is nested depends on where it is recompiled, not on what it does:
     # compare only the last component of qualnames that 3.9/3.10 pass to MAKE_FUNCTION and
@@ -400,6 +428,9 @@ def normalize(code: CodeType) -> NormalizedCode:
     if not code.co_name.startswith("<") and code.co_flags & CO_OPTIMIZED and code.co_consts:
         first = code.co_consts[0]
         doc = first if isinstance(first, str) else None
+        flagged = flagged_docstring(code)
+        if flagged is not False:
+            doc = flagged
     return NormalizedCode(
         name=code.co_name,
         qualname=_code_qualname(code),

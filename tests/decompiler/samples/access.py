@@ -236,3 +236,12 @@ def acc_deep_dict(d):
 @cases(([1, 2, 3], 1), ([1, 2, 3], 10))
 def acc_index_errors(lst, i):
     return lst[i]
+
+
+@cases(([0, 1, 2, 3, 4, 5],), (list(range(9)),))
+def acc_constant_slices(s):
+    # 3.14+ fold a subscript's constant slice into one constant
+    head, tail, every = s[:2], s[1:], s[::2]
+    s[::3] = [9] * len(s[::3])
+    del s[1:2]
+    return head, tail, every, s, {(1, 2): "k"}.get((s[0], s[1]))

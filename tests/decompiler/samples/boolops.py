@@ -326,3 +326,16 @@ def bool_or_ternary_stored_then_returned(a, b, c, d):
 def bool_ternary_of_boolops_stored(a, b, c, d, n):
     x = (a or b) if n else (c and d)
     return x
+
+
+@cases((1,), (2,), (-1,), (0,))
+def bool_and_or_after_value(n):
+    # timedelta.__str__'s plural: 3.14+ let a false first operand skip the second's test
+    return n, abs(n) != 1 and "s" or ""
+
+
+@cases(*TRUTH3)
+def bool_and_or_in_condition(a, b, c):
+    if (a and b) or c:
+        return "yes"
+    return "no"

@@ -300,3 +300,18 @@ def comp_nested_closure_chain(n):
 def comp_in_lambda_in_comprehension(n):
     fs = [lambda k=k: [k * m for m in range(k)] for k in range(n)]
     return [f() for f in fs]
+
+
+@cases(([1, 2, 3],), ([],), ([0, 2],))
+def comp_builtin_reductions_of_generators(xs):
+    # 3.14+ inline all/any/tuple of a generator expression behind a check that the name is the
+    # builtin
+    return all(x > 0 for x in xs), any(x > 1 for x in xs), tuple(x * 2 for x in xs)
+
+
+@cases(([1, 2, 3],), ([],))
+def comp_shadowed_reduction_of_generator(xs):
+    def all(it):  # noqa: A001 - the inlined form must not run for this one
+        return sorted(it)
+
+    return all(-x for x in xs)

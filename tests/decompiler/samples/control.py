@@ -393,3 +393,18 @@ def ctl_if_else_assignments_ending_function(state, long_opts, short_opts):
             state["dest"] = long_opts[0][2:].replace("-", "_")
         else:
             state["dest"] = short_opts[0][1]
+
+
+@cases((1, [1, 2]), (3, [1, 2]), (None, [None]))
+def ctl_if_not_of_membership_and_identity(x, xs):
+    # 3.14+ keep `in`/`is` and invert the jump for `not (...)`; `not in`/`is not` as written
+    out = []
+    if not (x in xs):
+        out.append("absent")
+    if x not in xs:
+        out.append("not in")
+    if not (x is None):
+        out.append("some")
+    if x is not None and not isinstance(x, str):
+        out.append("non-str")
+    return out

@@ -1,0 +1,124 @@
+"""Annotations evaluated lazily (3.14+, PEP 649/749): read back as written.
+
+The compiler no longer evaluates a function's annotations where the ``def`` runs.  It makes an
+``__annotate__`` function, set on the new function with ``SET_FUNCTION_ATTRIBUTE 16``::
+
+    def __annotate__(format):
+        if format > 2:             # LOAD_FAST format; LOAD_CONST 2; COMPARE_OP >; ...
+            raise NotImplementedError          # LOAD_COMMON_CONSTANT; RAISE_VARARGS 1
+        return {'a': int, 'return': str}       # ...; BUILD_MAP n; RETURN_VALUE
+
+Its dictionary's values are the annotations as written, so the ``def`` gets them back from
+there.  Any other shape is not an ``__annotate__`` the compiler made: it is refused.
+"""
+
+from __future__ import annotations
+
+import ast
+from types import CodeType
+
+
+def _is_guard(ins: list, format_name: str) -> bool:
+    if len(ins) < 8:
+        return False
+    ops = [(i.op, i.argval) for i in ins[:3]]
+    return (
+        ops == [("LOAD_FAST", format_name), ("LOAD_CONST", 2), ("COMPARE_OP", ">")]
+        and ins[3].op == "POP_JUMP_IF_FALSE"
+        and ins[3].target == 6
+        and ins[4].op == "LOAD_COMMON_CONSTANT"
+        and ins[5].op == "RAISE_VARARGS"
+        and ins[5].arg == 1
+    )
+
+
+def annotations_of(annotate: CodeType) -> dict[str, ast.expr] | None:
+    """The annotations an ``__annotate__`` function returns, by name; None for code of
+    another shape."""
+    from pellucid.decompiler.emit import CodeWalker
+
+    if annotate.co_name != "__annotate__" or annotate.co_argcount != 1:
+        return None
+    walker = CodeWalker(annotate)
+    ins = walker.ins
+    if not _is_guard(ins, annotate.co_varnames[0]) or ins[-2].op != "BUILD_MAP":
+        return None
+    if ins[-1].op != "RETURN_VALUE":
+        return None
+    body, stack = walker.walk(6, len(ins) - 1, [], frozenset())
+    if body or len(stack) != 1 or not isinstance(stack[0], ast.Dict):
+        return None
+    result = stack[0]
+    if not all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in result.keys):
+        return None
+    return {k.value: v for k, v in zip(result.keys, result.values)}
+
+
+def class_annotations(annotate: CodeType) -> list[tuple[str, ast.expr]] | None:
+    """The annotations a class body's ``__annotate__`` builds, in order::
+
+        BUILD_MAP 0; (<annotation>; COPY 2; LOAD_CONST 'name'; STORE_SUBSCR)*; RETURN_VALUE
+
+    None for another shape (annotations under ``if``/``try``, which it guards one by one)."""
+    from pellucid.decompiler.emit import CodeWalker
+
+    if annotate.co_name != "__annotate__" or annotate.co_argcount != 1:
+        return None
+    walker = CodeWalker(annotate)
+    ins = walker.ins
+    if not _is_guard(ins, annotate.co_varnames[0]):
+        return None
+    if ins[6].op != "BUILD_MAP" or ins[6].arg != 0 or ins[-1].op != "RETURN_VALUE":
+        return None
+    out = []
+    k, end = 7, len(ins) - 1
+    while k < end:
+        j = next(
+            (
+                j for j in range(k, end - 2)
+                if ins[j].op == "COPY" and ins[j].arg == 2
+                and ins[j + 1].op == "LOAD_CONST" and isinstance(ins[j + 1].argval, str)
+                and ins[j + 2].op == "STORE_SUBSCR"
+            ),
+            None,
+        )
+        if j is None or any(i.target is not None and not k <= i.target <= j for i in ins[k:j]):
+            return None
+        # each annotation on its own: a plain expression between two stores
+        body, stack = walker.walk(k, j, [], frozenset())
+        if body or len(stack) != 1 or not isinstance(stack[0], ast.expr):
+            return None
+        out.append((ins[j + 1].argval, stack[0]))
+        k = j + 3
+    return out
+
+
+def with_class_annotations(
+    body: list[ast.stmt], annotations: list[tuple[str, ast.expr]]
+) -> list[ast.stmt]:
+    """The class body with its annotations written back: ``name: T = v`` where an assignment
+    ``name = v`` follows the previous annotation, ``name: T`` otherwise.  A class body's
+    bytecode holds only the assignments and the annotations only their order, so any
+    placement keeping both orders compiles alike."""
+    body = list(body)
+    pos = 0
+    pending: list[ast.stmt] = []
+    for name, annotation in annotations:
+        q = next(
+            (
+                j for j in range(pos, len(body))
+                if isinstance(body[j], ast.Assign)
+                and len(body[j].targets) == 1
+                and isinstance(body[j].targets[0], ast.Name)
+                and body[j].targets[0].id == name
+            ),
+            None,
+        )
+        if q is None:
+            pending.append(ast.AnnAssign(ast.Name(name, ast.Store()), annotation, None, 1))
+            continue
+        node = ast.AnnAssign(ast.Name(name, ast.Store()), annotation, body[q].value, 1)
+        body[q : q + 1] = [*pending, node]
+        pos = q + len(pending) + 1
+        pending = []
+    return body + pending
