@@ -15,6 +15,12 @@ export PELLUCID_ROOT
 
 # Versions tested; 3.11 is the main one (torch wheels exist for it).
 PELLUCID_VERSIONS=(3.9 3.10 3.11 3.12 3.13)
+# Newer CPythons, from Debian's sid when pyenv has none (scripts/pythons.sh). The decompiler
+# refuses their bytecode cleanly until they are supported; their tests check that refusal.
+PELLUCID_NEW_VERSIONS=(3.14 3.15)
+
+# shellcheck source=scripts/pythons.sh
+source "$(dirname "${BASH_SOURCE[0]}")/pythons.sh"
 PELLUCID_MAIN_VERSION=3.11
 
 # The torch releases pellucid supports, each tested on Python 3.11. The first is the one in .venv.
@@ -88,7 +94,11 @@ _pellucid_hash() {
 # Ensure the venv of version $1 exists and is installed. Returns 3 if the interpreter is absent.
 pellucid_ensure_venv() {
     local ver="$1" py venv extras stamp want
+    local debian=""
     py="$(pellucid_find_python "$ver")"
+    if [[ -z "$py" && " ${PELLUCID_NEW_VERSIONS[*]} " == *" $ver "* ]]; then
+        py="$(pellucid_ensure_debian_python "$ver")" && debian=1
+    fi
     if [[ -z "$py" ]]; then
         _pellucid_log "Python $ver not found under pyenv: skipping it"
         return 3
@@ -107,7 +117,10 @@ pellucid_ensure_venv() {
         && "$venv/bin/python" -c 'import importlib.metadata as m; m.version("pellucid")' >/dev/null 2>&1; then
         return 0
     fi
-    if [[ ! -x "$venv/bin/python" ]] || ! "$venv/bin/python" -c 'pass' >/dev/null 2>&1; then
+    if [[ -n "$debian" ]]; then
+        # Debian's interpreters have no ensurepip: pip is bootstrapped from its wheel
+        pellucid_ensure_debian_venv "$ver" "$venv" >/dev/null || return 1
+    elif [[ ! -x "$venv/bin/python" ]] || ! "$venv/bin/python" -c 'pass' >/dev/null 2>&1; then
         _pellucid_log "creating $venv with $py"
         rm -rf "$venv"
         "$py" -m venv "$venv" || return 1
@@ -185,7 +198,7 @@ pellucid_ensure_torch_venv() {
 pellucid_setup_all() {
     local ver rc failed=0
     pellucid_ensure_apt_pkgs
-    for ver in "${PELLUCID_VERSIONS[@]}"; do
+    for ver in "${PELLUCID_VERSIONS[@]}" "${PELLUCID_NEW_VERSIONS[@]}"; do
         pellucid_ensure_venv "$ver"
         rc=$?
         if [[ $rc -ne 0 && $rc -ne 3 ]]; then
