@@ -203,11 +203,17 @@ class _State:
     exc_info: list = field(default_factory=list)
     kwnames: tuple | None = None
     escapes: int = 0
+    loops: frozenset = frozenset()  # heads of the loops this path runs one iteration of
+    floor: int = 0  # fresh objects below this number were made before the loop (read-only)
+    visits: int = 0  # backward jumps taken (a bound on loops run concretely)
+    heads: dict = field(default_factory=dict)  # loop head -> the stack there
 
     def fork(self) -> _State:
         heap = {k: _Obj(o.kind, list(o.items), o.escaped) for k, o in self.heap.items()}
-        return _State(self.pc, list(self.stack), dict(self.local), heap, list(self.path),
-                      dict(self.truths), list(self.exc_info), self.kwnames, self.escapes)
+        st = _State(self.pc, list(self.stack), dict(self.local), heap, list(self.path),
+                    dict(self.truths), list(self.exc_info), self.kwnames, self.escapes)
+        st.loops, st.floor, st.visits, st.heads = self.loops, self.floor, self.visits, self.heads
+        return st
 
 
 class _PathEnd(Exception):
@@ -258,8 +264,6 @@ class _Executor:
         for i in self.ins:
             if i.op.startswith("SETUP_") or i.op in ("POP_BLOCK", "BEGIN_FINALLY"):
                 raise NotModelled(f"exception blocks of Python {PY[0]}.{PY[1]} ({i.op})")
-            if i.target is not None and i.target <= i.index:
-                raise NotModelled("a loop (a backward jump)")
         self.steps = 0
 
     # --------------------------------------------------------------- driving
@@ -364,12 +368,14 @@ class _Executor:
             obj = st.heap[term[1]]
             if obj.escaped is not None:
                 return ("escaped", obj.escaped)
+            if term[1] < st.floor:
+                raise NotModelled("a list built before a loop escapes inside it")
             obj.escaped = st.escapes
             st.escapes += 1
             if obj.kind == "list":
                 items = tuple(self.show(st, t) for t in obj.items)
             else:
-                items = tuple((self.show(st, k), self.show(st, v)) for k, v in obj.items)
+                items = tuple(tuple(self.show(st, t) for t in p) for p in obj.items)
             return ("new" + obj.kind, obj.escaped, items)
         if tag == "listmeth":
             raise NotModelled("a method of a list the code built used as a value")
@@ -380,7 +386,7 @@ class _Executor:
 
     def fresh(self, st: _State, term: Any) -> _Obj | None:
         """The fresh, not yet escaped object ``term`` refers to, if any."""
-        if type(term) is tuple and term and term[0] == "ref":
+        if type(term) is tuple and term and term[0] == "ref" and term[1] >= st.floor:
             obj = st.heap[term[1]]
             if obj.escaped is None:
                 return obj
@@ -444,7 +450,10 @@ class _Executor:
         if name not in st.local:
             self.raise_(st, ("unbound-local", name))
             return
-        st.stack.append(st.local[name])
+        value = st.local[name]
+        if value[0] == "havoc":
+            raise NotModelled(f"a value carried around a loop ({name})")
+        st.stack.append(value)
 
     op_LOAD_FAST_CHECK = op_LOAD_FAST
 
@@ -571,19 +580,24 @@ class _Executor:
         if len(set(keys)) != len(keys):
             raise NotModelled("a dict display with a repeated key")
 
-    def op_DICT_UPDATE(self, st: _State, i: Instr) -> None:
+    def op_DICT_UPDATE(self, st: _State, i: Instr, tag: str = "dict-update") -> None:
         other = st.stack.pop()
         target = self.fresh(st, st.stack[-i.argval])
+        if target is None or target.kind != "dict":
+            raise NotModelled("a dict merge into an object the code did not build")
         src = self.fresh(st, other)
-        if target is None or target.kind != "dict" or src is None or src.kind != "dict":
-            raise NotModelled("a dict merge of an object the code did not build")
-        keys = {repr(k) for k, _ in target.items}
+        if src is None or src.kind != "dict" or any(type(p) is tuple for p in src.items):
+            # (an unknown mapping: its keys are read, and a merge checks them, running code)
+            target.items.append(("spread", self.ev_show(st, tag, other)))
+            return
+        keys = {repr(p[0]) for p in target.items if type(p) is list}
         for k, v in src.items:
             if repr(k) in keys:
                 raise NotModelled("a dict merge with a repeated key")
             target.items.append([k, v])
 
-    op_DICT_MERGE = op_DICT_UPDATE
+    def op_DICT_MERGE(self, st: _State, i: Instr) -> None:
+        self.op_DICT_UPDATE(st, i, "dict-merge")
 
     def op_LIST_APPEND(self, st: _State, i: Instr) -> None:
         value = st.stack.pop()
@@ -879,27 +893,37 @@ class _Executor:
         items = self.items_of(st, callargs)
         args = items if items is not None else [("star", callargs)]
         kwnames: tuple = ()
+        stars: list = []
         if kwargs is not None:
             obj = self.fresh(st, kwargs)
             if obj is None or obj.kind != "dict":
                 args.append(("starstar", kwargs))
             else:
-                for k, v in obj.items:
+                for pair in obj.items:
+                    if type(pair) is tuple:  # ("spread", the merged mapping)
+                        stars.append(pair[1])
+                        continue
+                    k, v = pair
                     ok, name = _const_value(k)
                     if not ok or type(name) is not str:
                         raise NotModelled("a ** keyword that is not a constant string")
                     args.append(v)
                     kwnames += (name,)
-        self._call(st, fn, args, kwnames)
+        self._call(st, fn, args, kwnames, stars)
 
-    def _call(self, st: _State, fn: Any, args: list, kwnames: tuple) -> None:
+    def _call(
+        self, st: _State, fn: Any, args: list, kwnames: tuple, stars: list | None = None
+    ) -> None:
         if type(fn) is tuple and fn and fn[0] == "listmeth":
             self._list_method(st, fn, args, kwnames)
             return
         npos = len(args) - len(kwnames)
         pos = tuple(self.show(st, a) for a in args[:npos])
         kws = tuple(sorted(zip(kwnames, (self.show(st, a) for a in args[npos:]))))
-        st.stack.append(self.event(st, ("call", self.show(st, fn), pos, kws)))
+        ev = ("call", self.show(st, fn), pos, kws)
+        if stars:
+            ev += (("**", tuple(stars)),)
+        st.stack.append(self.event(st, ev))
 
     def _list_method(self, st: _State, fn: tuple, args: list, kwnames: tuple) -> None:
         obj = st.heap[fn[1]]
@@ -1005,7 +1029,73 @@ class _Executor:
                 path.stack.append(value)
 
     def op_JUMP(self, st: _State, i: Instr) -> None:
+        if i.target <= i.index:
+            if i.target in st.loops:
+                # one iteration of a loop over an unknown iterable, back at its head: the
+                # iteration's path ends here (every iteration is this one, on another item)
+                if tuple(st.stack) != st.heads[i.target]:
+                    raise NotModelled("the stack changes around a loop")
+                st.path.append(("loop-back",))
+                raise _PathEnd
+            st.visits += 1
+            if st.visits > 256:
+                raise NotModelled("a loop that is not over an iterable")
         st.pc = i.target
+
+    op_JUMP_BACKWARD_NO_INTERRUPT = op_JUMP
+
+    # --------------------------------------------------------------- loops
+
+    def op_GET_ITER(self, st: _State, i: Instr) -> None:
+        x = st.stack.pop()
+        if self.fresh(st, x) is not None and self.fresh(st, x).kind == "list":
+            st.stack.append(("list-iter", x[1], 0))  # (reads the list live, as CPython does)
+            return
+        if type(x) is tuple and x[0] == "tuple":
+            st.stack.append(("tuple-iter", x[1:]))
+            return
+        st.stack.append(("iterator", self.ev_show(st, "iter", x)))
+
+    def op_FOR_ITER(self, st: _State, i: Instr) -> None:
+        it = st.stack[-1]
+        if it[0] == "tuple-iter":
+            if it[1]:
+                st.stack[-1] = ("tuple-iter", it[1][1:])
+                st.stack.append(it[1][0])
+            else:
+                st.stack.pop()
+                st.pc = i.target
+            return
+        if it[0] == "list-iter":
+            items = st.heap[it[1]].items
+            if it[2] < len(items):
+                st.stack[-1] = ("list-iter", it[1], it[2] + 1)
+                st.stack.append(items[it[2]])
+            else:
+                st.stack.pop()
+                st.pc = i.target
+            return
+        if it[0] != "iterator" or i.index in st.loops:
+            raise NotModelled("a loop over an iterator not modelled")
+        # An unknown iterable: the path where it is exhausted, and one iteration standing for
+        # all (values the body binds are unknown after it, and in it until bound again).
+        body = {
+            b.argval for b in self.ins[i.index + 1:i.target]
+            if b.op in ("STORE_FAST", "DELETE_FAST")
+        }
+        done = st.fork()
+        done.stack.pop()
+        done.path.append(("loop-exhausted", it[1]))
+        for name in body:
+            done.local[name] = ("havoc", name)
+        done.pc = i.target
+        self.work.append(done)
+        for name in body:
+            st.local[name] = ("havoc", name)
+        st.loops = st.loops | {i.index}
+        st.heads = {**st.heads, i.index: tuple(st.stack)}
+        st.floor = len(st.heap)
+        st.stack.append(self.event(st, ("next", it[1])))
 
     def op_RETURN_VALUE(self, st: _State, i: Instr) -> None:
         st.path.append(("return", self.show(st, st.stack.pop())))
@@ -1059,7 +1149,7 @@ class _Ended(_State):
 
     def __init__(self, st: _State) -> None:
         super().__init__(st.pc, st.stack, st.local, st.heap, st.path, st.truths, st.exc_info,
-                         st.kwnames, st.escapes)
+                         st.kwnames, st.escapes, st.loops, st.floor, st.visits, st.heads)
 
 
 # ----------------------------------------------------------------------------- reporting
