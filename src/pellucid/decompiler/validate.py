@@ -51,6 +51,7 @@ NOT_VERIFIED = "not-verified"
 
 MAX_PATHS = 2000
 MAX_STEPS = 400_000
+MAX_VISITS = 256  # backward jumps one path may take (loops over lists the code built)
 
 # Globals that Dynamo binds in the frame's globals for its transformed code (compiled graphs,
 # imported modules, resume functions, builtins dicts, guard helpers).
@@ -304,6 +305,10 @@ class _Executor:
             if handler is None:
                 raise NotModelled(f"opcode {i.op} not modelled")
             handler(st, i)
+            if st.pc <= i.index:  # (a backward jump: a loop run concretely, or not modelled)
+                st.visits += 1
+                if st.visits > MAX_VISITS:
+                    raise NotModelled("a loop that is not over an iterable")
 
     # --------------------------------------------------------------- events
 
@@ -1037,9 +1042,6 @@ class _Executor:
                     raise NotModelled("the stack changes around a loop")
                 st.path.append(("loop-back",))
                 raise _PathEnd
-            st.visits += 1
-            if st.visits > 256:
-                raise NotModelled("a loop that is not over an iterable")
         st.pc = i.target
 
     op_JUMP_BACKWARD_NO_INTERRUPT = op_JUMP
