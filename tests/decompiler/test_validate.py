@@ -313,3 +313,15 @@ def test_a_shared_list_is_validated_as_it_behaves():
     verdict = validate(code, made.checked, {}, made.consts)
     same = _run_with_stubs(code) == _run_with_stubs(made.checked, made.consts)
     assert verdict.equivalent == same, verdict
+
+
+@pytestmark_311
+def test_a_list_pushed_in_place_of_a_branchs_inputs_stays_one_list():
+    """The decompiler once wrote that shared list as a display twice (the values a branch
+    pushed below the stack it started from were never saved to temporaries): the file now
+    passes what Dynamo's code passes, and is proven equivalent."""
+    with open(os.path.join(PAIRS, "with_branch_graph_break__shared_list_copied.marshal"), "rb") as f:
+        code = marshal.load(f)
+    made = _file_code(code)
+    assert _run_with_stubs(made.checked, made.consts) == _run_with_stubs(code)
+    assert validate(code, made.checked, {}, made.consts).equivalent
