@@ -125,6 +125,10 @@ MUTATIONS = {
         "def f(x):\n a = [x]\n return g(a, a)",
         "def f(x):\n return g([x], [x])",
     ),
+    "one_function_passed_twice_is_not_two_functions": (
+        "def f(x):\n h = lambda: x\n return g(h, h)",
+        "def f(x):\n return g(lambda: x, lambda: x)",
+    ),
     "a_list_changed_after_it_was_shared": (
         "def f(x):\n a = [x]\n b = a\n del b[-1]\n return g(a)",
         "def f(x):\n return g([x])",

@@ -208,12 +208,14 @@ class _State:
     floor: int = 0  # fresh objects below this number were made before the loop (read-only)
     visits: int = 0  # backward jumps taken (a bound on loops run concretely)
     heads: dict = field(default_factory=dict)  # loop head -> the stack there
+    functions: int = 0  # functions made on this path
 
     def fork(self) -> _State:
         heap = {k: _Obj(o.kind, list(o.items), o.escaped) for k, o in self.heap.items()}
         st = _State(self.pc, list(self.stack), dict(self.local), heap, list(self.path),
                     dict(self.truths), list(self.exc_info), self.kwnames, self.escapes)
         st.loops, st.floor, st.visits, st.heads = self.loops, self.floor, self.visits, self.heads
+        st.functions = self.functions
         return st
 
 
@@ -657,8 +659,10 @@ class _Executor:
         st.stack.append(self._function(st, code, parts))
 
     def _function(self, st: _State, code: Any, parts: list) -> tuple:
-        # building a function runs no code; what it closes over and its defaults escape
-        return ("function", code) + tuple(
+        # building a function runs no code; what it closes over and its defaults escape.  Each
+        # function made is another object: numbered in the order they are made on the path.
+        st.functions += 1
+        return ("function", code, ("made", st.functions)) + tuple(
             (what, self.show(st, v)) for what, v in sorted(parts, key=lambda p: p[0])
         )
 
@@ -670,6 +674,7 @@ class _Executor:
             raise NotModelled("SET_FUNCTION_ATTRIBUTE on an unknown function")
         parts = [p for p in fn[2:] if p[0] != what] + [(what, self.show(st, value))]
         st.stack.append(("function", fn[1]) + tuple(sorted(parts, key=lambda p: p[0])))
+        # (("made", n) sorts among the parts: it stays)
 
     # --------------------------------------------------------------- operators
 
@@ -1151,7 +1156,8 @@ class _Ended(_State):
 
     def __init__(self, st: _State) -> None:
         super().__init__(st.pc, st.stack, st.local, st.heap, st.path, st.truths, st.exc_info,
-                         st.kwnames, st.escapes, st.loops, st.floor, st.visits, st.heads)
+                         st.kwnames, st.escapes, st.loops, st.floor, st.visits, st.heads,
+                         st.functions)
 
 
 # ----------------------------------------------------------------------------- reporting
