@@ -183,6 +183,19 @@ def _const_value(term: Any) -> tuple[bool, Any]:
     return False, None
 
 
+def _cells_written(code: types.CodeType) -> set[str]:
+    """Names the functions nested in ``code`` (at any depth) store or delete as free
+    variables (``nonlocal``)."""
+    out: set[str] = set()
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            for i in normalize(c):
+                if i.op in ("STORE_DEREF", "DELETE_DEREF") and i.argval in c.co_freevars:
+                    out.add(i.argval)
+            out |= _cells_written(c)
+    return out
+
+
 # ----------------------------------------------------------------------------- the heap
 
 
@@ -209,13 +222,14 @@ class _State:
     visits: int = 0  # backward jumps taken (a bound on loops run concretely)
     heads: dict = field(default_factory=dict)  # loop head -> the stack there
     functions: int = 0  # functions made on this path
+    cells: dict = field(default_factory=dict)  # bound cells only this frame writes -> version
 
     def fork(self) -> _State:
         heap = {k: _Obj(o.kind, list(o.items), o.escaped) for k, o in self.heap.items()}
         st = _State(self.pc, list(self.stack), dict(self.local), heap, list(self.path),
                     dict(self.truths), list(self.exc_info), self.kwnames, self.escapes)
         st.loops, st.floor, st.visits, st.heads = self.loops, self.floor, self.visits, self.heads
-        st.functions = self.functions
+        st.functions, st.cells = self.functions, self.cells
         return st
 
 
@@ -268,6 +282,9 @@ class _Executor:
             if i.op.startswith("SETUP_") or i.op in ("POP_BLOCK", "BEGIN_FINALLY"):
                 raise NotModelled(f"exception blocks of Python {PY[0]}.{PY[1]} ({i.op})")
         self.steps = 0
+        # cell variables no function this code makes writes (a frame's own cells: its free
+        # variables' cells belong to others, who may write them whenever code runs)
+        self.own_cells = set(code.co_cellvars) - _cells_written(code)
 
     # --------------------------------------------------------------- driving
 
@@ -276,7 +293,9 @@ class _Executor:
         n = code.co_argcount + code.co_kwonlyargcount
         n += bool(code.co_flags & 0x04) + bool(code.co_flags & 0x08)
         local = {name: ("arg", name) for name in code.co_varnames[:n]}
-        work = [_State(0, [], local, {}, [])]
+        first = _State(0, [], local, {}, [])
+        first.cells = {name: -1 for name in code.co_varnames[:n] if name in self.own_cells}
+        work = [first]
         paths: set = set()
         while work:
             st = work.pop()
@@ -475,15 +494,22 @@ class _Executor:
         st.stack.append(("cell", i.argval))
 
     def op_LOAD_DEREF(self, st: _State, i: Instr) -> None:
-        st.stack.append(self.event(st, ("deref", i.argval)))
+        name = i.argval
+        if name in self.own_cells and name in st.cells:
+            # a cell only this frame writes, bound: its value is what the frame put there
+            st.stack.append(("cell-value", name, st.cells[name]))
+            return
+        st.stack.append(self.event(st, ("deref", name)))
 
     op_LOAD_CLASSDEREF = op_LOAD_DEREF
 
     def op_STORE_DEREF(self, st: _State, i: Instr) -> None:
         self.ev_show(st, "store-cell", ("name", i.argval), st.stack.pop())
+        st.cells = {**st.cells, i.argval: len(st.path)}
 
     def op_DELETE_DEREF(self, st: _State, i: Instr) -> None:
         self.event(st, ("delete-cell", i.argval))
+        st.cells = {k: v for k, v in st.cells.items() if k != i.argval}
 
     def op_LOAD_GLOBAL(self, st: _State, i: Instr) -> None:
         name = i.argval
@@ -559,6 +585,21 @@ class _Executor:
         stop = st.stack.pop()
         start = st.stack.pop()
         st.stack.append(("slice", start, stop, step))
+
+    def op_BUILD_SET(self, st: _State, i: Instr) -> None:
+        # (hashing the elements may run code: an event, its result the set)
+        n = i.argval
+        items = st.stack[len(st.stack) - n:]
+        del st.stack[len(st.stack) - n:]
+        st.stack.append(self.ev_show(st, "build-set", ("tuple",) + tuple(items)))
+
+    def op_SET_ADD(self, st: _State, i: Instr) -> None:
+        value = st.stack.pop()
+        self.ev_show(st, "set-add", st.stack[-i.argval], value)
+
+    def op_SET_UPDATE(self, st: _State, i: Instr) -> None:
+        value = st.stack.pop()
+        self.ev_show(st, "set-update", st.stack[-i.argval], value)
 
     def op_BUILD_MAP(self, st: _State, i: Instr) -> None:
         n = i.argval
@@ -1157,7 +1198,7 @@ class _Ended(_State):
     def __init__(self, st: _State) -> None:
         super().__init__(st.pc, st.stack, st.local, st.heap, st.path, st.truths, st.exc_info,
                          st.kwnames, st.escapes, st.loops, st.floor, st.visits, st.heads,
-                         st.functions)
+                         st.functions, st.cells)
 
 
 # ----------------------------------------------------------------------------- reporting
