@@ -287,8 +287,12 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                     continue
                 if assigned is None:
                     assigned = _stored_names(stmt) if stmt is not None else self._all_locals()
-                if v.id not in assigned and (v.id in local or v.id.startswith(_DYNAMO_OWNED)):
-                    continue  # a local the statement leaves alone; a global only Dynamo writes
+                if v.id not in assigned and (v.id in local or v.id.startswith(_DYNAMO_OWNED)) and (
+                    v.id not in self.code.co_freevars
+                ):
+                    # a local the statement leaves alone; a global only Dynamo writes (a free
+                    # variable's cell is shared: code the statement calls may rebind it)
+                    continue
             elif t is _TUPLE or t is _SLICE:
                 if assigned is None:
                     assigned = _stored_names(stmt) if stmt is not None else self._all_locals()

@@ -162,7 +162,7 @@ def const_term(value: object, code_alias: dict[int, int] | None = None) -> tuple
     if t is tuple:
         return ("tuple",) + tuple(const_term(v, code_alias) for v in value)  # type: ignore[union-attr]
     if t is frozenset:
-        return ("frozenset",) + tuple(sorted(repr(const_term(v)) for v in value))  # type: ignore[union-attr]
+        return ("frozenset",) + tuple(sorted((const_term(v) for v in value), key=repr))  # type: ignore[union-attr]
     if t is slice:
         return ("slice", const_term(value.start), const_term(value.stop), const_term(value.step))  # type: ignore[union-attr]
     if isinstance(value, types.CodeType):
@@ -400,6 +400,8 @@ class _Executor:
             st.escapes += 1
             if obj.kind == "list":
                 items = tuple(self.show(st, t) for t in obj.items)
+            elif obj.kind == "set":
+                items = tuple(sorted(obj.items, key=repr))
             else:
                 items = tuple(tuple(self.show(st, t) for t in p) for p in obj.items)
             return ("new" + obj.kind, obj.escaped, items)
@@ -587,19 +589,37 @@ class _Executor:
         st.stack.append(("slice", start, stop, step))
 
     def op_BUILD_SET(self, st: _State, i: Instr) -> None:
-        # (hashing the elements may run code: an event, its result the set)
         n = i.argval
         items = st.stack[len(st.stack) - n:]
         del st.stack[len(st.stack) - n:]
-        st.stack.append(self.ev_show(st, "build-set", ("tuple",) + tuple(items)))
+        st.stack.append(self.new(st, "set", []))
+        self._set_add(st, st.heap[st.stack[-1][1]], items)
+
+    def _set_add(self, st: _State, obj: _Obj, items: list) -> None:
+        # (hashing runs no code only for constants)
+        for v in items:
+            if not (type(v) is tuple and v[0] == "const"):
+                raise NotModelled("a set of values that are not constants")
+            if v not in obj.items:
+                obj.items.append(v)
 
     def op_SET_ADD(self, st: _State, i: Instr) -> None:
         value = st.stack.pop()
-        self.ev_show(st, "set-add", st.stack[-i.argval], value)
+        obj = self.fresh(st, st.stack[-i.argval])
+        if obj is None or obj.kind != "set":
+            raise NotModelled("SET_ADD to an unknown set")
+        self._set_add(st, obj, [value])
 
     def op_SET_UPDATE(self, st: _State, i: Instr) -> None:
         value = st.stack.pop()
-        self.ev_show(st, "set-update", st.stack[-i.argval], value)
+        obj = self.fresh(st, st.stack[-i.argval])
+        if type(value) is tuple and value[0] == "frozenset":
+            items = list(value[1:])
+        else:
+            items = self.items_of(st, value)
+        if obj is None or obj.kind != "set" or items is None:
+            raise NotModelled("a set updated from an unknown iterable")
+        self._set_add(st, obj, items)
 
     def op_BUILD_MAP(self, st: _State, i: Instr) -> None:
         n = i.argval
