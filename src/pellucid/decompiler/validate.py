@@ -36,6 +36,7 @@ generators, 3.9/3.10 exception blocks, opcodes not listed here, too many paths.
 from __future__ import annotations
 
 import ast
+import gc
 import operator
 import sys
 import types
@@ -50,7 +51,7 @@ EQUIVALENT = "equivalent"
 NOT_VERIFIED = "not-verified"
 
 MAX_PATHS = 2000
-MAX_STEPS = 400_000
+MAX_STEPS = 200_000
 MAX_VISITS = 256  # backward jumps one path may take (loops over lists the code built)
 
 # Globals that Dynamo binds in the frame's globals for its transformed code (compiled graphs,
@@ -97,6 +98,23 @@ def validate(
     ``constant_names`` maps the globals ``candidate`` reads for constants without a source
     form to those constants (they stand for ``original``'s ``co_consts`` entries).
     """
+    # (no cycles are made here: the collector, which in a program holding a model walks a
+    # large heap, is left for the program's own allocations)
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _validate(original, candidate, global_aliases, constant_names)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _validate(
+    original: types.CodeType,
+    candidate: types.CodeType,
+    global_aliases: dict[str, str] | None,
+    constant_names: dict[str, object] | None,
+) -> Verdict:
     try:
         exceptions = _has_handlers(original) or _has_handlers(candidate)
         a = _Executor(original, {}, {}, exceptions, {}).run()
@@ -327,6 +345,8 @@ class _Executor:
                 raise NotModelled(f"opcode {i.op} not modelled")
             handler(st, i)
             if st.pc <= i.index:  # (a backward jump: a loop run concretely, or not modelled)
+                if ins[st.pc].op != "FOR_ITER":
+                    raise NotModelled("a loop that is not over an iterable (a while loop)")
                 st.visits += 1
                 if st.visits > MAX_VISITS:
                     raise NotModelled("a loop that is not over an iterable")
