@@ -29,8 +29,15 @@ covers a different set of operations is a difference.  Globals Dynamo binds for 
 frame's whole run: Dynamo sets them before the code runs and nothing else binds them.  Other
 globals are read as events (they may be rebound by any call, or missing).
 
-What is not modelled gives ``not-verified`` with the reason, never ``equivalent``: loops,
-generators, 3.9/3.10 exception blocks, opcodes not listed here, too many paths.
+A frame's own cell variables (no function it makes writes them) read as the value the frame
+put there; free variables, whose cells others share, are read as events.  A loop over an
+iterable the code built runs concretely; a loop over any other iterable is one iteration that
+stands for all of them (an induction: values the body binds are unknown at its head and after
+it, objects built before it cannot change in it, and the stack is the same at its end).
+
+What is not modelled gives ``not-verified`` with the reason, never ``equivalent``: while
+loops, values carried from one iteration to the next, generators, 3.9/3.10 exception blocks,
+opcodes not listed here, too many paths.
 """
 
 from __future__ import annotations
@@ -130,10 +137,6 @@ def _validate(
     if a == b:
         return Verdict(True, paths=len(a))
     return Verdict(False, _first_difference(a, b), len(a))
-
-
-def verdict_text(v: Verdict | str) -> str:
-    return str(v)
 
 
 # ----------------------------------------------------------------------------- preparation
