@@ -78,6 +78,14 @@ EQUIVALENT_PAIRS = {
         "def f(x, y):\n for v in [x, y]:\n  g(v)\n return 0",
         "def f(x, y):\n g(x)\n g(y)\n return 0",
     ),
+    "a_value_carried_around_a_loop": (
+        "def f(d):\n n = 0\n for k in d:\n  n = n + k\n return n",
+        "def f(d):\n n = 0\n for k in d:\n  t = n + k\n  n = t\n return n",
+    ),
+    "while_loop": (
+        "def f(x):\n while x.m():\n  g()\n return 1",
+        "def f(x):\n while x.m():\n  t = g()\n return 1",
+    ),
     "stores_and_deletes": (
         "def f(x):\n x.a = 1\n x[0] = x.a\n del x.b\n return None",
         "def f(x):\n v = 1\n x.a = v\n t = x.a\n x[0] = t\n del x.b",
@@ -141,6 +149,18 @@ MUTATIONS = {
         "def f(x):\n v = G\n h(x)\n return v",
         "def f(x):\n h(x)\n return G",
     ),
+    "a_carried_value_computed_otherwise": (
+        "def f(d):\n n = 0\n for k in d:\n  n = n + k\n return n",
+        "def f(d):\n n = 0\n for k in d:\n  n = k + n\n return n",
+    ),
+    "a_carried_value_starting_elsewhere": (
+        "def f(d):\n n = 0\n for k in d:\n  n = n + k\n return n",
+        "def f(d):\n n = 1\n for k in d:\n  n = n + k\n return n",
+    ),
+    "a_while_body_changed": (
+        "def f(x):\n while x.m():\n  g()\n return 1",
+        "def f(x):\n while x.m():\n  g()\n  g()\n return 1",
+    ),
     "keyword_renamed": (
         "def f(x):\n return g(k=x)",
         "def f(x):\n return g(j=x)",
@@ -171,16 +191,12 @@ if EXCEPTION_TABLES:
 
 
 NOT_MODELLED = {
-    "while_loop": (
-        "def f(x):\n while x.m():\n  g()\n return 1",
-        "loop",
-    ),
     "generator": (
         "def f(x):\n yield x",
         "generator",
     ),
-    "a_value_carried_around_a_loop": (
-        "def f(d):\n n = 0\n for k in d:\n  n = n + k\n return n",
+    "a_list_built_before_a_loop_changed_in_it": (
+        "def f(x, d):\n a = [x]\n for k in d:\n  a.append(k)\n return g(a)",
         "loop",
     ),
 }

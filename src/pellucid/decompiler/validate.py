@@ -244,13 +244,17 @@ class _State:
     heads: dict = field(default_factory=dict)  # loop head -> the stack there
     functions: int = 0  # functions made on this path
     cells: dict = field(default_factory=dict)  # bound cells only this frame writes -> version
+    loop_count: int = 0  # loops entered on this path
+    holders: dict = field(default_factory=dict)  # object made before a loop -> who held it
+    inside: tuple = ()  # (head, last index, floor before it) of the loops the path is in
 
     def fork(self) -> _State:
         heap = {k: _Obj(o.kind, list(o.items), o.escaped) for k, o in self.heap.items()}
         st = _State(self.pc, list(self.stack), dict(self.local), heap, list(self.path),
                     dict(self.truths), list(self.exc_info), self.kwnames, self.escapes)
         st.loops, st.floor, st.visits, st.heads = self.loops, self.floor, self.visits, self.heads
-        st.functions, st.cells = self.functions, self.cells
+        st.functions, st.cells, st.loop_count = self.functions, self.cells, self.loop_count
+        st.holders, st.inside = self.holders, self.inside
         return st
 
 
@@ -303,6 +307,13 @@ class _Executor:
             if i.op.startswith("SETUP_") or i.op in ("POP_BLOCK", "BEGIN_FINALLY"):
                 raise NotModelled(f"exception blocks of Python {PY[0]}.{PY[1]} ({i.op})")
         self.steps = 0
+        self._live: list[frozenset] | None = None
+        self.looping_back = False
+        # loop heads (targets of backward jumps) -> the last jump back to each
+        self.loop_ends: dict[int, int] = {}
+        for b in self.ins:
+            if b.target is not None and b.target <= b.index:
+                self.loop_ends[b.target] = max(self.loop_ends.get(b.target, 0), b.index)
         # cell variables no function this code makes writes (a frame's own cells: its free
         # variables' cells belong to others, who may write them whenever code runs)
         self.own_cells = set(code.co_cellvars) - _cells_written(code)
@@ -339,6 +350,12 @@ class _Executor:
                 raise NotModelled(f"more than {MAX_STEPS} steps")
             if st.pc >= len(ins):
                 raise NotModelled("execution runs off the end of the code")
+            while st.inside and not st.inside[-1][0] <= st.pc <= st.inside[-1][1]:
+                # left a loop: what was made before it is followed again
+                st.floor = st.inside[-1][2]
+                st.inside = st.inside[:-1]
+            if st.pc in self.loop_ends and st.pc not in st.loops and ins[st.pc].op != "FOR_ITER":
+                self._enter_loop(st, st.pc)
             i = ins[st.pc]
             self.before = list(st.stack)
             self.cur = i
@@ -348,8 +365,10 @@ class _Executor:
                 raise NotModelled(f"opcode {i.op} not modelled")
             handler(st, i)
             if st.pc <= i.index:  # (a backward jump: a loop run concretely, or not modelled)
+                if st.pc in st.loops:
+                    self._loop_back(st, st.pc)
                 if ins[st.pc].op != "FOR_ITER":
-                    raise NotModelled("a loop that is not over an iterable (a while loop)")
+                    raise NotModelled("a loop entered other than at its head")
                 st.visits += 1
                 if st.visits > MAX_VISITS:
                     raise NotModelled("a loop that is not over an iterable")
@@ -418,7 +437,10 @@ class _Executor:
             if obj.escaped is not None:
                 return ("escaped", obj.escaped)
             if term[1] < st.floor:
-                raise NotModelled("a list built before a loop escapes inside it")
+                holder = st.holders.get(term[1])
+                if holder is None or not self.looping_back:
+                    raise NotModelled("a list built before a loop escapes inside it")
+                return ("pre-loop", holder)  # (left for the next iteration as it was)
             obj.escaped = st.escapes
             st.escapes += 1
             if obj.kind == "list":
@@ -501,10 +523,7 @@ class _Executor:
         if name not in st.local:
             self.raise_(st, ("unbound-local", name))
             return
-        value = st.local[name]
-        if value[0] == "havoc":
-            raise NotModelled(f"a value carried around a loop ({name})")
-        st.stack.append(value)
+        st.stack.append(st.local[name])
 
     op_LOAD_FAST_CHECK = op_LOAD_FAST
 
@@ -1123,14 +1142,6 @@ class _Executor:
                 path.stack.append(value)
 
     def op_JUMP(self, st: _State, i: Instr) -> None:
-        if i.target <= i.index:
-            if i.target in st.loops:
-                # one iteration of a loop over an unknown iterable, back at its head: the
-                # iteration's path ends here (every iteration is this one, on another item)
-                if tuple(st.stack) != st.heads[i.target]:
-                    raise NotModelled("the stack changes around a loop")
-                st.path.append(("loop-back",))
-                raise _PathEnd
         st.pc = i.target
 
     op_JUMP_BACKWARD_NO_INTERRUPT = op_JUMP
@@ -1168,25 +1179,98 @@ class _Executor:
             return
         if it[0] != "iterator" or i.index in st.loops:
             raise NotModelled("a loop over an iterator not modelled")
-        # An unknown iterable: the path where it is exhausted, and one iteration standing for
-        # all (values the body binds are unknown after it, and in it until bound again).
-        body = {
-            b.argval for b in self.ins[i.index + 1:i.target]
-            if b.op in ("STORE_FAST", "DELETE_FAST")
-        }
+        # An unknown iterable: one iteration standing for all, and the path where it is
+        # exhausted (at the head of any iteration)
+        self._enter_loop(st, i.index)
         done = st.fork()
         done.stack.pop()
         done.path.append(("loop-exhausted", it[1]))
-        for name in body:
-            done.local[name] = ("havoc", name)
         done.pc = i.target
         self.work.append(done)
-        for name in body:
-            st.local[name] = ("havoc", name)
-        st.loops = st.loops | {i.index}
-        st.heads = {**st.heads, i.index: tuple(st.stack)}
-        st.floor = len(st.heap)
         st.stack.append(self.event(st, ("next", it[1])))
+
+    def _enter_loop(self, st: _State, head: int) -> None:
+        """Run the loop at ``head`` by induction: the locals its body binds become one term
+        each (their value at the head of any iteration), recorded with their values on entry;
+        the path goes on through one iteration, and ends back at the head with the values
+        they have for the next one (:meth:`_loop_back`).  Two programs whose loops enter with
+        the same values, do the same in an iteration and leave the same values for the next
+        one do the same in every iteration."""
+        end = self.loop_ends[head]
+        stored = {
+            b.argval for b in self.ins[head:end + 1] if b.op in ("STORE_FAST", "DELETE_FAST")
+        }
+        live = self._live_in()[head]
+        carried = sorted(stored & live)  # (the others are bound again before any read)
+        for name in stored - live:
+            st.local.pop(name, None)
+        st.loop_count += 1
+        n = st.loop_count
+        st.path.append(("loop-enter", n, tuple(
+            (name, self.show(st, st.local[name]) if name in st.local else ("unbound",))
+            for name in carried
+        )))
+        for name in carried:
+            st.local[name] = ("loop-var", n, name)
+        st.loops = st.loops | {head}
+        st.heads = {**st.heads, head: (tuple(st.stack), n, tuple(carried))}
+        st.inside = st.inside + ((head, end, st.floor),)
+        st.floor = len(st.heap)
+        # objects made before the loop, by a local or stack slot holding them at its head
+        holders = dict(st.holders)
+        for k, t in enumerate(st.stack):
+            if type(t) is tuple and t and t[0] == "ref":
+                holders.setdefault(t[1], ("stack", k))
+        for name in sorted(st.local):
+            t = st.local[name]
+            if type(t) is tuple and t and t[0] == "ref":
+                holders.setdefault(t[1], ("local", name))
+        st.holders = holders
+
+    def _live_in(self) -> list[frozenset]:
+        """The locals each instruction may read before they are bound again (live at it),
+        over jumps, fall-through and exception edges: a backward dataflow to a fixed point."""
+        if self._live is not None:
+            return self._live
+        ins, n = self.ins, len(self.ins)
+        succ: list[list[int]] = [[] for _ in range(n)]
+        for b in ins:
+            if b.target is not None:
+                succ[b.index].append(b.target)
+            if b.op not in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP"):
+                succ[b.index].append(b.index + 1)
+            h = self._handler(b.index)
+            if h is not None:
+                succ[b.index].append(h[0])
+        live: list[frozenset] = [frozenset()] * (n + 1)
+        changed = True
+        while changed:
+            changed = False
+            for b in reversed(ins):
+                out: frozenset = frozenset().union(*(live[k] for k in succ[b.index] if k <= n))
+                if b.op in ("STORE_FAST", "DELETE_FAST"):
+                    out = out - {b.argval}
+                elif b.op == "LOAD_FAST":
+                    out = out | {b.argval}
+                if out != live[b.index]:
+                    live[b.index] = out
+                    changed = True
+        self._live = live
+        return live
+
+    def _loop_back(self, st: _State, head: int) -> None:
+        stack, n, carried = st.heads[head]
+        if tuple(st.stack) != stack:
+            raise NotModelled("the stack changes around a loop")
+        self.looping_back = True
+        try:
+            st.path.append(("loop-back", n, tuple(
+                (name, self.show(st, st.local[name]) if name in st.local else ("unbound",))
+                for name in carried
+            )))
+        finally:
+            self.looping_back = False
+        raise _PathEnd
 
     def op_RETURN_VALUE(self, st: _State, i: Instr) -> None:
         st.path.append(("return", self.show(st, st.stack.pop())))
@@ -1241,7 +1325,7 @@ class _Ended(_State):
     def __init__(self, st: _State) -> None:
         super().__init__(st.pc, st.stack, st.local, st.heap, st.path, st.truths, st.exc_info,
                          st.kwnames, st.escapes, st.loops, st.floor, st.visits, st.heads,
-                         st.functions, st.cells)
+                         st.functions, st.cells, st.loop_count, st.holders, st.inside)
 
 
 # ----------------------------------------------------------------------------- reporting
