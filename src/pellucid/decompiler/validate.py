@@ -57,7 +57,7 @@ PY = sys.version_info[:2]
 EQUIVALENT = "equivalent"
 NOT_VERIFIED = "not-verified"
 
-MAX_PATHS = 2000
+MAX_PATHS = 1000
 MAX_STEPS = 200_000
 MAX_VISITS = 256  # backward jumps one path may take (loops over lists the code built)
 
@@ -385,15 +385,15 @@ class _Executor:
 
     def _raise_fork(self, st: _State, exc: tuple) -> None:
         """The path where the current instruction raises ``exc``."""
+        h = self._handler(self.cur.index)
+        if h is None:
+            # (out of the function: the same in both programs when their paths to here are;
+            # an operation one program covers by a handler and the other does not gives the
+            # first a path the second has not)
+            return
         alt = st.fork()
         alt.stack = list(self.before)
         alt.path.append(("raised",))
-        h = self._handler(self.cur.index)
-        if h is None:
-            alt.path.append(("raise", exc))
-            alt.pc = len(self.ins) + 1  # (ended: recorded by a _PathEnd at once)
-            self.work.append(_Ended(alt))
-            return
         self._to_handler(alt, h, exc)
         self.work.append(alt)
 
