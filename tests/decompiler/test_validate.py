@@ -215,8 +215,8 @@ def test_mutations_are_caught(name):
     a, b = MUTATIONS[name]
     verdict = validate(code_of(a), code_of(b))
     assert not verdict.equivalent
-    assert str(verdict).startswith("not-verified: "), verdict
-    assert not validate(code_of(b), code_of(a)).equivalent
+    assert str(verdict).startswith("not-verified: differs"), verdict
+    assert str(validate(code_of(b), code_of(a))).startswith("not-verified: differs")
 
 
 @pytest.mark.parametrize("name", sorted(NOT_MODELLED))

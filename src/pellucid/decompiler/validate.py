@@ -82,7 +82,8 @@ class NotModelled(Exception):
 
 @dataclass
 class Verdict:
-    """``equivalent``, or ``not-verified: <reason>``."""
+    """``equivalent``, or ``not-verified: <reason>``: ``differs...`` for a difference found,
+    else what the validator does not model."""
 
     equivalent: bool
     reason: str = ""
@@ -1341,7 +1342,7 @@ def _first_difference(a: Iterable[tuple], b: Iterable[tuple]) -> str:
     only_a = sorted(set(a) - set(b), key=len)
     only_b = sorted(set(b) - set(a), key=len)
     if not only_a:
-        return f"the file has a path Dynamo's code does not: {_describe(only_b[0][-1])}"
+        return f"differs: the file has a path Dynamo's code does not: {_describe(only_b[0][-1])}"
     p = only_a[0]
     best, at = None, -1
     for q in b:
@@ -1351,9 +1352,9 @@ def _first_difference(a: Iterable[tuple], b: Iterable[tuple]) -> str:
         if k > at:
             best, at = q, k
     if best is None or at >= len(p):
-        return f"a path of Dynamo's code is missing from the file: {_describe(p[-1])}"
+        return f"differs: a path of Dynamo's code is missing from the file: {_describe(p[-1])}"
     theirs = _describe(best[at]) if at < len(best) else "the path ends"
-    return f"step {at + 1} differs: Dynamo's code {_describe(p[at])}, the file {theirs}"
+    return f"differs at step {at + 1}: Dynamo's code {_describe(p[at])}, the file {theirs}"
 
 
 __all__ = ["EQUIVALENT", "NOT_VERIFIED", "Verdict", "validate", "const_term", "NotModelled"]
