@@ -12,6 +12,9 @@ many frames, graph breaks, resume functions); encoders run a forward pass.  Colu
 
 * *frames*: frames whose bytecode Dynamo transformed (one bytecode-hook call each);
 * *from file*: those the program executed from their decompiled ``__transformed_code_`` file;
+* *equiv*: those whose file the translation validator proved equivalent to Dynamo's bytecode
+  (only those run from their files; the others are listed with the validator's reason);
+* *val ms*: the validator's mean time per frame, in milliseconds;
 * *failures*: entries in the index's failure list (decompile, write, graph, ...);
 * *resume src*: ``full_code`` files that show a resume function as "not decompiled" (0 is right);
 * *result*: ``same`` when the compiled outputs equal the eager ones, else what differed;
@@ -82,6 +85,16 @@ import torch
 torch.set_num_threads(1)
 import transformers
 import pellucid
+from pellucid.decompiler import validate as _validator
+_times = []
+_validate = _validator.validate
+def _timed(*a, **k):
+    t0 = time.perf_counter()
+    try:
+        return _validate(*a, **k)
+    finally:
+        _times.append(time.perf_counter() - t0)
+_validator.validate = _timed
 name, backend, mode, kind, cfg_cls, model_cls, kwargs, dump = sys.argv[1:9]
 sys.path.insert(0, os.path.join({root!r}, "tests", "dynamo"))
 from workloads import assert_same
@@ -124,6 +137,10 @@ except AssertionError as e:
 print("RESULT " + json.dumps({{
     "frames": len(s["compiles"]),
     "from_file": sum(c["executed_from_file"] for c in s["compiles"]),
+    "equivalent": sum(c.get("verification") == "equivalent" for c in s["compiles"]),
+    "not_verified": [c["function"].split("@")[0] + ": " + c["verification"][:160]
+                     for c in s["compiles"] if c.get("verification") not in (None, "equivalent")],
+    "validate_ms": 1000 * sum(_times) / len(_times) if _times else 0.0,
     "failures": [f["kind"] + ": " + f["reason"][:120] for f in s["failures"]],
     "not_decompiled": not_decompiled, "result": result, "wall": wall,
 }}))
@@ -163,8 +180,8 @@ def main() -> int:
 
         releases = parse_torch_option(args.torch)
         return torch_matrix(args.models.split(","), args.backends.split(","), args.mode, releases)
-    print(f"{'model':12s} {'backend':10s} {'frames':>6s} {'from file':>9s} {'failures':>8s} "
-          f"{'resume src':>10s} {'s':>6s}  result")
+    print(f"{'model':12s} {'backend':10s} {'frames':>6s} {'from file':>9s} {'equiv':>5s} "
+          f"{'val ms':>6s} {'failures':>8s} {'resume src':>10s} {'s':>6s}  result")
     bad = 0
     for backend in args.backends.split(","):
         for name in args.models.split(","):
@@ -173,12 +190,15 @@ def main() -> int:
                 bad += 1
                 print(f"{name:12s} {backend:10s} {'error':>6s}  {r['error']}")
                 continue
-            ok = (r["from_file"] == r["frames"] and not r["failures"] and not r["not_decompiled"]
+            ok = (r["from_file"] == r["frames"] == r["equivalent"] and not r["failures"] and not r["not_decompiled"]
                   and r["result"] == "same")
             bad += not ok
             print(f"{name:12s} {backend:10s} {r['frames']:6d} {r['from_file']:9d} "
+                  f"{r['equivalent']:5d} {r['validate_ms']:6.1f} "
                   f"{len(r['failures']):8d} {r['not_decompiled']:10d} {r['wall']:6.1f}  {r['result']}")
             for f in r["failures"]:
+                print(f"    {f}")
+            for f in r["not_verified"]:
                 print(f"    {f}")
             sys.stdout.flush()
     return 1 if bad else 0
@@ -188,9 +208,9 @@ def _cell(r: dict) -> tuple[str, bool]:
     """A matrix cell (frames from file / frames, result) and whether it is all right."""
     if "error" in r:
         return f"error {r['error'][:20]}", False
-    ok = (r["from_file"] == r["frames"] and not r["failures"] and not r["not_decompiled"]
-          and r["result"] == "same")
-    text = f"{r['from_file']}/{r['frames']} {r['result'][:12]}"
+    ok = (r["from_file"] == r["frames"] == r["equivalent"] and not r["failures"]
+          and not r["not_decompiled"] and r["result"] == "same")
+    text = f"{r['from_file']}/{r['frames']} eq {r['equivalent']} {r['result'][:12]}"
     if r["failures"] or r["not_decompiled"]:
         text += f" f{len(r['failures'])} r{r['not_decompiled']}"
     return text, ok
@@ -200,7 +220,7 @@ def torch_matrix(models: list[str], backends: list[str], mode: str,
                  releases: list[tuple[str, str]]) -> int:
     """One row per model and backend, one column per torch release."""
     header = f"{'model':12s} {'backend':10s}" + "".join(f" | {'torch ' + v:>22s}" for v, _ in releases)
-    print("cell: frames run from file / frames transformed, result "
+    print("cell: frames run from file / frames transformed, frames proven equivalent, result "
           "(fN: N index failures, rN: N resume functions not decompiled)\n")
     print(header)
     print("-" * len(header))

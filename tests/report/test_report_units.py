@@ -447,3 +447,38 @@ def test_break_inside_a_called_helper_marks_the_call(tmp_path):
     assert 'id="src-L3" class="mark-break"' in html
     assert "inside this call, at prog.py:8" in html
     assert 'id="src-L8"' in html  # the helper's line is shown too, so links to it resolve
+
+
+def test_frame_pages_show_the_verification_verdict(tmp_path):
+    """A frame proven equivalent runs from its file and says so; one that is not says that
+    Dynamo's bytecode runs and why its file is for reading only."""
+    d = str(tmp_path)
+    for name in ("__transformed_code_0_for_f.py", "__transformed_code_1_for_f.py"):
+        with open(os.path.join(d, name), "w") as f:
+            f.write("def x():\n    pass\n")
+    write_index(
+        d,
+        [
+            {
+                "functions": [{"key": "f@m.py:1", "name": "f", "filename": "m.py", "firstlineno": 1}],
+                "compiles": [
+                    {"compile_id": "0/0", "function": "f@m.py:1", "verification": "equivalent",
+                     "transformed_code_file": "__transformed_code_0_for_f.py",
+                     "executed_from_file": True},
+                    {"compile_id": "0/1", "function": "f@m.py:1",
+                     "verification": "not-verified: a loop that is not over an iterable",
+                     "transformed_code_file": "__transformed_code_1_for_f.py",
+                     "executed_from_file": False},
+                ],
+            }
+        ],
+    )
+    build_report(d, str(tmp_path / "out"), engine="builtin")
+    pages = ""
+    for root, _, files in os.walk(tmp_path / "out"):
+        for name in files:
+            if name.endswith(".html"):
+                pages += open(os.path.join(root, name), encoding="utf-8").read()
+    assert "proven equivalent" in pages
+    assert "not proven equivalent" in pages
+    assert "a loop that is not over an iterable" in pages

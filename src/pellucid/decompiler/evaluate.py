@@ -104,9 +104,11 @@ def is_plain_expr(v: Any) -> bool:
 
 
 def _is_literal(value: Any) -> bool:
-    if isinstance(value, (tuple, frozenset)):
+    """Does the source spell ``value`` exactly?  By exact type: a subclass of tuple (torch.Size,
+    a named tuple) written as a display would come back as a plain tuple."""
+    if type(value) in (tuple, frozenset):
         return all(_is_literal(v) for v in value)
-    return type(value) in _LITERAL_TYPES or isinstance(value, complex)
+    return type(value) in _LITERAL_TYPES or type(value) is complex
 
 
 # Set by decompile_naming_constants(): a callable giving a name for a constant

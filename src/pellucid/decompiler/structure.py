@@ -152,6 +152,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         self.seq = 0
         self.cur_base = 0
         self.cur_stack: list = []
+        self.cur_snapshot: list = []  # the stack the current block started from
         self.spilled = 0
         # RETURN_VALUE indices known to be copies of the function's implicit `return None`
         self.implicit_returns: set[int] = set()
@@ -270,7 +271,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         assign cannot change and stay as they are; with no statement (a
         whole block of code follows) every local may change."""
         stack = self.cur_stack if stack is None else stack
-        base = self.cur_base
+        base = self._own_base(stack)
         if len(stack) <= base:
             return  # (most statements: nothing is on the stack)
         assigned: set[str] | None = None  # names the statement binds: found once, if needed
@@ -287,8 +288,12 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                     continue
                 if assigned is None:
                     assigned = _stored_names(stmt) if stmt is not None else self._all_locals()
-                if v.id not in assigned and (v.id in local or v.id.startswith(_DYNAMO_OWNED)):
-                    continue  # a local the statement leaves alone; a global only Dynamo writes
+                if v.id not in assigned and (v.id in local or v.id.startswith(_DYNAMO_OWNED)) and (
+                    v.id not in self.code.co_freevars
+                ):
+                    # a local the statement leaves alone; a global only Dynamo writes (a free
+                    # variable's cell is shared: code the statement calls may rebind it)
+                    continue
             elif t is _TUPLE or t is _SLICE:
                 if assigned is None:
                     assigned = _stored_names(stmt) if stmt is not None else self._all_locals()
@@ -323,11 +328,22 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             ref.is_spill = True
             ref._seq = getattr(v, "_seq", 0)
             done[id(v)] = ref
-        for k in range(self.cur_base, len(stack)):
+        for k in range(base, len(stack)):
             if id(stack[k]) in done:
                 stack[k] = done[id(stack[k])]
         for k in sliced:
             stack[k] = _with_parts(stack[k], done)
+
+    def _own_base(self, stack: list) -> int:
+        """Where the values this block pushed begin: the block's base, or lower where it popped
+        values it started with and pushed its own in their place (Dynamo's code does, after a
+        branch); a value there made twice would be two objects."""
+        base = self.cur_base
+        snapshot = self.cur_snapshot
+        for k in range(min(base, len(stack), len(snapshot))):
+            if stack[k] is not snapshot[k]:
+                return k
+        return min(base, len(stack)) if len(stack) < base else base
 
     def _all_locals(self) -> set[str]:
         """What a whole block of code may assign (see spill)."""
@@ -460,6 +476,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         base = len(snapshot)
         saved_base, self.cur_base = self.cur_base, base
         saved_stack, self.cur_stack = self.cur_stack, stack
+        saved_snapshot, self.cur_snapshot = self.cur_snapshot, snapshot
         i = start
         stmt_start = start  # where the statement being evaluated began
         if until_cond:
@@ -578,6 +595,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             self.block = saved
             self.cur_base = saved_base
             self.cur_stack = saved_stack
+            self.cur_snapshot = saved_snapshot
 
     def _exits_at(self, follow: int, stop: int, exits: frozenset) -> frozenset:
         """Exits of a block that ends at ``follow``: the enclosing block's exits

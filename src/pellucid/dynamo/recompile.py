@@ -366,6 +366,13 @@ class Template:
     source: str  # the file's text, the function named ``placeholder``
     consts: dict[str, object]  # names the source reads for constants with no source form
     checked: types.CodeType  # the function's code compiled from ``source`` (compile_checked)
+    # "equivalent" (proven to do what Dynamo's code does) or "not-verified: <reason>"
+    verification: str = "not-verified: not validated"
+
+    @property
+    def runs(self) -> bool:
+        """May the checked code run in place of Dynamo's?  Only when proven equivalent."""
+        return self.verification == EQUIVALENT
 
 
 def transformed_template(
@@ -375,6 +382,7 @@ def transformed_template(
     prefix: str,
     compile_id: str,
     placeholder: str,
+    validate: bool = True,
 ) -> Template:
     """Dynamo's transformed code ``new_code`` for the frame ``code`` as a file's source.
 
@@ -391,7 +399,8 @@ def transformed_template(
     header = (
         f"# Decompiled by pellucid from the bytecode torch.compile (Dynamo) generated for\n"
         f"# {code.co_name} ({code.co_filename}:{code.co_firstlineno}), compile id {compile_id}.\n"
-        f"# This file is what runs: set breakpoints here.\n"
+        f"{RUNS_LINE}\n"
+        f"{VERIFICATION_PREFIX}pending\n"
     )
     for const_name, value in consts.items():
         # objects with no source spelling, bound in the frame's globals under these names
@@ -403,7 +412,7 @@ def transformed_template(
     for _ in range(2):
         source = build(tree, code, new_code, placeholder, header, keep_free, keep_cells).source
         try:
-            return checked_template(source, consts, code, new_code, usable, placeholder)
+            return checked_template(source, consts, code, new_code, usable, placeholder, validate)
         except ContractError:
             probe = compile(source, "<pellucid>", "exec", dont_inherit=True)
             inner = next(c for c in iter_code_constants(probe) if c.co_name == placeholder)
@@ -422,14 +431,47 @@ def checked_template(
     new_code: types.CodeType,
     usable: dict[str, str],
     placeholder: str,
+    validate: bool = True,
 ) -> Template:
     """``source`` (made by :func:`transformed_template`, here or in the helper process) compiled
     and checked against Dynamo's contract: it may read the stable names of ``usable`` and the
-    constants' names, and no other global Dynamo's code does not read."""
+    constants' names, and no other global Dynamo's code does not read.
+
+    Then validated (:mod:`pellucid.decompiler.validate`): the checked code must be proven to do
+    what ``new_code`` does, or it does not run.  The verdict is written into the header's
+    verification line, and the line saying whether the file runs is set to match (one line
+    each, so the compiled code's line numbers stay right)."""
     renamed = dict(usable)
     renamed.update({k: k for k in consts})
     checked = compile_checked(source, "<pellucid>", placeholder, code, new_code, renamed)
-    return Template(source, consts, checked)
+    made = Template(source, consts, checked)
+    if validate:
+        from pellucid.decompiler.validate import validate as validate_code
+
+        aliases = {short: long for long, short in usable.items()}
+        verdict = str(validate_code(new_code, checked, aliases, consts))
+        made.verification = verdict
+        made.source = with_verdict(source, verdict)
+    return made
+
+
+EQUIVALENT = "equivalent"
+RUNS_LINE = "# This file is what runs: set breakpoints here."
+READING_LINE = "# For reading only: Dynamo's own bytecode runs for this frame (see the line below)."
+VERIFICATION_PREFIX = "# Verification against Dynamo's bytecode: "
+
+
+def with_verdict(source: str, verdict: str) -> str:
+    """``source`` with its header's verification line saying ``verdict`` and its line on what
+    runs set to match; the number of lines does not change."""
+    one_line = " ".join(verdict.split())
+    lines = source.split("\n")
+    for k, line in enumerate(lines[:40]):
+        if line.startswith(VERIFICATION_PREFIX):
+            lines[k] = VERIFICATION_PREFIX + one_line
+        elif line in (RUNS_LINE, READING_LINE):
+            lines[k] = RUNS_LINE if verdict == EQUIVALENT else READING_LINE
+    return "\n".join(lines)
 
 
 def short_repr(value: object) -> str:

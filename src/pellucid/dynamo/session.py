@@ -97,6 +97,8 @@ class FrameCompile:
     transformed_function: str | None = None
     executed_from_file: bool = False
     failure: str | None = None
+    # the file's code proven equivalent to Dynamo's ("equivalent"), or "not-verified: <reason>"
+    verification: str | None = None
     hook_time_s: float = 0.0
     bytecode_files: dict[str, str] = field(default_factory=dict)
     graphs: list[str] = field(default_factory=list)
@@ -448,7 +450,8 @@ class DumpSession:
                 made = recompile.transformed_template(*request)
             result = self._file_transformed(d.code, d.new_code, d.fc, d.safe, d.g, d.usable, made)
             self._transformed_by_helper += by_helper
-            adapter.adopt_code(guarded_code, result, d.code)
+            if result is not None:  # (None: not proven equivalent, Dynamo's code runs)
+                adapter.adopt_code(guarded_code, result, d.code)
         except Exception as e:  # noqa: BLE001 - any failure keeps Dynamo's bytecode
             self._transform_failed(d.fn_key, d.code, d.new_code, d.fc, e)
             d.fc.executed_from_file = False
@@ -512,8 +515,9 @@ class DumpSession:
         g: dict[str, Any] | None,
         usable: dict[str, str],
         made: recompile.Template,
-    ) -> types.CodeType:
-        """Write ``made``'s source as the frame's file; the checked code relabelled as the file's."""
+    ) -> types.CodeType | None:
+        """Write ``made``'s source as the frame's file; the checked code relabelled as the file's,
+        or None when it was not proven equivalent to Dynamo's (the file is then for reading)."""
         if made.consts:
             if g is None:
                 raise recompile.ContractError("constants without a source form and no globals to bind them")
@@ -535,6 +539,9 @@ class DumpSession:
         fc.transformed_file = self._file(path, "transformed_code", function=code.co_name)
         self.dynamo_codes[fc.transformed_file] = new_code
         fc.transformed_function = fname(n)
+        fc.verification = made.verification
+        if not made.runs:
+            return None
         fc.executed_from_file = True
         self._code_file_by_id[id(result)] = (result, fc.transformed_file)
         return result
@@ -1040,6 +1047,7 @@ class DumpSession:
                     "transformed_code_file": fc.transformed_file,
                     "transformed_function": fc.transformed_function,
                     "executed_from_file": fc.executed_from_file,
+                    "verification": fc.verification,
                     "failure": fc.failure,
                     "graphs": fc.graphs,
                     "resume_functions": fc.resume_functions,

@@ -228,6 +228,8 @@ class Compile:
     bytecode_files: dict[str, str]
     recompile_reason: str | None
     times: dict[str, float | None]
+    # "equivalent" or "not-verified: <reason>" (None in dumps older than the validator)
+    verification: str | None = None
     function: Function | None = None
     graphs: list[Graph] = field(default_factory=list)
     breaks: list[GraphBreak] = field(default_factory=list)
@@ -514,6 +516,7 @@ def _compile(raw: dict[str, Any]) -> Compile:
         bytecode_files={str(k): str(v) for k, v in _dict(raw.get("bytecode_files")).items()},
         recompile_reason=raw.get("recompile_reason"),
         times=times,
+        verification=raw.get("verification") if isinstance(raw.get("verification"), str) else None,
     )
 
 

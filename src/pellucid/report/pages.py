@@ -996,6 +996,28 @@ def compile_section(site: Site, s: Session, c: Compile, root: Function, here: st
                 class_="muted",
             )
         )
+    elif c.transformed_code_file and c.verification and c.verification != "equivalent":
+        status.append(
+            h(
+                "div",
+                h("span", "not proven equivalent", class_="pill warn"),
+                " Dynamo's own bytecode runs for this frame; ",
+                site.file_link(c.transformed_code_file),
+                " is for reading: ",
+                h("code", c.verification),
+                class_="muted",
+            )
+        )
+    if c.executed_from_file and c.verification == "equivalent":
+        status.append(
+            h(
+                "div",
+                h("span", "proven equivalent", class_="pill good"),
+                " the file does what Dynamo's bytecode does (same calls, stores, branches and "
+                "results on every path)",
+                class_="muted",
+            )
+        )
     if c.recompile is not None:
         r = c.recompile
         status.append(
