@@ -257,7 +257,9 @@ def run(args: argparse.Namespace) -> int:
         if args.show_mismatches and r["mismatches"]:
             print(roundtrip.format_mismatches(version, r, args.show_mismatches))
         if r["no_compile"]:
-            print(f"Python {version}: {len(r['no_compile'])} decompiled sources that do not compile")
+            print(
+                f"Python {version}: {len(r['no_compile'])} decompiled sources that do not compile"
+            )
             for rec in r["no_compile"][: args.show_mismatches or 10]:
                 print(f"    {rec['name']}: {rec.get('detail', '')[:200]}")
         if r["top_errors"]:
