@@ -29,7 +29,7 @@ Usage::
 
     python benchmarks/random_programs.py [--versions 3.9,3.13] [--count 2000]
                                          [--families plain,try/with,loops+finally]
-                                         [--json out.json] [--markdown PATH]
+                                         [--jobs N] [--json out.json] [--markdown PATH]
 
 Run it with the project's development environment (the plain and try/with programs come from
 the property test's generator, which imports pytest).  The worker runs under Python 3.9, so
@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import concurrent.futures
 import copy
 import json
 import os
@@ -328,6 +329,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", help="write all results to this file")
     parser.add_argument("--show", metavar="LABEL", help="print one program (family:seed) and exit")
     parser.add_argument("--timeout", type=float, default=3600.0, help="per worker, seconds")
+    parser.add_argument("--jobs", type=int, default=1, help="versions run at once")
     parser.add_argument("--worker", metavar="FILE", help=argparse.SUPPRESS)
     add_markdown_option(parser)
     args = parser.parse_args(argv)
@@ -351,37 +353,37 @@ def run(args: argparse.Namespace) -> int:
     fd, path = tempfile.mkstemp(prefix="random-programs-", suffix=".json")
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         json.dump(programs, f)
-    results: dict[str, list] = {}
+
+    def one(version: str) -> list | None:
+        python = pyenv_python(version)
+        if python is None:
+            print(f"[random_programs] Python {version}: not installed, skipped", file=sys.stderr)
+            return None
+        print(f"[random_programs] Python {version} ({python})", file=sys.stderr, flush=True)
+        env = dict(os.environ, PYTHONPATH=SRC)
+        env.pop("PYTHONSTARTUP", None)
+        try:
+            p = subprocess.run(
+                [python, os.path.abspath(__file__), "--worker", path],
+                capture_output=True, text=True, env=env, timeout=args.timeout,
+            )  # fmt: skip
+            stdout, err = p.stdout, p.stderr
+        except subprocess.TimeoutExpired as exc:
+            stdout = exc.stdout.decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
+            err = f"worker timed out after {args.timeout:.0f}s (partial results)"
+        rows = [json.loads(line[7:]) for line in stdout.splitlines() if line.startswith("RESULT ")]
+        if len(rows) < len(families):
+            print(f"[random_programs] Python {version}: {err.strip()[-800:]}", file=sys.stderr)
+        return rows
+
+    versions = args.versions.split(",")
     try:
-        for version in args.versions.split(","):
-            python = pyenv_python(version)
-            if python is None:
-                print(
-                    f"[random_programs] Python {version}: not installed, skipped", file=sys.stderr
-                )
-                continue
-            print(f"[random_programs] Python {version} ({python})", file=sys.stderr, flush=True)
-            env = dict(os.environ, PYTHONPATH=SRC)
-            env.pop("PYTHONSTARTUP", None)
-            try:
-                p = subprocess.run(
-                    [python, os.path.abspath(__file__), "--worker", path],
-                    capture_output=True, text=True, env=env, timeout=args.timeout,
-                )  # fmt: skip
-                stdout, err = p.stdout, p.stderr
-            except subprocess.TimeoutExpired as exc:
-                stdout = (
-                    exc.stdout.decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
-                )
-                err = f"worker timed out after {args.timeout:.0f}s (partial results)"
-            rows = [
-                json.loads(line[7:]) for line in stdout.splitlines() if line.startswith("RESULT ")
-            ]
-            if len(rows) < len(families):
-                print(f"[random_programs] Python {version}: {err.strip()[-800:]}", file=sys.stderr)
-            results[version] = rows
+        # each worker is a process of its own: threads only wait for them
+        with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
+            done = list(pool.map(one, versions))
     finally:
         os.unlink(path)
+    results = {v: rows for v, rows in zip(versions, done) if rows is not None}
     return report(results, args)
 
 
