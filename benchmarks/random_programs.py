@@ -70,7 +70,9 @@ OUTCOMES = ["exact", "unverified", "refused", "internal", "WRONG", "crash", "ski
 FIRST_SEED = {"plain": 1_000_000, "try/with": 2_000_000, "loops+finally": 3_000_000}
 # arguments for the property generator's functions (parameters a, b, c)
 ARGUMENT_SETS = [(0, 1, 2), (1, "ab", [1, 2]), ([], {}, 2.5), (-3, (1, 2), "s")]
-CALL_SECONDS = 0.2  # one call; a call that times out on one side only is tried again, longer
+# CPU seconds (a loaded machine does not make a timeout): one call, tried again for longer when
+# it times out on one side only; one decompilation (longer: a hang, counted as a crash)
+CALL_SECONDS = 0.2
 DECOMPILE_SECONDS = 20.0
 
 
@@ -142,11 +144,13 @@ def _on_alarm(signum, frame):
 
 
 def _limited(seconds: float, fn, *args):
-    signal.setitimer(signal.ITIMER_REAL, seconds, 0.05)  # keeps firing: a bare except may eat one
+    signal.setitimer(
+        signal.ITIMER_VIRTUAL, seconds, 0.05
+    )  # keeps firing: a bare except may eat one
     try:
         return fn(*args)
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.setitimer(signal.ITIMER_VIRTUAL, 0)
 
 
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
@@ -283,7 +287,7 @@ def worker(path: str) -> int:
     import pellucid
     from pellucid.decompiler import verify
 
-    signal.signal(signal.SIGALRM, _on_alarm)
+    signal.signal(signal.SIGVTALRM, _on_alarm)
     with open(path, encoding="utf-8") as f:
         families = json.load(f)
     for family, programs in families.items():

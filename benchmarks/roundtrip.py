@@ -11,7 +11,7 @@ it by the opcodes it contains, and for each one: decompiles it (``DecompilationE
 The peer, ``depyf`` (PyPI 0.20.0, in its own venvs ``.venv-depyf`` for 3.11 and
 ``.venv-depyf-3.X`` for the others, created on first use; it does not need torch), runs on the
 same corpus in the same run, checked by the same verify module. A code object that keeps a
-decompiler busy for more than ``--function-timeout`` seconds counts as a crash.
+decompiler busy for more than ``--function-timeout`` seconds of CPU time counts as a crash.
 
 Usage::
 
@@ -240,7 +240,7 @@ def _make_decompiler(tool: str):
 
 
 class FunctionTimeout(BaseException):
-    """Raised by SIGALRM inside a decompiler that runs too long on one code object.
+    """Raised by SIGVTALRM inside a decompiler that runs too long on one code object.
 
     A BaseException so that a decompiler's own ``except Exception`` cannot swallow it."""
 
@@ -257,19 +257,19 @@ def _short(exc: BaseException) -> str:
 def run_one(code, decompile, errors, verify, record, timings, timeout=0.0) -> str:
     """Decompile/recompile/compare one code object; return its outcome, fill ``record``.
 
-    With ``timeout`` (seconds), a decompilation that takes longer is stopped and counted as
-    a crash (a hang is a bug too)."""
+    With ``timeout`` (seconds of CPU time, so that a loaded machine does not pass for a hang),
+    a decompilation that takes longer is stopped and counted as a crash (a hang is a bug too)."""
     t0 = time.perf_counter()
     try:
         if timeout:
             # keeps firing every 0.5 s after the first: a decompiler's bare ``except`` may
             # swallow one FunctionTimeout, not all of them
-            signal.setitimer(signal.ITIMER_REAL, timeout, 0.5)
+            signal.setitimer(signal.ITIMER_VIRTUAL, timeout, 0.5)
         try:
             source = decompile(code)
         finally:
             if timeout:
-                signal.setitimer(signal.ITIMER_REAL, 0)
+                signal.setitimer(signal.ITIMER_VIRTUAL, 0)
     except FunctionTimeout:
         timings[0] += time.perf_counter() - t0
         record["detail"] = f"timeout: still decompiling after {timeout:g}s"
@@ -316,7 +316,7 @@ def worker(args: argparse.Namespace) -> int:
     verify = _load_verify()
     decompile, errors, tool_version = _make_decompiler(args.tool)
     if args.function_timeout:
-        signal.signal(signal.SIGALRM, _on_alarm)
+        signal.signal(signal.SIGVTALRM, _on_alarm)
     out = open(args.out, "a", encoding="utf-8")  # flushed line by line
 
     def emit(obj) -> None:
@@ -700,7 +700,7 @@ def main(argv: list[str] | None = None) -> int:
         "--function-timeout",
         type=float,
         default=10.0,
-        help="per code object, seconds; longer counts as a crash (0: none)",
+        help="per code object, CPU seconds; longer counts as a crash (0: none)",
     )
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--tool", default="pellucid", help=argparse.SUPPRESS)

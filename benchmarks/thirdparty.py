@@ -197,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
         "--function-timeout",
         type=float,
         default=10.0,
-        help="per code object, seconds; longer counts as a crash (0: none)",
+        help="per code object, CPU seconds; longer counts as a crash (0: none)",
     )
     parser.add_argument("--jobs", type=int, default=1, help="versions run at once")
     add_markdown_option(parser)
