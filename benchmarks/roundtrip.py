@@ -4,7 +4,8 @@ For each CPython version that pyenv has (or ``--versions``), a worker subprocess
 version's interpreter (with ``PYTHONPATH=src``, no install needed) compiles the source of each
 module in ``MODULES`` that exists in that version, collects every nested code object, classifies
 it by the opcodes it contains, and for each one: decompiles it (``DecompilationError`` counts as
-*error*), recompiles the result as :func:`pellucid.decompiler.verify.recompile` does (failure:
+*error*, or as *internal* when it is marked ``.internal``: an exception inside the decompiler,
+a bug, listed like a crash), recompiles the result as :func:`pellucid.decompiler.verify.recompile` does (failure:
 *no-compile*), and compares normalized bytecode (*exact* or *mismatch*). Any other exception is a
 *crash* and is listed: crashes are bugs. Each module's code object is also decompiled whole.
 
