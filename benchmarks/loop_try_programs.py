@@ -123,6 +123,74 @@ def program(rng, leaves=None):
     return _function(loop, body, after)
 
 
+# Loops nesting try/finally whose finally itself returns, breaks or continues (so it overrides
+# a return, break or exception of the body), try/except/else and with, one loop inside another.
+FINALLY_LEAVES = [
+    "break",
+    "continue",
+    "return ('r', log)",
+    "return n",
+    "return None",
+    "log.append(nxt(ks))",
+    "raise KeyError('k')",
+]
+FINALLY_EXITS = ["return ('f', log)", "return -n", "break", "continue", "log.append('f')"]
+
+
+def _finally_block(rng, depth):
+    out = []
+    for _ in range(rng.choice([1, 1, 2, 3])):
+        out += _finally_stmt(rng, depth)
+        if out[-1].split(" ")[0] in ("break", "continue", "return", "raise"):
+            break  # nothing after a jump: the compiler drops it, so would a reader
+    return out
+
+
+def _finally_body(rng):
+    """A finally: logs, then maybe leaves the loop or the function, at once or on a test."""
+    out = ["log.append('f')"]
+    c = rng.random()
+    if c < 0.35:
+        out.append(rng.choice(FINALLY_EXITS))
+    elif c < 0.7:
+        out += ["if nxt(ks) % 2:"] + _ind([rng.choice(FINALLY_EXITS)])
+    return out
+
+
+def _finally_stmt(rng, depth):
+    c = rng.random()
+    if c < 0.3 or depth > 2:
+        return [rng.choice(["log.append(nxt(ks))", "log.append(1)", "n += 1", rng.choice(FINALLY_LEAVES)])]
+    if c < 0.4:
+        out = ["if nxt(ks) % 2:"] + _ind(_finally_block(rng, depth + 1))
+        if rng.random() < 0.4:
+            out += ["else:"] + _ind(_finally_block(rng, depth + 1))
+        return out
+    if c < 0.72:
+        out = ["try:"] + _ind(_finally_block(rng, depth + 1))
+        if rng.random() < 0.4:
+            for exc in ["IndexError", "ValueError"][: rng.choice([1, 1, 2])]:
+                out += [f"except {exc}:"] + _ind(_finally_block(rng, depth + 1))
+            if rng.random() < 0.3:
+                out += ["else:"] + _ind(_finally_block(rng, depth + 1))
+        return out + ["finally:"] + _ind(_finally_body(rng))
+    if c < 0.87:
+        return ["with CM(log):"] + _ind(_finally_block(rng, depth + 1))
+    # a loop inside: break and continue below it are its own, returns leave the function
+    if rng.random() < 0.5:
+        return ["for j in (0, 1, 2):"] + _ind(_finally_block(rng, depth + 1))
+    # (the log grows each round: a continue cannot make it endless)
+    return ["while len(log) < 40:"] + _ind(["log.append('w')"] + _finally_block(rng, depth + 1))
+
+
+def finally_program(rng):
+    """One random ``f(ks)``: a loop whose body nests try/finally statements -- their bodies and
+    their finally clauses return, break or continue -- with try/except, with and inner loops."""
+    body = _finally_block(rng, 0)
+    after = rng.choice([[], ["return ('end', log, n)"], ["log.append('after')", "return log, n"]])
+    return _function(rng.choice(LOOPS), body, after)
+
+
 TINY_LEAVES = ["log.append(nxt(ks))", "continue", "break", "return ('r', log)"]
 
 

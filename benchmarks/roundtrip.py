@@ -4,14 +4,15 @@ For each CPython version that pyenv has (3.14 and 3.15: the Debian builds script
 version's interpreter (with ``PYTHONPATH=src``, no install needed) compiles the source of each
 module in ``MODULES`` that exists in that version, collects every nested code object, classifies
 it by the opcodes it contains, and for each one: decompiles it (``DecompilationError`` counts as
-*error*), recompiles the result as :func:`pellucid.decompiler.verify.recompile` does (failure:
+*error*, or as *internal* when it is marked ``.internal``: an exception inside the decompiler,
+a bug, listed like a crash), recompiles the result as :func:`pellucid.decompiler.verify.recompile` does (failure:
 *no-compile*), and compares normalized bytecode (*exact* or *mismatch*). Any other exception is a
 *crash* and is listed: crashes are bugs. Each module's code object is also decompiled whole.
 
 The peer, ``depyf`` (PyPI 0.20.0, in its own venvs ``.venv-depyf`` for 3.11 and
 ``.venv-depyf-3.X`` for the others, created on first use; it does not need torch), runs on the
 same corpus in the same run, checked by the same verify module. A code object that keeps a
-decompiler busy for more than ``--function-timeout`` seconds counts as a crash.
+decompiler busy for more than ``--function-timeout`` seconds of CPU time counts as a crash.
 
 Usage::
 
@@ -120,7 +121,7 @@ CLASS_LABELS = {
     "total": "total",
     "module": "whole modules",
 }
-OUTCOMES = ["error", "no-compile", "exact", "mismatch", "crash"]
+OUTCOMES = ["error", "internal", "no-compile", "exact", "mismatch", "crash"]
 
 CO_GENERATOR = 0x20
 CO_COROUTINE = 0x80
@@ -226,7 +227,7 @@ def _make_decompiler(tool: str):
         import pellucid
 
         return (
-            (lambda code: pellucid.decompile(code)),
+            (lambda code: pellucid.decompile(code, verify=False)),
             (pellucid.DecompilationError,),
             (pellucid.__version__),
         )
@@ -240,7 +241,7 @@ def _make_decompiler(tool: str):
 
 
 class FunctionTimeout(BaseException):
-    """Raised by SIGALRM inside a decompiler that runs too long on one code object.
+    """Raised by SIGVTALRM inside a decompiler that runs too long on one code object.
 
     A BaseException so that a decompiler's own ``except Exception`` cannot swallow it."""
 
@@ -257,19 +258,19 @@ def _short(exc: BaseException) -> str:
 def run_one(code, decompile, errors, verify, record, timings, timeout=0.0) -> str:
     """Decompile/recompile/compare one code object; return its outcome, fill ``record``.
 
-    With ``timeout`` (seconds), a decompilation that takes longer is stopped and counted as
-    a crash (a hang is a bug too)."""
+    With ``timeout`` (seconds of CPU time, so that a loaded machine does not pass for a hang),
+    a decompilation that takes longer is stopped and counted as a crash (a hang is a bug too)."""
     t0 = time.perf_counter()
     try:
         if timeout:
             # keeps firing every 0.5 s after the first: a decompiler's bare ``except`` may
             # swallow one FunctionTimeout, not all of them
-            signal.setitimer(signal.ITIMER_REAL, timeout, 0.5)
+            signal.setitimer(signal.ITIMER_VIRTUAL, timeout, 0.5)
         try:
             source = decompile(code)
         finally:
             if timeout:
-                signal.setitimer(signal.ITIMER_REAL, 0)
+                signal.setitimer(signal.ITIMER_VIRTUAL, 0)
     except FunctionTimeout:
         timings[0] += time.perf_counter() - t0
         record["detail"] = f"timeout: still decompiling after {timeout:g}s"
@@ -277,6 +278,12 @@ def run_one(code, decompile, errors, verify, record, timings, timeout=0.0) -> st
     except errors as exc:
         timings[0] += time.perf_counter() - t0
         record["detail"] = _short(exc)
+        if getattr(exc, "internal", False):
+            # the decompiler's own exception, wrapped: a bug, listed like a crash
+            cause = exc.__cause__ or exc
+            tb = traceback.format_exception(type(cause), cause, cause.__traceback__, limit=-6)
+            record["traceback"] = "".join(tb)
+            return "internal"
         return "error"
     except Exception as exc:  # crash: a bug in the decompiler
         timings[0] += time.perf_counter() - t0
@@ -310,7 +317,7 @@ def worker(args: argparse.Namespace) -> int:
     verify = _load_verify()
     decompile, errors, tool_version = _make_decompiler(args.tool)
     if args.function_timeout:
-        signal.signal(signal.SIGALRM, _on_alarm)
+        signal.signal(signal.SIGVTALRM, _on_alarm)
     out = open(args.out, "a", encoding="utf-8")  # flushed line by line
 
     def emit(obj) -> None:
@@ -318,28 +325,43 @@ def worker(args: argparse.Namespace) -> int:
         out.flush()
 
     sources = []
-    for name in MODULES:
-        found = module_source(name)
-        if found is not None:
-            sources.append((name, found[0], found[1]))
+    if args.corpus:
+        # another corpus (benchmarks/thirdparty.py): a JSON list of [module name, file path]
+        with open(args.corpus, encoding="utf-8") as f:
+            for name, path in json.load(f):
+                with open(path, encoding="utf-8") as g:
+                    sources.append((name, path, g.read()))
+    else:
+        for name in MODULES:
+            found = module_source(name)
+            if found is not None:
+                sources.append((name, found[0], found[1]))
+    # a module written in newer syntax than this Python's is skipped and counted
+    compiled, skipped = [], []
+    for name, path, text in sources:
+        try:
+            # dont_inherit: not this file's `from __future__ import annotations`
+            compiled.append((name, path, text, compile(text, path, "exec", dont_inherit=True)))
+        except (SyntaxError, ValueError) as exc:
+            skipped.append([name, _short(exc)])
     emit(
         {
             "kind": "header",
             "tool": args.tool,
             "tool_version": tool_version,
             "python": sys.version.split()[0],
-            "modules": [name for name, _, _ in sources],
+            "modules": [name for name, _, _, _ in compiled],
+            "skipped": skipped,
         }
     )
     left = args.limit if args.limit else None
-    for name, path, text in sources:
+    for name, path, text, module_code in compiled:
         if left is not None and left <= 0:
             break
         # CPython's own compile() of the same source: best of 3
         compile_time = float("inf")
         for _ in range(3):
             t0 = time.perf_counter()
-            # dont_inherit: not this file's `from __future__ import annotations`
             module_code = compile(text, path, "exec", dont_inherit=True)
             compile_time = min(compile_time, time.perf_counter() - t0)
         timings = [0.0, 0.0]
@@ -439,9 +461,17 @@ def depyf_python(version: str, log) -> str | None:
 
 
 def run_worker(
-    python: str, tool: str, limit: int, timeout: float, function_timeout: float, log
+    python: str,
+    tool: str,
+    limit: int,
+    timeout: float,
+    function_timeout: float,
+    log,
+    corpus: str | None = None,
 ) -> dict:
-    """Run one worker and aggregate its JSON lines (partial results if it dies)."""
+    """Run one worker and aggregate its JSON lines (partial results if it dies).
+
+    ``corpus``: a JSON file of [module name, path] pairs to use instead of ``MODULES``."""
     fd, out = tempfile.mkstemp(prefix=f"roundtrip-{tool}-", suffix=".jsonl")
     os.close(fd)
     env = dict(os.environ)
@@ -451,6 +481,8 @@ def run_worker(
     cmd += ["--function-timeout", str(function_timeout)]
     if limit:
         cmd += ["--limit", str(limit)]
+    if corpus:
+        cmd += ["--corpus", corpus]
     status = "ok"
     started = time.perf_counter()
     try:
@@ -479,7 +511,7 @@ def aggregate(lines: list[dict], status: str, wall: float) -> dict:
     header = next((x for x in lines if x.get("kind") == "header"), {})
     modules = [x for x in lines if x.get("kind") == "module"]
     rows = {key: collections.Counter() for key in [*CLASSES, "total", "module"]}
-    mismatches, crashes, no_compile, refusals = [], [], [], []
+    mismatches, crashes, no_compile, refusals, internal = [], [], [], [], []
     errors = collections.Counter()
     decompile_time = verify_time = 0.0
     for mod in modules:
@@ -494,6 +526,8 @@ def aggregate(lines: list[dict], status: str, wall: float) -> dict:
                 mismatches.append(rec)
             elif outcome == "crash":
                 crashes.append(rec)
+            elif outcome == "internal":
+                internal.append(rec)
             elif outcome == "no-compile":
                 no_compile.append(rec)
             elif outcome == "error":
@@ -503,6 +537,8 @@ def aggregate(lines: list[dict], status: str, wall: float) -> dict:
         rows["module"][mrec["outcome"]] += 1
         if mrec["outcome"] == "crash":
             crashes.append(mrec)
+        elif mrec["outcome"] == "internal":
+            internal.append(mrec)
         elif mrec["outcome"] == "mismatch":
             mismatches.append(mrec)
         elif mrec["outcome"] == "no-compile":
@@ -516,6 +552,7 @@ def aggregate(lines: list[dict], status: str, wall: float) -> dict:
         "tool_version": header.get("tool_version"),
         "python": header.get("python"),
         "modules": [mod["module"] for mod in modules],
+        "skipped": header.get("skipped", []),
         "compile_time": sum(mod["compile_time"] for mod in modules),
         "functions": functions,
         "decompile_time": decompile_time,
@@ -524,6 +561,7 @@ def aggregate(lines: list[dict], status: str, wall: float) -> dict:
         "rows": {k: dict(v) for k, v in rows.items()},
         "mismatches": mismatches,
         "crashes": crashes,
+        "internal": internal,
         "no_compile": no_compile,
         "top_errors": errors.most_common(10),
         "errors": refusals,  # every refused code object, for --json readers
@@ -546,13 +584,16 @@ def _pct(n: int, d: int) -> str:
 def format_version_table(version: str, ours: dict, peer: dict | None) -> str:
     lines = []
     title = f"Python {ours.get('python') or version}: {len(ours['modules'])} modules, "
+    if ours.get("skipped"):
+        title += f"{len(ours['skipped'])} skipped (newer syntax), "
     title += f"{ours['functions']} code objects"
     if ours["status"] != "ok":
         title += f"  [pellucid: {ours['status'][:120]}]"
     if peer is not None and peer["status"] != "ok":
         title += f"  [depyf: {peer['status'][:120]}]"
     lines.append(title)
-    head = f"{'':38} {'total':>6} {'error':>6} {'no-comp':>7} {'exact':>6} {'mismatch':>8}"
+    head = f"{'':38} {'total':>6} {'error':>6} {'internal':>8} {'no-comp':>7} {'exact':>6}"
+    head += f" {'mismatch':>8}"
     head += f" {'crash':>6} {'exact %':>7}"
     if peer is not None:
         head += f" | {'depyf exact':>11} {'depyf %':>7}"
@@ -564,7 +605,7 @@ def format_version_table(version: str, ours: dict, peer: dict | None) -> str:
         total = sum(row.values())
         line = f"{CLASS_LABELS[key]:38} {total:6d}"
         for outcome in OUTCOMES:
-            width = {"no-compile": 7, "mismatch": 8}.get(outcome, 6)
+            width = {"no-compile": 7, "mismatch": 8, "internal": 8}.get(outcome, 6)
             line += f" {row.get(outcome, 0):{width}d}"
         line += f" {_pct(row.get('exact', 0), total):>7}"
         if peer is not None:
@@ -623,12 +664,32 @@ def format_mismatches(version: str, res: dict, n: int) -> str:
     return "\n".join(lines)
 
 
-def format_crashes(version: str, tool: str, res: dict) -> str:
-    lines = [f"Python {version}: {tool}: {len(res['crashes'])} crashes (bugs)"]
-    for rec in res["crashes"][:50]:
+def format_crashes(version: str, tool: str, res: dict, key: str = "crashes") -> str:
+    """Every crash (or, with ``key="internal"``, every internal error): each is a bug."""
+    what = {"crashes": "crashes", "internal": "internal errors"}[key]
+    recs = res.get(key, [])
+    lines = [f"Python {version}: {tool}: {len(recs)} {what} (bugs)"]
+    for rec in recs[:50]:
         lines.append(f"  {rec['name']}: {rec.get('detail', '')}")
-    if len(res["crashes"]) > 50:
-        lines.append(f"  ... {len(res['crashes']) - 50} more (see --json)")
+    if len(recs) > 50:
+        lines.append(f"  ... {len(recs) - 50} more (see --json)")
+    return "\n".join(lines)
+
+
+def format_mismatch_classes(version: str, res: dict) -> str:
+    """Mismatches counted by construct class and by first differing opcode (category)."""
+    by_class: collections.Counter = collections.Counter()
+    by_op: collections.Counter = collections.Counter()
+    for rec in res["mismatches"]:
+        for cls in rec.get("classes", ["module"]):
+            by_class[cls] += 1
+        by_op[rec.get("category", "?")] += 1
+    lines = [f"Python {version}: {len(res['mismatches'])} mismatches"]
+    if by_class:
+        lines.append("  by construct class: " + ", ".join(f"{k} {n}" for k, n in by_class.most_common()))
+        lines.append("  by first difference:")
+        for key, n in by_op.most_common():
+            lines.append(f"    {n:5d}  {key}")
     return "\n".join(lines)
 
 
@@ -650,11 +711,12 @@ def main(argv: list[str] | None = None) -> int:
         "--function-timeout",
         type=float,
         default=10.0,
-        help="per code object, seconds; longer counts as a crash (0: none)",
+        help="per code object, CPU seconds; longer counts as a crash (0: none)",
     )
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--tool", default="pellucid", help=argparse.SUPPRESS)
     parser.add_argument("--out", help=argparse.SUPPRESS)
+    parser.add_argument("--corpus", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
         return worker(args)
@@ -704,6 +766,9 @@ def main(argv: list[str] | None = None) -> int:
             if r["crashes"] and tool == "pellucid":
                 print()
                 print(format_crashes(version, tool, r))
+            if r.get("internal") and tool == "pellucid":
+                print()
+                print(format_crashes(version, tool, r, "internal"))
     if args.show_mismatches:
         for version, res in results.items():
             print()

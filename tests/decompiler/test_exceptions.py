@@ -48,6 +48,31 @@ class CM:
 """
 
 CASES = {
+    # 3.10 (and 3.12+) copy the finally body onto each return; the two arms' copies are the
+    # same code, which was taken for the shared tail of a conditional expression and walked
+    # twice (3.10: an internal IndexError; click's Editor.edit has this shape)
+    "if_return_then_return_in_try_finally": """
+def f(k):
+    try:
+        if risky(k) > 40:
+            return ("big", k)
+        return ("small", k)
+    finally:
+        LOG.append("finally")
+""",
+    "if_return_then_return_in_try_finally_in_loop": """
+def f(k):
+    n = 0
+    while n < 3:
+        n += 1
+        try:
+            if risky(k + n) > 40:
+                return n
+            return -n
+        finally:
+            LOG.append(("finally", n))
+    return None
+""",
     "typed_named_bare_else": """
 def f(k):
     try:

@@ -2181,6 +2181,8 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                     continue
             if self.ins[tail_start].line != self.ins[p].line:
                 continue  # each copy on its own line: the arms' own statements (`x = a` / `x = b`)
+            if any(self.ins[k].op == "POP_BLOCK" for k in [*range(T, tail_start), *range(F, p)]):
+                continue  # an arm that leaves a try block is a statement (`if t: return a` in a try)
             if self._jumps_into(T, tail_start, tail_start + 1, F) or self._jumps_into(F, p, p + 1, p + n_s):
                 continue  # an arm's and/or ends inside the tail: the tail is part of its value
             # a trial: walking code may retire exit copies it structures
