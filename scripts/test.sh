@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# Run the whole test suite: ruff, then pytest under every CPython 3.9-3.13 that pyenv has and
-# with every supported torch release (see PELLUCID_TORCH_VERSIONS in scripts/setup.sh).
+# Run the whole test suite: ruff, then pytest under every CPython that scripts/setup.sh knows
+# (3.9-3.13 from pyenv, 3.14/3.15 from Debian) and with every supported torch release (see
+# PELLUCID_TORCH_VERSIONS in scripts/setup.sh).
 # Does all set-up itself (see scripts/setup.sh). Extra arguments are passed to every pytest run.
 # Exit status is non-zero if ruff fails or any pytest run fails or collects no test (exit 5).
 # Each test is stopped after PELLUCID_TEST_TIMEOUT seconds (default 180; pytest-timeout).
+#
+# The runs go in two lanes at once, one per core: the decompiler on every CPython, and the torch
+# suites on Python 3.11. Each run's output is printed whole when it ends.
 set -uo pipefail
 
 # shellcheck source=scripts/setup.sh
@@ -12,6 +16,9 @@ cd "$PELLUCID_ROOT" || exit 1
 
 failed=0
 summary=()
+results="$(mktemp -d)"
+trap 'rm -rf "$results"' EXIT
+extra_args=("$@")
 
 if ! pellucid_setup_all; then
     echo "set-up failed" >&2
@@ -34,71 +41,83 @@ else
     failed=1
 fi
 
-# One pytest run: $1 label, $2 venv, the rest pytest targets. pellucid is imported from src/
-# (the cached torch venvs do not install it). Appends a line to the summary.
+# One pytest run: $1 lane, $2 label, $3 venv, the rest pytest targets. pellucid is imported from
+# src/ (the cached torch venvs do not install it). Writes "ok|FAILED <label> ..." to the lane's
+# result file and prints the run's output when it ends.
 run_pytest() {
-    local label="$1" venv="$2" log rc last
-    shift 2
+    local lane="$1" label="$2" venv="$3" log rc last t0
+    shift 3
     if [[ ! -x "$venv/bin/python" ]]; then
-        summary+=("$label: FAILED (no venv $venv)")
-        failed=1
+        echo "FAILED $label: FAILED (no venv $venv)" >>"$results/$lane"
         return
     fi
-    echo "=== $label: pytest $*"
-    log="$(mktemp)"
+    log="$results/$lane.log"
+    t0=$SECONDS
     PYTHONPATH="$PELLUCID_ROOT/src${PYTHONPATH:+:$PYTHONPATH}" "$venv/bin/python" -m pytest -q \
-        -p no:cacheprovider --timeout="${PELLUCID_TEST_TIMEOUT:-180}" "$@" "${extra_args[@]}" 2>&1 | tee "$log"
-    rc=${PIPESTATUS[0]}
+        -p no:cacheprovider --timeout="${PELLUCID_TEST_TIMEOUT:-180}" "$@" "${extra_args[@]}" \
+        >"$log" 2>&1
+    rc=$?
+    { echo "=== $label: pytest $*"; cat "$log"; }
     # pytest's closing line, e.g. "12 passed, 1 failed in 3.2s"
     last="$(grep -E '(passed|failed|error|no tests ran)' "$log" | tail -n1 | sed -E 's/^=+ //; s/ =+$//')"
-    rm -f "$log"
+    last="$last; $((SECONDS - t0)) s"
     if [[ $rc -eq 0 ]]; then
-        summary+=("$label: ok ($last)")
+        echo "ok $label: ok ($last)" >>"$results/$lane"
     elif [[ $rc -eq 5 ]]; then
-        summary+=("$label: FAILED (no tests collected)")
-        failed=1
+        echo "FAILED $label: FAILED (no tests collected)" >>"$results/$lane"
     else
-        summary+=("$label: FAILED, exit $rc ($last)")
-        failed=1
+        echo "FAILED $label: FAILED, exit $rc ($last)" >>"$results/$lane"
     fi
 }
 
-extra_args=("$@")
-decompiler_tests=(tests/decompiler tests/cli)
+decompiler_tests=(tests/decompiler tests/cli/test_cli_decompile.py)
 torch_tests=(tests/dynamo tests/cli tests/report tests/benchmarks)
 # the check every supported torch release must pass: every frame of every test workload runs
 # from its decompiled file with eager-equal outputs
 coverage_check=(tests/benchmarks/test_coverage_matrix.py)
 
-# The decompiler on every CPython version (the main one also runs the whole suite below).
-for ver in "${PELLUCID_VERSIONS[@]}"; do
-    [[ "$ver" == "$PELLUCID_MAIN_VERSION" ]] && continue
-    if [[ -z "$(pellucid_find_python "$ver")" ]]; then
-        summary+=("Python $ver: skipped (interpreter not installed)")
-        continue
-    fi
-    run_pytest "Python $ver" "$(pellucid_venv_dir "$ver")" "${decompiler_tests[@]}"
-done
+# Lane 1: the decompiler on every CPython version, and the clean refusal of the versions it
+# does not support yet.
+decompiler_lane() {
+    local ver
+    for ver in "${PELLUCID_VERSIONS[@]}"; do
+        if [[ -z "$(pellucid_find_python "$ver")" ]]; then
+            echo "ok Python $ver: skipped (interpreter not installed)" >>"$results/lane1"
+            continue
+        fi
+        run_pytest lane1 "Python $ver" "$(pellucid_venv_dir "$ver")" "${decompiler_tests[@]}"
+    done
+    for ver in "${PELLUCID_NEW_VERSIONS[@]}"; do
+        run_pytest lane1 "Python $ver (refused cleanly)" "$(pellucid_venv_dir "$ver")" \
+            tests/decompiler/test_version_refusal.py
+    done
+}
 
-# CPythons the decompiler does not support yet: their bytecode is refused in one clean line.
-for ver in "${PELLUCID_NEW_VERSIONS[@]}"; do
-    run_pytest "Python $ver (refused cleanly)" "$(pellucid_venv_dir "$ver")" \
-        tests/decompiler/test_version_refusal.py
-done
+# Lane 2: torch on Python 3.11. The whole suite on the newest supported release, the coverage
+# check on the others.
+torch_lane() {
+    local tv label newest="${PELLUCID_TORCH_VERSIONS[${#PELLUCID_TORCH_VERSIONS[@]}-1]}"
+    for tv in "${PELLUCID_TORCH_VERSIONS[@]}"; do
+        label="Python $PELLUCID_MAIN_VERSION, torch $tv"
+        if [[ "$tv" == "$newest" ]]; then
+            run_pytest lane2 "$label" "$(pellucid_torch_venv_dir "$tv")" "${torch_tests[@]}"
+        else
+            run_pytest lane2 "$label" "$(pellucid_torch_venv_dir "$tv")" "${coverage_check[@]}"
+        fi
+    done
+}
 
-# torch: the whole suite on the newest supported release, the coverage check on the others,
-# and the decompiler suite on Python $PELLUCID_MAIN_VERSION with the first one's venv.
-newest="${PELLUCID_TORCH_VERSIONS[${#PELLUCID_TORCH_VERSIONS[@]}-1]}"
-for tv in "${PELLUCID_TORCH_VERSIONS[@]}"; do
-    label="Python $PELLUCID_MAIN_VERSION, torch $tv"
-    if [[ "$tv" == "$newest" ]]; then
-        run_pytest "$label" "$(pellucid_torch_venv_dir "$tv")" "${torch_tests[@]}"
-    elif [[ "$tv" == "${PELLUCID_TORCH_VERSIONS[0]}" ]]; then
-        run_pytest "$label" "$(pellucid_torch_venv_dir "$tv")" tests/decompiler \
-            tests/cli/test_cli_decompile.py "${coverage_check[@]}"
-    else
-        run_pytest "$label" "$(pellucid_torch_venv_dir "$tv")" "${coverage_check[@]}"
-    fi
+decompiler_lane &
+lane1_pid=$!
+torch_lane
+wait "$lane1_pid"
+
+for lane in lane1 lane2; do
+    [[ -f "$results/$lane" ]] || continue
+    while read -r status line; do
+        summary+=("$line")
+        [[ "$status" == ok ]] || failed=1
+    done <"$results/$lane"
 done
 
 echo
