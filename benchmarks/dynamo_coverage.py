@@ -32,6 +32,8 @@ import sys
 import tempfile
 
 from child import run_child
+from page import about_from_doc, markdown_page
+from page import add_option as add_markdown_option
 from peers import depyf_torch_python
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -133,7 +135,15 @@ def main() -> None:
     ap.add_argument("--backend", default="eager")
     ap.add_argument("--depyf-python", default=None)
     ap.add_argument("--no-depyf", action="store_true", help="skip the peer")
+    add_markdown_option(ap)
     args = ap.parse_args()
+    title = f"torch.compile coverage ({args.backend} backend)"
+    with markdown_page(args.markdown, title, about_from_doc(__doc__)):
+        run(args)
+
+
+def run(args: argparse.Namespace) -> None:
+    """Every workload under each tool, one fresh process each, then the totals."""
     depyf_py = None if args.no_depyf else (args.depyf_python or depyf_torch_python())
     tools = [("pellucid", sys.executable)] + ([("depyf", depyf_py)] if depyf_py else [])
     print(f"backend {args.backend}; depyf from {depyf_py or 'n/a (not installed)'}\n")

@@ -29,6 +29,9 @@ import subprocess
 import sys
 import tempfile
 
+from page import about_from_doc, markdown_page
+from page import add_option as add_markdown_option
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # name -> (kind, transformers config class, model class, config keywords)
@@ -151,7 +154,15 @@ def main() -> int:
     ap.add_argument("--models", default=",".join(MODELS))
     ap.add_argument("--backends", default="eager")
     ap.add_argument("--mode", default="auto", choices=["auto", "generate", "forward"])
+    add_markdown_option(ap)
     args = ap.parse_args()
+    title = "Tiny Hugging Face models under prepare_debug"
+    with markdown_page(args.markdown, title, about_from_doc(__doc__)):
+        return run(args)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Each model and backend in a fresh process; 1 when any row is not right."""
     print(f"{'model':12s} {'backend':10s} {'frames':>6s} {'from file':>9s} {'failures':>8s} "
           f"{'resume src':>10s} {'s':>6s}  result")
     bad = 0

@@ -44,6 +44,8 @@ import sys
 import tempfile
 
 from child import run_child
+from page import about_from_doc, markdown_page
+from page import add_option as add_markdown_option
 from peers import depyf_torch_python
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -225,7 +227,15 @@ def main() -> None:
         "--ab-rounds", type=int, default=10,
         help="plain/pellucid session pairs per cell in the in-process A/B (0: skip it)",
     )
+    add_markdown_option(ap)
     args = ap.parse_args()
+    title = "Overhead of prepare_debug against plain torch.compile"
+    with markdown_page(args.markdown, title, about_from_doc(__doc__)):
+        run(args)
+
+
+def run(args: argparse.Namespace) -> None:
+    """Every cell (workload x backend): fresh processes per mode, then the in-process A/B."""
 
     depyf_py = args.depyf_python or depyf_torch_python()
     modes = [m for m in args.modes.split(",") if m != "depyf" or depyf_py]
