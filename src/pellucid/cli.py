@@ -223,12 +223,16 @@ def load_target(target: str) -> tuple[Any, str]:
 
 def cmd_decompile(args: argparse.Namespace) -> int:
     from pellucid import decompile
+    from pellucid.decompiler.api import NOT_VERIFIED
 
     obj, _ = load_target(args.target)
     try:
-        source = decompile(obj, verify=args.verify)
+        source = decompile(obj, verify=args.verify, strict=args.strict)
     except TypeError as exc:
         raise CLIError(str(exc)) from exc
+    if source.startswith(NOT_VERIFIED):
+        warning = source.partition("\n")[0][len("# pellucid: ") :]
+        print(f"pellucid: warning: {args.target}: {warning}", file=sys.stderr)
     if not source.endswith("\n"):
         source += "\n"
     if args.output:
@@ -255,13 +259,23 @@ def register_decompile(subparsers: Any, common: argparse.ArgumentParser) -> None
         ),
     )
     p.add_argument("target", metavar="TARGET")
-    p.add_argument(
-        "--verify",
+    verification = p.add_mutually_exclusive_group()
+    verification.add_argument(
+        "--strict",
         action="store_true",
-        help="recompile the output and compare normalized bytecode; fail on any difference",
+        help="exit non-zero, printing no source, when the output is not verified",
     )
+    verification.add_argument(
+        "--no-verify",
+        dest="verify",
+        action="store_false",
+        help="skip verification (by default the output is recompiled and its normalized "
+        "bytecode compared with the original; a difference is reported on stderr and in a "
+        "first-line comment)",
+    )
+    verification.add_argument("--verify", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("-o", "--output", metavar="FILE", help="write the source to FILE")
-    p.set_defaults(handler=cmd_decompile)
+    p.set_defaults(handler=cmd_decompile, verify=True)
 
 
 def cmd_run(args: argparse.Namespace) -> int:

@@ -67,9 +67,9 @@ def test_file_qualname(tmp_path):
     assert_add_source(proc.stdout)
 
 
-def test_file_qualname_verify(tmp_path):
+def test_file_qualname_strict(tmp_path):
     path = write(tmp_path / "mymod.py", ADD)
-    proc = run("decompile", "--verify", f"{path}:f")
+    proc = run("decompile", "--strict", f"{path}:f")
     assert proc.returncode == 0, proc.stderr
     assert_add_source(proc.stdout)
 
@@ -258,7 +258,7 @@ def test_usage_errors_exit_2(args):
 def test_help_and_version():
     proc = run("decompile", "--help")
     assert proc.returncode == 0
-    assert "--verify" in proc.stdout and "TARGET" in proc.stdout
+    assert "--strict" in proc.stdout and "--no-verify" in proc.stdout and "TARGET" in proc.stdout
     proc = run("--version")
     assert proc.returncode == 0
     assert proc.stdout.startswith("pellucid ")

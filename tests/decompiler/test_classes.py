@@ -290,7 +290,7 @@ def _run(code, name: str) -> dict:
 def test_module_source(case_id, run_as):
     src = CLASS_CASES.get(case_id) or MODULE_CASES[case_id]
     code = compile(src, f"<{case_id}>", "exec", dont_inherit=True)
-    out = pellucid.decompile(code, verify=True)
+    out = pellucid.decompile(code, strict=True)
     rebuilt = compile(out, f"<decompiled {case_id}>", "exec", dont_inherit=True)
     assert _run(code, run_as) == _run(rebuilt, run_as), out
 
@@ -299,7 +299,7 @@ def test_class_body_code_object_alone():
     src = "class C(object):\n    x = 1\n\n    def m(self):\n        return self.x\n"
     code = compile(src, "<c>", "exec")
     body = next(c for c in code.co_consts if hasattr(c, "co_code"))
-    out = pellucid.decompile(body, verify=True)
+    out = pellucid.decompile(body, strict=True)
     assert out.startswith("class C")
 
 
@@ -312,7 +312,7 @@ def test_method_with_super_alone():
         def f(self):
             return super().f() + 1
 
-    out = pellucid.decompile(Child.f, verify=True)
+    out = pellucid.decompile(Child.f, strict=True)
     assert "super().f()" in out
 
 

@@ -2,7 +2,7 @@
 
 For each sample (see ``samples/``):
 
-1. ``test_verified``: ``decompile(f, verify=True)`` returns source that compiles.
+1. ``test_verified``: ``decompile(f, strict=True)`` returns source that compiles.
 2. ``test_behaviour``: the decompiled function and the original, each in a private copy of the
    sample module's globals, give the same results, exceptions, output, argument mutations and
    global writes on every declared input.

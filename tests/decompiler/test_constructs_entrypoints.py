@@ -347,7 +347,7 @@ def test_malformed_bytecode_raises_decompilation_error(kind):
     code = _malformed(kind)
     for verify in (False, True):
         with pytest.raises(DecompilationError) as info:
-            DECOMPILE(code, verify=verify)
+            DECOMPILE(code, verify=verify, strict=verify)
         assert "target" in str(info.value), str(info.value)
 
 

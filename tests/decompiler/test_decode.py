@@ -154,7 +154,7 @@ def test_a_refused_walk_is_tried_again_with_jump_chains_threaded():
     ns: dict = {}
     exec(compile(src, "<loop>", "exec"), ns)
     f = ns["f"]
-    out = pellucid.decompile(f, verify=True)
+    out = pellucid.decompile(f, strict=True)
     ns2: dict = {}
     exec(compile(out, "<decompiled>", "exec"), ns2)
     for args in [(None, 1, 0, []), (1, None, 0, []), (1, 5, 1, []), (1, 5, 0, [5])]:

@@ -192,7 +192,7 @@ def test_verified_or_refused(name):
     """verify=True either returns bytecode-identical source or raises, never anything else."""
     ns = _materialize(CASES[name])
     try:
-        pellucid.decompile(ns["f"], verify=True)
+        pellucid.decompile(ns["f"], strict=True)
     except DecompilationError:
         pass
 
@@ -244,7 +244,7 @@ VERIFIED_ON = {
 def test_finally_exit_paths_verify(sample):
     module, name = sample.split(".")
     fn = getattr(importlib.import_module(f"samples.{module}"), name)
-    pellucid.decompile(fn, verify=True)
+    pellucid.decompile(fn, strict=True)
 
 
 # A try whose body is a try, ending an if arm with an else at the function's end
@@ -271,7 +271,7 @@ def test_nested_try_ending_if_arm_with_else():
     ns = _materialize(NESTED_TRY_IF_ELSE)
     original = ns["f"]
     if sys.version_info[:2] in {(3, 9), (3, 10), (3, 13)}:
-        pellucid.decompile(original, verify=True)
+        pellucid.decompile(original, strict=True)
     source = pellucid.decompile(original, verify=False)
     _assert_runs_the_same(ns, source)
 

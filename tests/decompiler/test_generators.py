@@ -236,7 +236,7 @@ def test_generator_case(case_id, source, inputs, minver):
     if sys.version_info[:2] < minver:
         pytest.skip(f"needs Python {minver}")
     original, ns = _define(source)
-    decompiled_src = pellucid.decompile(original, verify=True)
+    decompiled_src = pellucid.decompile(original, strict=True)
     assert ("async def" in decompiled_src) == ("async def" in source.splitlines()[0])
     ns2: dict = {}
     exec(compile(PRELUDE, "<prelude>", "exec"), ns2)
@@ -252,7 +252,7 @@ def test_stopiteration_wrapper_hides_no_try():
     """3.12+ wraps generator bodies in a StopIteration->RuntimeError handler: not a try."""
     src = "def f():\n    yield 1\n    x = yield 2\n    return x\n"
     fn, _ = _define(src)
-    out = pellucid.decompile(fn, verify=True)
+    out = pellucid.decompile(fn, strict=True)
     assert "try" not in out
     assert "yield 1" in out
 
@@ -260,5 +260,5 @@ def test_stopiteration_wrapper_hides_no_try():
 def test_real_try_in_generator_kept():
     src = "def f():\n    try:\n        yield 1\n    except KeyError:\n        yield 2\n"
     fn, _ = _define(src)
-    out = pellucid.decompile(fn, verify=True)
+    out = pellucid.decompile(fn, strict=True)
     assert "try:" in out and "except KeyError" in out

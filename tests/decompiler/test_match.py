@@ -258,7 +258,7 @@ def test_match_case(case_id):
     ns = _define(CASES[case_id])
     original = ns["f"]
     try:
-        src = pellucid.decompile(original, verify=True)
+        src = pellucid.decompile(original, strict=True)
     except pellucid.DecompilationError as e:
         # a shape we refuse is not wrong code; it must still not produce wrong code unverified
         if "recompiled bytecode differs" not in str(e):
@@ -276,7 +276,7 @@ def test_single_value_case_is_an_if():
     ns = _define(
         "def f(x):\n    match x:\n        case 1:\n            return 'one'\n    return 'no'\n"
     )
-    src = pellucid.decompile(ns["f"], verify=True)
+    src = pellucid.decompile(ns["f"], strict=True)
     ns2 = _define(src)
     for x in SUBJECTS:
         assert _observe(ns["f"], x) == _observe(ns2["f"], x)
@@ -285,5 +285,5 @@ def test_single_value_case_is_an_if():
 def test_walrus_and_chained_assignment_are_not_matches():
     src = "def f(x):\n    a = b = x + 1\n    print((c := a * 2))\n    return a, b, c\n"
     ns = _define(src)
-    out = pellucid.decompile(ns["f"], verify=True)
+    out = pellucid.decompile(ns["f"], strict=True)
     assert "match" not in out

@@ -8,7 +8,7 @@ compiled, and every code object in them is decompiled:
 * ``decompile(code)`` may raise ``DecompilationError`` -- any other exception is a failure;
 * the returned source is recompiled and compared (``pellucid.decompiler.verify``), giving the
   counts exact / error / mismatch / does-not-compile;
-* ``decompile(code, verify=True)`` either raises ``DecompilationError`` or returns source that
+* ``decompile(code, strict=True)`` either raises ``DecompilationError`` or returns source that
   verifies -- returning source that does not verify is a failure;
 * top-level functions whose unverified output mismatches are run, original and recompiled, on a
   few argument sets: a different result, exception or output is *wrong code* (its own test);
@@ -553,7 +553,7 @@ def classify(code: types.CodeType):
     src = None
     try:
         with time_limit(20, f"decompile {code.co_name}"):
-            src = DECOMPILE(code)
+            src = DECOMPILE(code, verify=False)
     except DecompilationError as exc:
         outcome, detail = "error", str(exc)
     except Exception:  # noqa: BLE001
@@ -564,7 +564,7 @@ def classify(code: types.CodeType):
     # verify=True must refuse everything that is not exact, and only with DecompilationError
     try:
         with time_limit(20, f"decompile(verify=True) {code.co_name}"):
-            DECOMPILE(code, verify=True)
+            DECOMPILE(code, strict=True)
     except DecompilationError:
         pass
     except Exception:  # noqa: BLE001
@@ -721,7 +721,7 @@ def signature_problems(top: types.CodeType):
             continue
         try:
             with time_limit(20, f"decompile {name}"):
-                src = DECOMPILE(fn, verify=True)
+                src = DECOMPILE(fn, strict=True)
         except DecompilationError:
             yield name, None
             continue

@@ -32,7 +32,7 @@ def test_generic_definitions_in_a_body_come_back_verified():
         "        return a\n"
         "    return Alias, Box, ident\n"
     )
-    src = pellucid.decompile(ns["outer"], verify=True)
+    src = pellucid.decompile(ns["outer"], strict=True)
     for line in (
         "type Alias[T: int] = list[T]",
         "class Box[T](list, metaclass=type):",
@@ -85,7 +85,7 @@ def test_an_annotation_scope_alone_comes_back_as_its_generic_definition():
     }
     assert set(scopes) == set(expected)
     for name, code in scopes.items():
-        src = pellucid.decompile(code, verify=True)
+        src = pellucid.decompile(code, strict=True)
         assert src.splitlines()[0] == expected[name], src
 
 
@@ -108,5 +108,5 @@ def test_an_annotation_scope_of_a_method_verifies_inside_a_class():
     cls = next(c for c in module.co_consts if isinstance(c, types.CodeType))
     scope = next(c for c in cls.co_consts if isinstance(c, types.CodeType) and c.co_name.startswith("<generic"))
     assert "__classdict__" in scope.co_freevars
-    src = pellucid.decompile(scope, verify=True)
+    src = pellucid.decompile(scope, strict=True)
     assert src.startswith("def m[T](self, x: T) -> T:"), src

@@ -82,21 +82,30 @@ def _unwrap(obj: Any) -> tuple[CodeType, FunctionType | None]:
 
 def _internal_error(message: str, code: CodeType) -> DecompilationError:
     """A DecompilationError marked as pellucid's own fault (``.internal``), not the input's."""
-    err = DecompilationError(message, code_name=getattr(code, "co_qualname", code.co_name))
+    err = DecompilationError(message, code_name=_qualname(code))
     err.internal = True
     return err
 
 
-def decompile(obj: Any, verify: bool = False) -> str:
+NOT_VERIFIED = "# pellucid: NOT verified"
+"""First words of the comment that opens source whose verification found a difference."""
+
+
+def decompile(obj: Any, verify: bool = True, strict: bool = False) -> str:
     """Return Python source equivalent to ``obj``'s bytecode.
 
     ``obj`` may be a function, bound method, code object, ``functools.partial``,
     a ``functools.wraps``/``lru_cache`` wrapper, a callable instance, or a generator,
     coroutine or frame (the code it runs: ``decompile(sys._getframe())`` in a debugger).  For a
     function the result is a complete ``def`` statement (a module code object
-    gives a module's source).  With ``verify=True`` the source is compiled again
-    and its normalized bytecode compared with the original; any difference
-    raises :class:`DecompilationError` instead of returning suspicious source.
+    gives a module's source).
+
+    The source is verified by default: it is compiled again and its normalized bytecode
+    compared with the original.  Source that fails the check still comes back, opened by a
+    ``# pellucid: NOT verified: <first difference>`` comment, so no unverified source reaches
+    a reader unmarked; with ``strict=True`` the difference raises :class:`DecompilationError`
+    instead.  ``verify=False`` skips the check (and the comment): for callers that check the
+    source another way, such as translation validation of Dynamo's code.
     """
     from pellucid.decompiler.emit import source_for
 
@@ -107,28 +116,53 @@ def decompile(obj: Any, verify: bool = False) -> str:
     except SyntaxError as e:
         # the ast held something unparse cannot spell: a bug, never output
         raise _internal_error(f"internal error: decompiled source does not parse ({e.msg})", code) from None
-    if verify:
-        from pellucid.decompiler import verify as _verify
+    if not verify:
+        return source
+    problem = first_difference(source, code)
+    if problem is None:
+        return source
+    if strict:
+        raise DecompilationError(f"not verified: {problem}", code_name=_qualname(code))
+    return f"{NOT_VERIFIED}: {problem}\n{source}"
 
+
+def first_difference(source: str, code: CodeType) -> str | None:
+    """Why ``source`` is not proven equivalent to ``code`` (one line), or None when it is.
+
+    Never raises: a check that cannot run (the source does not compile, the verifier
+    recursed too deep or met bytecode ``dis`` cannot read) is itself the reason.
+    """
+    from pellucid.decompiler import verify as _verify
+
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, _RECURSION_LIMIT))
+    try:
         try:
             recompiled = _verify.recompile(source, code)
         except SyntaxError as e:
-            raise DecompilationError(
-                f"decompiled source does not compile ({e.msg}, line {e.lineno})",
-                code_name=code.co_qualname if hasattr(code, "co_qualname") else code.co_name,
-            ) from None
-        except (ValueError, LookupError) as e:
-            raise DecompilationError(
-                f"decompiled source cannot be checked: {e}",
-                code_name=getattr(code, "co_qualname", code.co_name),
-            ) from None
+            return f"the source does not compile ({e.msg}, line {e.lineno})"
+        except (ValueError, LookupError) as e:  # the original's code object is not in it
+            return f"the source cannot be checked: {e}"
         diffs = _verify.compare_code(code, recompiled)
-        if diffs:
-            raise DecompilationError(
-                "recompiled bytecode differs from the original: " + "; ".join(diffs[:3]),
-                code_name=getattr(code, "co_qualname", code.co_name),
-            )
-    return source
+    except (RecursionError, MemoryError) as e:
+        return f"the check ran out of room ({type(e).__name__}): code too deeply nested"
+    except Exception as e:  # noqa: BLE001 - a verifier bug must not pass for a verdict
+        return f"the check failed ({type(e).__name__}: {e})"
+    finally:
+        sys.setrecursionlimit(limit)
+    if not diffs:
+        return None
+    more = f" (and {len(diffs) - 1} more)" if len(diffs) > 1 else ""
+    return _one_line(f"recompiled bytecode differs: {diffs[0]}{more}")
+
+
+def _one_line(text: str, limit: int = 300) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _qualname(code: CodeType) -> str:
+    return getattr(code, "co_qualname", code.co_name)
 
 
 def _unspellable_name(code: CodeType) -> str | None:
@@ -158,7 +192,7 @@ def _guarded(make: Callable[[CodeType, Any], T], code: CodeType, fn: Any) -> T:
         raise DecompilationError(
             f"the code uses the name {bad!r}, which no source can spell (made by a bytecode "
             "rewriter, such as pytest's assertion rewriting)",
-            code_name=getattr(code, "co_qualname", code.co_name),
+            code_name=_qualname(code),
         )
     # long and/or chains and deep nesting recurse once per level
     limit = sys.getrecursionlimit()
@@ -170,7 +204,7 @@ def _guarded(make: Callable[[CodeType, Any], T], code: CodeType, fn: Any) -> T:
     except (RecursionError, MemoryError) as e:
         raise DecompilationError(
             f"code too deeply nested to decompile ({type(e).__name__})",
-            code_name=getattr(code, "co_qualname", code.co_name),
+            code_name=_qualname(code),
         ) from e
     except Exception as e:
         # a bug or a code object no compiler made: say so, never guess
@@ -215,9 +249,9 @@ def decompile_naming_constants(code: CodeType, prefix: str, tree: bool = False) 
     token = CONSTANT_NAMER.set(namer)
     try:
         if not tree:
-            return package.decompile(code), names
+            return package.decompile(code, verify=False), names
         if package.decompile is decompile:
             return decompile_tree(code), names
-        return ast.parse(package.decompile(code)), names  # a stand-in decompiler (tests)
+        return ast.parse(package.decompile(code, verify=False)), names  # a stand-in decompiler (tests)
     finally:
         CONSTANT_NAMER.reset(token)

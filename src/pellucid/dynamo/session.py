@@ -1198,7 +1198,7 @@ class DumpSession:
         try:
             from pellucid.decompiler import decompile
 
-            src = decompile(code)
+            src = decompile(code, verify=False)  # Dynamo code: not a compiler's output
         except Exception as e:  # noqa: BLE001
             if rec.compiled_before:
                 self._fail(

@@ -74,7 +74,7 @@ def time_limit(seconds: float, what: str, error: type = TimeoutError):
         signal.signal(signal.SIGALRM, old)
 
 
-def _selftest_decompile(obj, verify=False):
+def _selftest_decompile(obj, verify=False, strict=False):
     """Stand-in decompiler (PELLUCID_SAMPLES_SELFTEST=1): the sample's own source, undecorated.
 
     Running the suite with it checks the samples and the harness themselves.
@@ -109,7 +109,7 @@ def decompile_cached(key, obj, verify: bool):
     if k not in _CACHE:
         try:
             with time_limit(DECOMPILE_TIMEOUT, f"decompile({key})"):
-                src = DECOMPILE(obj, verify=verify)
+                src = DECOMPILE(obj, verify=verify, strict=verify)
             _CACHE[k] = ("ok", src)
         except Exception as exc:  # noqa: BLE001 - classified by the caller
             _CACHE[k] = ("err", exc, traceback.format_exc())
