@@ -21,9 +21,9 @@ measured inside one process, so other load on the machine cancels out.  Modes:
 * ``depyf``     inside ``depyf.prepare_debug`` (depyf 0.20.0, run with ``--depyf-python``)
 
 *A/B x* is the in-process A/B (``--ab-rounds``, see ``CHILD_AB``): in one more fresh process per
-cell, plain and pellucid sessions alternate, and the median of the paired wall ratios is shown,
+cell, plain and pellucid compiles alternate, and the median of the paired wall ratios is shown,
 with *A/B own* = 1 + median(own / plain wall) beside it.  Fresh processes differ in speed by
-10-20 % from one to the next on a shared machine; neighbouring sessions in one process do not, so
+10-20 % from one to the next on a shared machine; neighbouring compiles in one process do not, so
 this is the steadiest measure of the overhead once first uses are paid (the columns before it
 include them).
 
@@ -133,10 +133,10 @@ print("RESULT " + json.dumps(result))
 """
 
 
-# In-process A/B: one fresh process per cell alternates plain sessions with pellucid ones
+# In-process A/B: one fresh process per cell alternates plain compiles with pellucid ones
 # (torch._dynamo.reset() before each; the order flips every round).  Fresh processes here differ
 # in speed by 10-20 % from one to the next (same work, same hash seed), far more than the
-# overhead being measured; two sessions next to each other in one process do not.  What this
+# overhead being measured; two compiles next to each other in one process do not.  What this
 # measures is the warm cost: both the tool's and torch's first uses are behind it.
 CHILD_AB = r"""
 import json, os, statistics, sys, time, warnings, contextlib, gc
