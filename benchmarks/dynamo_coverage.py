@@ -32,6 +32,8 @@ import sys
 import tempfile
 
 from child import run_child
+from page import about_from_doc, markdown_page
+from page import add_option as add_markdown_option
 from peers import depyf_torch_python
 from torch_venvs import parse_torch_option
 
@@ -140,10 +142,20 @@ def main() -> None:
         help="'all' or e.g. 2.13.0,2.15.0: pellucid alone, one column per torch release "
         "(the venvs scripts/setup.sh makes)",
     )
+    add_markdown_option(ap)
     args = ap.parse_args()
     if args.torch:
-        torch_matrix(args.workloads.split(","), args.backend, parse_torch_option(args.torch))
+        title = f"torch.compile coverage per torch release ({args.backend} backend)"
+        with markdown_page(args.markdown, title, about_from_doc(__doc__)):
+            torch_matrix(args.workloads.split(","), args.backend, parse_torch_option(args.torch))
         return
+    title = f"torch.compile coverage ({args.backend} backend)"
+    with markdown_page(args.markdown, title, about_from_doc(__doc__)):
+        run(args)
+
+
+def run(args: argparse.Namespace) -> None:
+    """Every workload under each tool, one fresh process each, then the totals."""
     depyf_py = None if args.no_depyf else (args.depyf_python or depyf_torch_python())
     tools = [("pellucid", sys.executable)] + ([("depyf", depyf_py)] if depyf_py else [])
     print(f"backend {args.backend}; depyf from {depyf_py or 'n/a (not installed)'}\n")

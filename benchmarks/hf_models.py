@@ -32,6 +32,9 @@ import subprocess
 import sys
 import tempfile
 
+from page import about_from_doc, markdown_page
+from page import add_option as add_markdown_option
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # name -> (kind, transformers config class, model class, config keywords)
@@ -174,12 +177,24 @@ def main() -> int:
         help="'all' or e.g. 2.13.0,2.15.0: one column per torch release (the venvs "
         "scripts/setup.sh makes)",
     )
+    add_markdown_option(ap)
     args = ap.parse_args()
     if args.torch:
         from torch_venvs import parse_torch_option
 
         releases = parse_torch_option(args.torch)
-        return torch_matrix(args.models.split(","), args.backends.split(","), args.mode, releases)
+        title = "Tiny Hugging Face models under prepare_debug, per torch release"
+        with markdown_page(args.markdown, title, about_from_doc(__doc__)):
+            return torch_matrix(
+                args.models.split(","), args.backends.split(","), args.mode, releases
+            )
+    title = "Tiny Hugging Face models under prepare_debug"
+    with markdown_page(args.markdown, title, about_from_doc(__doc__)):
+        return run(args)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Each model and backend in a fresh process; 1 when any row is not right."""
     print(f"{'model':12s} {'backend':10s} {'frames':>6s} {'from file':>9s} {'equiv':>5s} "
           f"{'val ms':>6s} {'failures':>8s} {'resume src':>10s} {'s':>6s}  result")
     bad = 0

@@ -45,6 +45,8 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
+from page import about_from_doc, markdown_page  # noqa: E402
+from page import add_option as add_markdown_option  # noqa: E402
 from roundtrip import pyenv_python  # noqa: E402
 
 VERSIONS = ["3.9", "3.10", "3.11", "3.12", "3.13"]
@@ -311,12 +313,20 @@ def main() -> int:
         help="random programs whose leaves also return constants and locals (CONST_LEAVES)",
     )
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    add_markdown_option(ap)
     args = ap.parse_args()
     seeds = [TINY] if args.tiny else [NESTED] if args.nested else [int(s) for s in args.seeds.split(",")]
     leaves = CONST_LEAVES if args.const_returns else None
     if args.worker:
         worker(seeds, args.count, args.show, leaves)
         return 0
+    title = "Random loops with try statements: behaviour against the original"
+    with markdown_page(args.markdown, title, about_from_doc(__doc__)):
+        return run(args, seeds)
+
+
+def run(args: argparse.Namespace, seeds: list[int]) -> int:
+    """A worker per Python version; 1 while any program decompiles to wrong code."""
     print(f"{'python':7s} {'seeds':>5s} {'programs':>8s} {'same':>6s} {'refused':>8s} {'wrong':>6s} "
           f"{'crash':>6s}  wrong programs (seed:index)")
     total_wrong = 0

@@ -21,9 +21,9 @@ measured inside one process, so other load on the machine cancels out.  Modes:
 * ``depyf``     inside ``depyf.prepare_debug`` (depyf 0.20.0, run with ``--depyf-python``)
 
 *A/B x* is the in-process A/B (``--ab-rounds``, see ``CHILD_AB``): in one more fresh process per
-cell, plain and pellucid sessions alternate, and the median of the paired wall ratios is shown,
+cell, plain and pellucid compiles alternate, and the median of the paired wall ratios is shown,
 with *A/B own* = 1 + median(own / plain wall) beside it.  Fresh processes differ in speed by
-10-20 % from one to the next on a shared machine; neighbouring sessions in one process do not, so
+10-20 % from one to the next on a shared machine; neighbouring compiles in one process do not, so
 this is the steadiest measure of the overhead once first uses are paid (the columns before it
 include them).
 
@@ -44,6 +44,8 @@ import sys
 import tempfile
 
 from child import run_child
+from page import about_from_doc, markdown_page
+from page import add_option as add_markdown_option
 from peers import depyf_torch_python
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -131,10 +133,10 @@ print("RESULT " + json.dumps(result))
 """
 
 
-# In-process A/B: one fresh process per cell alternates plain sessions with pellucid ones
+# In-process A/B: one fresh process per cell alternates plain compiles with pellucid ones
 # (torch._dynamo.reset() before each; the order flips every round).  Fresh processes here differ
 # in speed by 10-20 % from one to the next (same work, same hash seed), far more than the
-# overhead being measured; two sessions next to each other in one process do not.  What this
+# overhead being measured; two compiles next to each other in one process do not.  What this
 # measures is the warm cost: both the tool's and torch's first uses are behind it.
 CHILD_AB = r"""
 import json, os, statistics, sys, time, warnings, contextlib, gc
@@ -225,7 +227,15 @@ def main() -> None:
         "--ab-rounds", type=int, default=10,
         help="plain/pellucid session pairs per cell in the in-process A/B (0: skip it)",
     )
+    add_markdown_option(ap)
     args = ap.parse_args()
+    title = "Overhead of prepare_debug against plain torch.compile"
+    with markdown_page(args.markdown, title, about_from_doc(__doc__)):
+        run(args)
+
+
+def run(args: argparse.Namespace) -> None:
+    """Every cell (workload x backend): fresh processes per mode, then the in-process A/B."""
 
     depyf_py = args.depyf_python or depyf_torch_python()
     modes = [m for m in args.modes.split(",") if m != "depyf" or depyf_py]

@@ -140,6 +140,8 @@ def markdown_page(path: str | None, title: str, about: str = "") -> Iterator[Non
         if not finished:
             parts += ["**The run stopped before the end; the table is partial.**", ""]
         parts += ["```", body, "```", ""]
+        if hasattr(os, "getloadavg"):  # other work on the machine shows in timings
+            parts += [f"Load average at the end: {os.getloadavg()[0]:.1f}.", ""]
         os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
         with open(path, "w", encoding="utf-8") as f:
             f.write("\n".join(parts))

@@ -23,6 +23,9 @@ import tempfile
 import time
 from functools import partial
 
+from page import about_from_doc, markdown_page
+from page import add_option as add_markdown_option
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SRC = os.path.join(ROOT, "src")
 sys.path.insert(0, SRC)
@@ -146,11 +149,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--workloads", default=DEFAULT_WORKLOADS)
+    add_markdown_option(ap)
     args = ap.parse_args()
     work = tempfile.mkdtemp(prefix="pellucid-report-bench-")
     try:
-        report_table(work, args.workloads.split(","), args.repeat)
-        run_table(work, args.repeat)
+        with markdown_page(args.markdown, "Report build time", about_from_doc(__doc__)):
+            report_table(work, args.workloads.split(","), args.repeat)
+            run_table(work, args.repeat)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

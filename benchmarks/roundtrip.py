@@ -43,6 +43,10 @@ import types
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SRC = os.path.join(ROOT, "src")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # page.py, also when imported
+
+from page import about_from_doc, markdown_page  # noqa: E402
+from page import add_option as add_markdown_option  # noqa: E402
 
 # The corpus: pure-Python stdlib modules. Fixed; modules absent in a version are skipped.
 MODULES = [
@@ -717,9 +721,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tool", default="pellucid", help=argparse.SUPPRESS)
     parser.add_argument("--out", help=argparse.SUPPRESS)
     parser.add_argument("--corpus", help=argparse.SUPPRESS)
+    add_markdown_option(parser)
     args = parser.parse_args(argv)
     if args.worker:
         return worker(args)
+    with markdown_page(args.markdown, "Round trip: the standard library", about_from_doc(__doc__)):
+        return run(args)
+
+
+def run(args: argparse.Namespace) -> int:
+    """The benchmark proper: a worker per version (and per peer), then the tables."""
 
     def log(msg: str) -> None:
         print(f"[roundtrip] {msg}", file=sys.stderr, flush=True)

@@ -27,6 +27,9 @@ import tempfile
 import time
 import warnings
 
+from page import about_from_doc, markdown_page
+from page import add_option as add_markdown_option
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tests", "dynamo"))
 
@@ -70,7 +73,15 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=8)
     ap.add_argument("--workloads", default="readme,mlp_backward,graph_breaks,dynamic_auto,bert")
     ap.add_argument("--backends", default="eager,aot_eager")
+    add_markdown_option(ap)
     args = ap.parse_args()
+    title = "Steady-state calls under prepare_debug"
+    with markdown_page(args.markdown, title, about_from_doc(__doc__)):
+        run(args)
+
+
+def run(args: argparse.Namespace) -> None:
+    """All cells in this process, alternating plain and prepare_debug compiles."""
     os.environ.setdefault("TORCHINDUCTOR_FX_GRAPH_CACHE", "0")
     os.environ.setdefault("TORCHINDUCTOR_AUTOGRAD_CACHE", "0")
     warnings.simplefilter("ignore")

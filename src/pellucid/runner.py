@@ -134,7 +134,7 @@ def default_dump_dir(target: str, module: bool, now: float | None = None) -> str
 
 @contextlib.contextmanager
 def joined_prepare_debug(run_dump_dir: str) -> Iterator[list[str]]:
-    """While active, ``pellucid.prepare_debug(...)`` inside an active session joins that session.
+    """While active, ``pellucid.prepare_debug(...)`` called by the program joins the run's dump.
 
     Yields the list of directories the program asked for (for the run record).
     """

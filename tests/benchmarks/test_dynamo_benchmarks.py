@@ -1,5 +1,5 @@
 """The torch.compile benchmarks run end to end on a small selection (numbers are not checked:
-the machine is shared; the README has the full runs)."""
+the machine is shared; docs/benchmarks/ has the generated pages)."""
 
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ from typing import Any, Callable
 
 import pytest
 
-NOTES = "notes/dynamo-decompile-failures.md"
+NOTES = "tests/dynamo/save_failures.py, which saves it as a fixture"
 
 
 def load_index(dump_dir: str) -> dict[str, Any]:

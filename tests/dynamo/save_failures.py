@@ -7,7 +7,7 @@ workload it compiles under ``prepare_debug`` and saves, as ``marshal`` fixtures 
 * the decompiler refused (``DecompilationError``) or whose source broke Dynamo's code contract, or
 * ran from its dumped file and raised, or made the outputs differ from eager (a wrong decompile),
 
-and appends one line per case to ``notes/dynamo-decompile-failures.md``.  Load a fixture with
+and appends one line per case to ``tests/fixtures/dynamo/failures.md``.  Load a fixture with
 ``marshal.loads(open(path, 'rb').read())`` on the same Python version (3.11).
 """
 
@@ -25,7 +25,7 @@ import warnings
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 FIXTURES = os.path.join(ROOT, "tests", "fixtures", "dynamo")
-NOTES = os.path.join(ROOT, "notes", "dynamo-decompile-failures.md")
+NOTES = os.path.join(FIXTURES, "failures.md")
 
 sys.path.insert(0, HERE)
 

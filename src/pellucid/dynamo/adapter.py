@@ -447,8 +447,8 @@ def inductor_graph_is_backward() -> bool | None:
 
 
 # Compile caches that, on a hit, skip the stages whose graphs pellucid dumps (AOTAutograd's
-# graphs, Inductor's lowering).  prepare_debug turns them off for its block: a debugging
-# session wants every stage; results are the same either way.
+# graphs, Inductor's lowering).  prepare_debug turns them off for its block: a dump wants
+# every stage; results are the same either way.
 COMPILE_CACHES: tuple[tuple[str, str], ...] = tuple(
     (i.module, i.path) for i in TORCH_INTERNALS if i.used_by == "adapter.disable_compile_caches"
 )
@@ -637,7 +637,7 @@ def annotate_codegen(patcher: Patcher, wanted: Callable[[Any], bool]) -> None:
     patcher.setattr(graph_cls, "python_code", python_code, raw=True)
 
 
-# function -> its keyword defaults (inspect.signature costs ~50 us; every session asks)
+# function -> its keyword defaults (inspect.signature is slow; every prepare_debug block asks)
 _defaults_of: weakref.WeakKeyDictionary[Any, dict[str, Any]] = weakref.WeakKeyDictionary()
 
 

@@ -206,7 +206,7 @@ class DumpSession:
         self._guards_by_helper = 0  # cache entries whose guard terms the helper gave
         self._unchecked: set[str] = set()  # written files whose text was never compiled
         self.preexisting: list[types.CodeType] = []
-        # Dynamo's records of compiles before this session (held: their ids stay theirs)
+        # Dynamo's records of compiles before this index session (held: their ids stay theirs)
         self._metrics_before: list[Any] = []
 
     def restart(self) -> None:
@@ -1108,7 +1108,7 @@ class DumpSession:
         self._fail("write", where, f"{type(e).__name__}: {e}", compile_id=compile_id)
 
     def _frames_not_compiled(self) -> list[dict[str, Any]]:
-        """Frames Dynamo gave up on in this session (with ``fullgraph=True`` it raised; otherwise
+        """Frames Dynamo gave up on in this index session (with ``fullgraph=True`` it raised; otherwise
         they ran eagerly), from its compilation records: the error and the user's line."""
         before = {id(m) for m in self._metrics_before}
         out = []
@@ -1361,7 +1361,7 @@ class DumpSession:
 
     def _resume_source(self, code: types.CodeType, name: str) -> list[str]:
         """A resume function's code decompiled as ``def name`` (inside a scope owning its free
-        variables, as in its transformed-code file); decompiled once per session, by the helper
+        variables, as in its transformed-code file); decompiled once per index session, by the helper
         process if it has it, else here."""
         hit = self._resume_sources.get(id(code))
         if hit is None or hit[0] is not code:
@@ -1611,8 +1611,8 @@ def _reset(*args: Any, **kwargs: Any) -> Any:
     if s is not None:
         try:
             with _lock:
-                # this session is finished while its cache entries still exist; its own time
-                # is complete before the next session starts counting
+                # this index session is finished while its cache entries still exist; its own
+                # time is complete before the next one starts counting
                 with _own_time(s):
                     s.finish()
                 with _own_time(s):

@@ -3,9 +3,9 @@
 made while Dynamo builds the frame's guards: see ``DumpSession._defer``).
 
 Why: the ``full_code`` files show the code of every resume function Dynamo makes at a graph
-break, decompiled.  That code is known as soon as the break is compiled, but it was decompiled
-only on exit from ``prepare_debug``, on the program's own thread: on a small program a tenth of
-pellucid's time.  Sent to a second Python process as soon as it is known (``marshal``: the same
+break, decompiled.  That code is known as soon as the break is compiled; decompiled on exit
+from ``prepare_debug``, on the program's own thread, it would be a good share of pellucid's
+time on a small program.  Sent to a second Python process as soon as it is known (``marshal``: the same
 interpreter reads its own code objects), it is decompiled on another core while torch.compile
 goes on, and is ready when the exit needs it.
 
