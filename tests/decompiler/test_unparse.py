@@ -52,3 +52,36 @@ def test_trees_without_locations(name):
     with pytest.raises(AttributeError):
         ast.unparse(_without_locations(ast.parse(text)))
     assert unparse(bare) == ast.unparse(ast.fix_missing_locations(_without_locations(ast.parse(text))))
+
+
+# (complex constants' reprs do not read back signed zeros: the decompiler spells them as
+# arithmetic that folds back exactly, see evaluate._complex_ast, and the samples cover them)
+_SIGNED = [-1, -2.5, -0.0, float("-inf"), -(2**70)]
+
+
+def _positions(c: ast.expr) -> list[ast.expr]:
+    """``c`` in every operand position that binds tighter than a unary minus, and a few looser."""
+    n = ast.Name(id="n", ctx=ast.Load())
+    return [
+        ast.BinOp(left=c, op=ast.Pow(), right=n),
+        ast.BinOp(left=n, op=ast.Pow(), right=c),
+        ast.BinOp(left=c, op=ast.Mult(), right=n),
+        ast.Attribute(value=c, attr="real", ctx=ast.Load()),
+        ast.Call(func=ast.Attribute(value=c, attr="__repr__", ctx=ast.Load()), args=[], keywords=[]),
+        ast.Subscript(value=ast.Tuple(elts=[c], ctx=ast.Load()), slice=ast.Constant(value=0), ctx=ast.Load()),
+        ast.UnaryOp(op=ast.USub(), operand=c),
+        ast.UnaryOp(op=ast.Invert(), operand=c) if isinstance(c.value, int) else c,
+        ast.Compare(left=c, ops=[ast.Lt()], comparators=[n]),
+    ]
+
+
+@pytest.mark.parametrize("value", _SIGNED, ids=repr)
+def test_signed_constants_keep_their_operand_position(value):
+    """A constant written with a leading sign (``-1``, ``-0.0``, ``-inf``, ``-1j``) is an
+    expression of unary-minus precedence: where a tighter operand is needed it is bracketed,
+    so the text evaluates to what the tree does (``(-1) ** n``, never ``-1 ** n``)."""
+    for node in _positions(ast.Constant(value=value)):
+        text = unparse(node)
+        expected = eval(compile(ast.fix_missing_locations(ast.Expression(body=node)), "<tree>", "eval"), {"n": 3})
+        got = eval(compile(text, "<text>", "eval"), {"n": 3})
+        assert repr(got) == repr(expected), (text, got, expected)

@@ -804,6 +804,12 @@ if hasattr(ast, "_Unparser"):
             self._write(self._end)
 
     _REPR_CONSTANTS = frozenset({int, bool, type(None)})
+    _NUMBERS = (int, float, complex)
+
+    def _signed(value: Any) -> bool:
+        """Whether a constant is written with a leading sign (``-1``, ``-0.0``, ``-inf``,
+        ``-1j``): then its text is a unary minus expression, not an atom."""
+        return isinstance(value, _NUMBERS) and not isinstance(value, bool) and repr(value).startswith("-")
 
     class _Unparser(ast._Unparser):  # type: ignore[name-defined,misc]
         """``ast.unparse``'s own unparser, the same methods and output in about two thirds of
@@ -825,7 +831,7 @@ if hasattr(ast, "_Unparser"):
                 # str outside an f-string (where 3.9-3.12 avoid backslashes)
                 value = node.value
                 typ = type(value)
-                if typ in _REPR_CONSTANTS or (
+                if (typ in _REPR_CONSTANTS and not (typ is int and value < 0)) or (
                     typ is str and not getattr(self, "_avoid_backslashes", False)
                 ):
                     self._source.append(repr(value))
@@ -840,6 +846,16 @@ if hasattr(ast, "_Unparser"):
                 method = getattr(cls, "visit_" + node.__class__.__name__, cls.generic_visit)
                 self._methods[node.__class__] = method
             method(self, node)
+
+        def visit_Constant(self, node: ast.Constant) -> None:
+            # ast's unparser writes every constant as an atom; one written with a sign binds
+            # like a unary minus, so it is bracketed where a tighter operand stands
+            # (`(-1) ** n`, `(-0.0).hex()`), not read back as `-(1 ** n)`
+            if _signed(node.value):
+                with self.require_parens(ast._Precedence.FACTOR, node):  # type: ignore[attr-defined]
+                    super().visit_Constant(node)
+            else:
+                super().visit_Constant(node)
 
         def fill(self, text: str = "") -> None:
             source = self._source  # (maybe_newline and write, inline: once per statement)
