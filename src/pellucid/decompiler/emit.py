@@ -997,6 +997,16 @@ def source_for(code: CodeType, fn: FunctionType | None) -> str:
     return source
 
 
+def _writes_annotations(tree: ast.AST) -> bool:
+    """``tree`` holds an annotation (of a variable, a parameter or a return)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.AnnAssign) or (isinstance(node, ast.arg) and node.annotation is not None):
+            return True
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.returns is not None:
+            return True
+    return False
+
+
 def tree_for(code: CodeType, fn: FunctionType | None, as_def: bool = False) -> tuple[ast.AST, bool]:
     """The ast :func:`source_for` unparses, and whether the source needs
     ``from __future__ import annotations`` (callers that edit the tree skip a reparse).
@@ -1007,7 +1017,10 @@ def tree_for(code: CodeType, fn: FunctionType | None, as_def: bool = False) -> t
     if code.co_name == "<module>":
         return ast.Module(body=module_body(code), type_ignores=[]), False
     if is_class_body(code):
-        return class_source_def(code), False
+        # its annotations are written as the text they were stored as: under the future
+        # import they must stay text
+        node = class_source_def(code)
+        return node, bool(code.co_flags & CO_FUTURE_ANNOTATIONS) and _writes_annotations(node)
     if code.co_name.startswith(_GENERIC_SCOPE) and code.co_name.endswith(">"):
         return ast.Module(body=generic_scope_source(code), type_ignores=[]), False
     if code.co_name == "<lambda>" and not as_def:

@@ -268,6 +268,13 @@ class Evaluator:
         if isinstance(v, ast.expr):
             if V.holds(stack, v):
                 return  # a duplicate left over from a chain; nothing to say
+            if isinstance(v, ast.Constant) and getattr(self, "setup_annotations", False):
+                # part of an annotation that stores nothing (`a[0]: 'T'` evaluates `0` and
+                # `'T'`): kept for annotation_targets, which drops what it does not use
+                stmt = ast.Expr(v)
+                stmt.unstored_annotation_part = True
+                self.emit(stmt)
+                return
             if getattr(v, "is_spill", False) or (
                 isinstance(v, (ast.List, ast.Tuple, ast.Constant))
                 and all(getattr(x, "is_spill", False) or isinstance(x, ast.Constant) for x in getattr(v, "elts", []))
