@@ -85,3 +85,27 @@ def test_signed_constants_keep_their_operand_position(value):
         expected = eval(compile(ast.fix_missing_locations(ast.Expression(body=node)), "<tree>", "eval"), {"n": 3})
         got = eval(compile(text, "<text>", "eval"), {"n": 3})
         assert repr(got) == repr(expected), (text, got, expected)
+
+
+def test_fstring_no_source_can_spell_is_percent_format_or_refused():
+    """An f-string whose expression holds a backslash (3.11 compiles `'%s' % (a, '\\n'.join(b))`
+    to one) is written as the %-formatting it compiles from before 3.12; one %-formatting
+    cannot say (no conversion, or a format spec) is a DecompilationError, never a ValueError."""
+    import sys
+
+    from pellucid.decompiler.errors import DecompilationError
+
+    joined = ast.Call(
+        func=ast.Attribute(value=ast.Constant(value="\\n"), attr="join", ctx=ast.Load()),
+        args=[ast.Name(id="b", ctx=ast.Load())],
+        keywords=[],
+    )
+    node = ast.JoinedStr(values=[ast.Constant(value="1% "), ast.FormattedValue(value=joined, conversion=ord("r"), format_spec=None)])
+    text = unparse(ast.BinOp(left=node, op=ast.Add(), right=ast.Constant(value="!")))
+    assert eval(text, {"b": ["x", "y"]}) == "1% 'x\\\\ny'!"
+    plain = ast.JoinedStr(values=[ast.FormattedValue(value=joined, conversion=-1, format_spec=None)])
+    if sys.version_info >= (3, 12):
+        assert eval(unparse(plain), {"b": ["x"]}) == "x"
+    else:
+        with pytest.raises(DecompilationError):
+            unparse(plain)

@@ -18,6 +18,7 @@ from pellucid.decompiler.classes import (
     module_body,
     store_class,
 )
+from pellucid.decompiler.errors import DecompilationError
 from pellucid.decompiler.evaluate import BINOPS, const, name
 from pellucid.decompiler.generators import finish_generator_body, is_async_code
 from pellucid.decompiler.instructions import Instr, normalize
@@ -857,6 +858,21 @@ if hasattr(ast, "_Unparser"):
             else:
                 super().visit_Constant(node)
 
+        def visit_JoinedStr(self, node: ast.JoinedStr) -> None:
+            source = self._source
+            mark = len(source)
+            try:
+                super().visit_JoinedStr(node)
+            except ValueError:
+                # 3.9-3.11 cannot put a backslash in an f-string's expression; CPython 3.11
+                # compiles `'%s' % (a, '\\n'.join(b))` to f-string code: write that again
+                # (the failed attempt may have left a buffer of its own as _source)
+                self._source = source
+                del source[mark:]
+                text = _percent_format(node)
+                self.set_precedence(self.get_precedence(node), text)
+                self.traverse(text)
+
         def fill(self, text: str = "") -> None:
             source = self._source  # (maybe_newline and write, inline: once per statement)
             if source:
@@ -873,6 +889,29 @@ if hasattr(ast, "_Unparser"):
             ignores = self._type_ignores
             comment = (ignores.get(node.lineno) if ignores else None) or node.type_comment
             return None if comment is None else f" # type: {comment}"
+
+    _PERCENT = {ord("s"): "%s", ord("r"): "%r", ord("a"): "%a"}
+
+    def _percent_format(node: ast.JoinedStr) -> ast.BinOp:
+        """``f'{a!s} {b!r}'`` as ``'%s %r' % (a, b)``, which compiles to the same code (the
+        3.11+ compiler turns such %-formatting into f-string code), for an f-string no
+        source can spell; a DecompilationError if it has parts %-formatting cannot say."""
+        text: list[str] = []
+        items: list[ast.expr] = []
+        for part in node.values:
+            if isinstance(part, ast.Constant) and isinstance(part.value, str):
+                text.append(part.value.replace("%", "%%"))
+            elif isinstance(part, ast.FormattedValue) and part.format_spec is None and part.conversion in _PERCENT:
+                text.append(_PERCENT[part.conversion])
+                items.append(part.value)
+            else:
+                raise DecompilationError(
+                    "an f-string whose expression holds a backslash, which this Python's "
+                    "f-strings cannot spell"
+                )
+        return ast.BinOp(
+            left=ast.Constant(value="".join(text)), op=ast.Mod(), right=ast.Tuple(elts=items, ctx=ast.Load())
+        )
 
     def unparse(tree: ast.AST) -> str:
         """``ast.unparse(tree)``, the same text, faster (see ``_Unparser``)."""

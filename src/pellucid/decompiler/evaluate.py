@@ -265,6 +265,8 @@ class Evaluator:
             return
         if isinstance(v, V.ImportedName) and getattr(v.module, "done", False):
             return
+        if isinstance(v, V.ImportedName) and stack and isinstance(stack[-1], V.ImportedName) and stack[-1].module is v.module:
+            return  # `import a.b.c.d as e` drops each step of its walk down the packages
         if isinstance(v, ast.expr):
             if V.holds(stack, v):
                 return  # a duplicate left over from a chain; nothing to say
