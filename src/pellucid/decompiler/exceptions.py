@@ -922,6 +922,44 @@ class ExceptionStructure(ExceptGroupOps):
             b += 1
         return b if self._body_goes_on(h, a, b) else None
 
+    def clause_rest_past_latch(self, h: int, a: int) -> int | None:
+        """3.10/3.11: where the body of a `while True` goes on past its last jump back, at a: the
+        rest of an except clause of a try in the loop whose other arm goes round
+        (``except E: if c: continue`` then ``raise``).  3.10 and 3.11 lay the clause's
+        ``continue`` (POP_EXCEPT, jump back) before that rest, which is still the clause's:
+        its home is the try's handler, whose exception is still being handled (a
+        bare ``raise`` there re-raises the caught exception; after the loop it would find
+        none).  The body goes on to the end of the code of handlers in the loop, which must
+        end in a raise or return; None when a is not such code."""
+        if PY not in ((3, 10), (3, 11)) or a >= self.n:
+            return None
+        self._exc_ready()
+        H = self.home[a]
+        if H is None or not h < H < a:
+            return None
+        if not (self._handlers[H].kind == "try" if PY >= (3, 11) else self._is_except_handler39(H)):
+            return None
+        if self.ins[a].op == "RERAISE" or not any(
+            j.target == a and H <= j.index < a and "EXC_MATCH" not in j.op for j in self.ins
+        ):
+            return None  # (not a clause's code: the re-raise of an exception no clause matched)
+        b = a
+        while b < self.n and self.home[b] is not None and h < self.home[b] <= b and self._set_up_in(self.home[b], h, b):
+            b += 1  # (and the handlers of the clause's own code: its name's clean-up)
+        if self.ins[b - 1].op not in TERMINAL:
+            return None
+        if any(j.target is not None and a <= j.target < b and not h <= j.index < b for j in self.ins):
+            return None  # (reached from outside the loop: not the loop's code)
+        return b
+
+    def _set_up_in(self, H: int, lo: int, hi: int) -> bool:
+        """Does code in [lo, hi) set handler H up (3.9/3.10: a SETUP_* to it; 3.11+: H
+        protects code there)?"""
+        if PY >= (3, 11):
+            h = self._handlers.get(H)
+            return h is not None and any(lo <= r0 < hi for r0, _ in h.ranges)
+        return any(j.target == H and j.op.startswith("SETUP_") for j in self.ins[lo:hi])
+
     def _outer_try_start(self, H: int, home: int) -> int:
         """Where the try of handler H starts in ``home``'s code, or the try whose handler code
         holds H's try, and so on out (-1 if none does): a jump from a clause of a try in a

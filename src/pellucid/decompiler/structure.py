@@ -725,6 +725,11 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             if rest is not None:
                 tail_end = follow = loop.follow = rest
                 loop.break_targets = {rest}
+        if test is None and not breaks and not conditional_latch:
+            rest = self.clause_rest_past_latch(h, body_end)
+            if rest is not None:
+                tail_end = follow = loop.follow = rest
+                loop.break_targets = {rest}
         leaves_at_end = test is None and self._forever_body_goes_on(h, body_end, breaks)
         if leaves_at_end:
             tail_end = follow
@@ -2008,6 +2013,8 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         false exit lands on (only NOPs: an else of `pass`)?"""
         if last is None or last.op != "JUMP" or last.target != F or last.index != F - 1:
             return False
+        if not isinstance(last.argval, int):
+            return False  # (a jump the decompiler made of a clause's end: no compiler's offset)
         chain, _ = self.last_chain
         offsets = [self.ins[b.jump].argval for b in chain if b.target == F]
         if PY < (3, 10):  # 3.9 drops the NOP and keeps the jump: `JUMP_FORWARD 0`

@@ -1671,3 +1671,35 @@ def exl_with_continue_ending_if_branch(ks):
         else:
             log.append("else")
     return n, log
+
+
+@cases((0,), (1,), (2,), (3,), (5,))
+def exl_retry_reraise_after_clause_continue(n):
+    # 3.11 lays the clause's `continue` before its bare raise, past the loop's last jump
+    # back: the raise is still the clause's (after the loop: "No active exception")
+    tries = []
+    while True:
+        try:
+            tries.append(n)
+            return 10 // (n - len(tries)), tries
+        except ZeroDivisionError:
+            if len(tries) < 3:
+                n += 1
+                continue
+            raise
+
+
+@cases((0,), (1,), (2,), (3,), (5,))
+def exl_retry_code_then_reraise_after_clause_continue(n):
+    tries = []
+    while True:
+        try:
+            tries.append(n)
+            return 10 // (n - len(tries)), tries
+        except ZeroDivisionError as e:
+            tries.append(str(e))
+            if len(tries) < 3:
+                n += 2
+                continue
+            tries.append("giving up")
+            raise KeyError(tuple(tries)) from e
