@@ -1130,6 +1130,19 @@ class ExceptionStructure(ExceptGroupOps):
             return False
         return self._try_handler_at(i) is not None
 
+    def _overridden_exit(self, stack: list, before: list) -> ast.Return:
+        """The statement for an exit a returning/raising finally body overrides: ``return``
+        of the value on top of the stack when the exit computed one (a return's value,
+        evaluated before the finally runs), else a bare ``return``."""
+        value = None
+        if len(stack) > self.cur_base or (stack and not isinstance(stack[-1], V.Marker)):
+            top = stack[-1]
+            if isinstance(top, ast.expr) or not isinstance(top, V.Marker):
+                value = self.as_expr(stack.pop(), None)
+        node = ast.Return(value=value)
+        node.overridden_exit = True
+        return node
+
     def loop_encloses_try(self, i: int) -> bool:
         """3.11+: a loop whose header is a try's first instruction and whose back
         edge lies past the try's body (``while True: try: ...``) is entered first.
@@ -1158,6 +1171,13 @@ class ExceptionStructure(ExceptGroupOps):
                 if not stack or not isinstance(stack[-1], WithExit):
                     raise self.fail("with exit without its context manager", self.ins[i])
                 stack.pop()
+            if c.kind == "finally" and i + c.length != c.end and self._closed_terminal(i, i + c.length):
+                # a finally body that returns or raises: the exit whose copy this is (a
+                # return, break or continue) never runs, the compiler dropped it, and the
+                # copy ends the path.  Written back as a return (of the value it computed
+                # first, if any): through the finally it does what the exit did.
+                self.emit(self._overridden_exit(stack, before))
+                return i + c.length
             if c.kind in ("with", "finally") and i + c.length != c.end:
                 # not the normal exit: only a return of a value computed before the
                 # copy (or a constant), or a loop jump, may follow; anything else is a
@@ -1620,6 +1640,13 @@ class ExceptionStructure(ExceptGroupOps):
         that raises)?"""
         last = self.ins[b - 1]
         return last.op in TERMINAL and not any(self.ins[k].target == b for k in range(a, b))
+
+    def _closed_terminal(self, a: int, b: int) -> bool:
+        """Does every path through the copy [a, b) end in a return or raise inside it (no
+        jump leaves it, not even one the compiler threaded to a loop's head)?"""
+        if self.ins[b - 1].op not in TERMINAL:
+            return False
+        return all(self.ins[k].target is None or a <= self.ins[k].target < b for k in range(a, b))
 
     def _pure_exit(self, k: int) -> bool:
         while k < self.n:

@@ -495,6 +495,8 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                     finally:
                         if hasattr(self, "_started"):
                             self._started &= started
+                    if self.block and getattr(self.block[-1], "overridden_exit", False):
+                        stack[:] = snapshot  # (the path ended, as after a return)
                     continue
                 cands = self._match_candidates
                 if not until_cond and (cands is None or i in cands) and self.match_at(i, stack):
