@@ -147,7 +147,7 @@ KNOWN_BUGS: dict[str, Bug] = {
     "exceptions_loops.exl_code_after_try_finally_break_in_if_in_try": Bug(refused="3.11-3.13", why="code after a try/finally whose body breaks, reached only from its clause, at the end of an if arm in a try body (3.11: it came back as the outer try's else, wrong code until the twentieth session; 3.12/3.13: the outer try's follow is not found)"),
     "exceptions_loops.exl_for_return_under_returning_finally": Bug(wrong="3.12, 3.13", why="3.12+ pop the return's value inside its copy of the returning finally body (POP_TOP before the finally's return), so the copy is not matched and the return comes back as `pass`: the loop goes on"),
     "exceptions_loops.exl_for_return_under_raising_finally": Bug(wrong="3.11-3.13", why="the normal exit's copy of a raising finally body is matched without its raise, which comes back inside the try body (the exception gets the finally's own as context)"),
-    "exceptions_loops.exl_while_return_under_returning_finally": Bug(mismatch="3.10", why="the while test copied at the loop's bottom reads differently (same behaviour)"),
+    "exceptions_loops.exl_while_return_under_returning_finally": Bug(mismatch="3.10", why="the normal exit past the while loop (3.10 copies the finally body there, after the loop's test copy) comes back as a bare `return` before the finally (same behaviour)"),
     "exceptions_loops.exl_if_else_break_ending_try_body": Bug(mismatch="3.10, 3.12, 3.13", why="see exl_if_break_ending_try_body_then_code"),
 }
 
