@@ -85,6 +85,7 @@ class Copy:
     length: int
     kind: str  # "finally" | "with" | "skip"
     end: int = -1  # where the statement's normal exit continues
+    never_ends: bool = False  # a finally body that returns or raises on every path
 
 
 @dataclass(eq=False)
@@ -1171,7 +1172,7 @@ class ExceptionStructure(ExceptGroupOps):
                 if not stack or not isinstance(stack[-1], WithExit):
                     raise self.fail("with exit without its context manager", self.ins[i])
                 stack.pop()
-            if c.kind == "finally" and i + c.length != c.end and self._closed_terminal(i, i + c.length):
+            if c.kind == "finally" and c.never_ends and i + c.length != c.end and self._closed_terminal(i, i + c.length):
                 # a finally body that returns or raises: the exit whose copy this is (a
                 # return, break or continue) never runs, the compiler dropped it, and the
                 # copy ends the path.  Written back as a return (of the value it computed
@@ -2253,6 +2254,7 @@ class ExceptionStructure(ExceptGroupOps):
         if H in self._fin_exits:
             # (its last re-raise may end a nested try's clause: found there)
             R, fin_jumps, last_reraise = self._fin_exits[H]
+        never_ends = R is None
         if R is None:
             R = last_reraise = self._raising_finally_end(H, C)
         if R is None:
@@ -2285,6 +2287,8 @@ class ExceptionStructure(ExceptGroupOps):
 
         before = set(self._copies)
         end = self._register_copies(H, home, s, e, matches)
+        for k in set(self._copies) - before:
+            self._copies[k].never_ends = never_ends
         # 3.12+: the normal exit's copy reached only from a clause of a try in the body (the
         # body itself returns) lies with that clause's code: a clause jumping there leaves
         # this statement too
@@ -3447,7 +3451,7 @@ class ExceptionStructure(ExceptGroupOps):
             body_end, cont, norm_end = H, (R + 1 if ends else R), -1
         if L:
             for p in pops:
-                self._copies[p + 1] = Copy(lengths[p], "finally", norm_end)
+                self._copies[p + 1] = Copy(lengths[p], "finally", norm_end, not ends)
         if COPIES_EXITS and body_end == P and P is not None:
             self._merge_exit_copies39(P, norm_end, [p for p in normal if lengths[p] == lengths[P]])
         # the statement's follow, when 3.10 copied it into every end of the normal exit's copy
