@@ -321,3 +321,18 @@ def test_static_attributes_not_in_source():
     src = "class C:\n    def __init__(self):\n        self.a = 1\n        if self.a:\n            self.b = 2\n"
     out = pellucid.decompile(compile(src, "<c>", "exec"), verify=True)
     assert "__static_attributes__" not in out and "__firstlineno__" not in out
+
+
+def test_class_body_alone_under_future_annotations():
+    """A class body compiled under ``from __future__ import annotations``, decompiled on its
+    own, keeps its annotations as the text they were written as (unquoted, the future import
+    kept), including attribute targets, which store nothing but create ``__annotations__``."""
+    src = "from __future__ import annotations\nclass C:\n    x: list[int]\n    y: 'C' | None = None\n"
+    code = next(c for c in compile(src, "<m>", "exec").co_consts if hasattr(c, "co_code"))
+    out = pellucid.decompile(code, verify=True)
+    assert out.startswith("from __future__ import annotations")
+    ns_orig: dict = {}
+    exec(compile(src, "<m>", "exec"), ns_orig)
+    ns_new: dict = {}
+    exec(compile(out, "<d>", "exec"), ns_new)
+    assert ns_new["C"].__annotations__ == ns_orig["C"].__annotations__ == {"x": "list[int]", "y": "'C' | None"}

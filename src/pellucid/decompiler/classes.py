@@ -24,12 +24,14 @@ from types import CodeType
 from typing import Any, Callable
 
 from pellucid.decompiler import values as V
+from pellucid.decompiler.annotation_targets import future_annotation, restore_unstored_annotation
 from pellucid.decompiler.errors import DecompilationError
 from pellucid.decompiler.evaluate import CO_FUTURE_ANNOTATIONS, const, name, named_code_constant
 from pellucid.decompiler.instructions import Instr
 
 PY = sys.version_info[:2]
 CO_OPTIMIZED_NEWLOCALS = 0x3
+CO_FUTURE_ANNOTATIONS = 0x1000000
 
 
 def is_class_body(code: CodeType) -> bool:
@@ -146,22 +148,26 @@ def _is_none_return(stmt: ast.stmt) -> bool:
     )
 
 
-def annotated(body: list[ast.stmt]) -> list[ast.stmt]:
-    """``x = v`` then ``__annotations__['x'] = T`` -> ``x: T = v``; alone -> ``x: T``."""
+def annotated(body: list[ast.stmt], future: bool = False) -> list[ast.stmt]:
+    """``x = v`` then ``__annotations__['x'] = T`` -> ``x: T = v``; alone -> ``x: T``.
+    ``future``: the code was compiled under ``from __future__ import annotations``, which
+    stores each annotation as its text: ``T`` is that text's expression, not a string."""
     out: list[ast.stmt] = []
     for stmt in body:
         for attr in ("body", "orelse", "finalbody"):
             inner = getattr(stmt, attr, None)
             if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
-                setattr(stmt, attr, annotated(inner))
+                setattr(stmt, attr, annotated(inner, future))
         if isinstance(stmt, ast.Try):
             for h in stmt.handlers:
-                h.body = annotated(h.body)
+                h.body = annotated(h.body, future)
         ann = _annotation_store(stmt)
         if ann is None:
             out.append(stmt)
             continue
         target, annotation = ann
+        if future:
+            annotation = future_annotation(annotation)
         prev = out[-1] if out else None
         if prev is not None and _is_store(prev, target) and not getattr(prev, "annotated", False):
             node = ast.AnnAssign(
@@ -214,7 +220,8 @@ def _finish_body(
     if _has_return(body):
         raise w.fail("return outside a function")
     if _uses_annotations(w.code, w.ins):
-        body = annotated(body)
+        future = bool(w.code.co_flags & CO_FUTURE_ANNOTATIONS)
+        body = restore_unstored_annotation(annotated(body, future), future)
     return body
 
 

@@ -18,6 +18,7 @@ from pellucid.decompiler.classes import (
     module_body,
     store_class,
 )
+from pellucid.decompiler.errors import DecompilationError
 from pellucid.decompiler.evaluate import BINOPS, const, name
 from pellucid.decompiler.generators import finish_generator_body, is_async_code
 from pellucid.decompiler.instructions import Instr, flagged_docstring, normalize
@@ -807,6 +808,12 @@ if hasattr(ast, "_Unparser"):
             self._write(self._end)
 
     _REPR_CONSTANTS = frozenset({int, bool, type(None)})
+    _NUMBERS = (int, float, complex)
+
+    def _signed(value: Any) -> bool:
+        """Whether a constant is written with a leading sign (``-1``, ``-0.0``, ``-inf``,
+        ``-1j``): then its text is a unary minus expression, not an atom."""
+        return isinstance(value, _NUMBERS) and not isinstance(value, bool) and repr(value).startswith("-")
 
     class _Unparser(ast._Unparser):  # type: ignore[name-defined,misc]
         """``ast.unparse``'s own unparser, the same methods and output in about two thirds of
@@ -828,7 +835,7 @@ if hasattr(ast, "_Unparser"):
                 # str outside an f-string (where 3.9-3.12 avoid backslashes)
                 value = node.value
                 typ = type(value)
-                if typ in _REPR_CONSTANTS or (
+                if (typ in _REPR_CONSTANTS and not (typ is int and value < 0)) or (
                     typ is str and not getattr(self, "_avoid_backslashes", False)
                 ):
                     self._source.append(repr(value))
@@ -843,6 +850,31 @@ if hasattr(ast, "_Unparser"):
                 method = getattr(cls, "visit_" + node.__class__.__name__, cls.generic_visit)
                 self._methods[node.__class__] = method
             method(self, node)
+
+        def visit_Constant(self, node: ast.Constant) -> None:
+            # ast's unparser writes every constant as an atom; one written with a sign binds
+            # like a unary minus, so it is bracketed where a tighter operand stands
+            # (`(-1) ** n`, `(-0.0).hex()`), not read back as `-(1 ** n)`
+            if _signed(node.value):
+                with self.require_parens(ast._Precedence.FACTOR, node):  # type: ignore[attr-defined]
+                    super().visit_Constant(node)
+            else:
+                super().visit_Constant(node)
+
+        def visit_JoinedStr(self, node: ast.JoinedStr) -> None:
+            source = self._source
+            mark = len(source)
+            try:
+                super().visit_JoinedStr(node)
+            except ValueError:
+                # 3.9-3.11 cannot put a backslash in an f-string's expression; CPython 3.11
+                # compiles `'%s' % (a, '\\n'.join(b))` to f-string code: write that again
+                # (the failed attempt may have left a buffer of its own as _source)
+                self._source = source
+                del source[mark:]
+                text = _percent_format(node)
+                self.set_precedence(self.get_precedence(node), text)
+                self.traverse(text)
 
         def fill(self, text: str = "") -> None:
             source = self._source  # (maybe_newline and write, inline: once per statement)
@@ -860,6 +892,29 @@ if hasattr(ast, "_Unparser"):
             ignores = self._type_ignores
             comment = (ignores.get(node.lineno) if ignores else None) or node.type_comment
             return None if comment is None else f" # type: {comment}"
+
+    _PERCENT = {ord("s"): "%s", ord("r"): "%r", ord("a"): "%a"}
+
+    def _percent_format(node: ast.JoinedStr) -> ast.BinOp:
+        """``f'{a!s} {b!r}'`` as ``'%s %r' % (a, b)``, which compiles to the same code (the
+        3.11+ compiler turns such %-formatting into f-string code), for an f-string no
+        source can spell; a DecompilationError if it has parts %-formatting cannot say."""
+        text: list[str] = []
+        items: list[ast.expr] = []
+        for part in node.values:
+            if isinstance(part, ast.Constant) and isinstance(part.value, str):
+                text.append(part.value.replace("%", "%%"))
+            elif isinstance(part, ast.FormattedValue) and part.format_spec is None and part.conversion in _PERCENT:
+                text.append(_PERCENT[part.conversion])
+                items.append(part.value)
+            else:
+                raise DecompilationError(
+                    "an f-string whose expression holds a backslash, which this Python's "
+                    "f-strings cannot spell"
+                )
+        return ast.BinOp(
+            left=ast.Constant(value="".join(text)), op=ast.Mod(), right=ast.Tuple(elts=items, ctx=ast.Load())
+        )
 
     def unparse(tree: ast.AST) -> str:
         """``ast.unparse(tree)``, the same text, faster (see ``_Unparser``)."""
@@ -984,6 +1039,16 @@ def source_for(code: CodeType, fn: FunctionType | None) -> str:
     return source
 
 
+def _writes_annotations(tree: ast.AST) -> bool:
+    """``tree`` holds an annotation (of a variable, a parameter or a return)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.AnnAssign) or (isinstance(node, ast.arg) and node.annotation is not None):
+            return True
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.returns is not None:
+            return True
+    return False
+
+
 def tree_for(code: CodeType, fn: FunctionType | None, as_def: bool = False) -> tuple[ast.AST, bool]:
     """The ast :func:`source_for` unparses, and whether the source needs
     ``from __future__ import annotations`` (callers that edit the tree skip a reparse).
@@ -994,7 +1059,10 @@ def tree_for(code: CodeType, fn: FunctionType | None, as_def: bool = False) -> t
     if code.co_name == "<module>":
         return ast.Module(body=module_body(code), type_ignores=[]), False
     if is_class_body(code):
-        return class_source_def(code), False
+        # its annotations are written as the text they were stored as: under the future
+        # import they must stay text
+        node = class_source_def(code)
+        return node, bool(code.co_flags & CO_FUTURE_ANNOTATIONS) and _writes_annotations(node)
     if code.co_name.startswith(_GENERIC_SCOPE) and code.co_name.endswith(">"):
         return ast.Module(body=generic_scope_source(code), type_ignores=[]), False
     if code.co_name == "<lambda>" and not as_def:

@@ -273,9 +273,18 @@ class Evaluator:
             return
         if isinstance(v, V.ImportedName) and getattr(v.module, "done", False):
             return
+        if isinstance(v, V.ImportedName) and stack and isinstance(stack[-1], V.ImportedName) and stack[-1].module is v.module:
+            return  # `import a.b.c.d as e` drops each step of its walk down the packages
         if isinstance(v, ast.expr):
             if V.holds(stack, v):
                 return  # a duplicate left over from a chain; nothing to say
+            if isinstance(v, ast.Constant) and getattr(self, "setup_annotations", False):
+                # part of an annotation that stores nothing (`a[0]: 'T'` evaluates `0` and
+                # `'T'`): kept for annotation_targets, which drops what it does not use
+                stmt = ast.Expr(v)
+                stmt.unstored_annotation_part = True
+                self.emit(stmt)
+                return
             if getattr(v, "is_spill", False) or (
                 isinstance(v, (ast.List, ast.Tuple, ast.Constant))
                 and all(getattr(x, "is_spill", False) or isinstance(x, ast.Constant) for x in getattr(v, "elts", []))

@@ -85,6 +85,7 @@ class Copy:
     length: int
     kind: str  # "finally" | "with" | "skip"
     end: int = -1  # where the statement's normal exit continues
+    never_ends: bool = False  # a finally body that returns or raises on every path
 
 
 @dataclass(eq=False)
@@ -922,6 +923,44 @@ class ExceptionStructure(ExceptGroupOps):
             b += 1
         return b if self._body_goes_on(h, a, b) else None
 
+    def clause_rest_past_latch(self, h: int, a: int) -> int | None:
+        """3.10/3.11: where the body of a `while True` goes on past its last jump back, at a: the
+        rest of an except clause of a try in the loop whose other arm goes round
+        (``except E: if c: continue`` then ``raise``).  3.10 and 3.11 lay the clause's
+        ``continue`` (POP_EXCEPT, jump back) before that rest, which is still the clause's:
+        its home is the try's handler, whose exception is still being handled (a
+        bare ``raise`` there re-raises the caught exception; after the loop it would find
+        none).  The body goes on to the end of the code of handlers in the loop, which must
+        end in a raise or return; None when a is not such code."""
+        if PY not in ((3, 10), (3, 11)) or a >= self.n:
+            return None
+        self._exc_ready()
+        H = self.home[a]
+        if H is None or not h < H < a:
+            return None
+        if not (self._handlers[H].kind == "try" if PY >= (3, 11) else self._is_except_handler39(H)):
+            return None
+        if self.ins[a].op == "RERAISE" or not any(
+            j.target == a and H <= j.index < a and "EXC_MATCH" not in j.op for j in self.ins
+        ):
+            return None  # (not a clause's code: the re-raise of an exception no clause matched)
+        b = a
+        while b < self.n and self.home[b] is not None and h < self.home[b] <= b and self._set_up_in(self.home[b], h, b):
+            b += 1  # (and the handlers of the clause's own code: its name's clean-up)
+        if self.ins[b - 1].op not in TERMINAL:
+            return None
+        if any(j.target is not None and a <= j.target < b and not h <= j.index < b for j in self.ins):
+            return None  # (reached from outside the loop: not the loop's code)
+        return b
+
+    def _set_up_in(self, H: int, lo: int, hi: int) -> bool:
+        """Does code in [lo, hi) set handler H up (3.9/3.10: a SETUP_* to it; 3.11+: H
+        protects code there)?"""
+        if PY >= (3, 11):
+            h = self._handlers.get(H)
+            return h is not None and any(lo <= r0 < hi for r0, _ in h.ranges)
+        return any(j.target == H and j.op.startswith("SETUP_") for j in self.ins[lo:hi])
+
     def _outer_try_start(self, H: int, home: int) -> int:
         """Where the try of handler H starts in ``home``'s code, or the try whose handler code
         holds H's try, and so on out (-1 if none does): a jump from a clause of a try in a
@@ -1092,6 +1131,19 @@ class ExceptionStructure(ExceptGroupOps):
             return False
         return self._try_handler_at(i) is not None
 
+    def _overridden_exit(self, stack: list, before: list) -> ast.Return:
+        """The statement for an exit a returning/raising finally body overrides: ``return``
+        of the value on top of the stack when the exit computed one (a return's value,
+        evaluated before the finally runs), else a bare ``return``."""
+        value = None
+        if len(stack) > self.cur_base or (stack and not isinstance(stack[-1], V.Marker)):
+            top = stack[-1]
+            if isinstance(top, ast.expr) or not isinstance(top, V.Marker):
+                value = self.as_expr(stack.pop(), None)
+        node = ast.Return(value=value)
+        node.overridden_exit = True
+        return node
+
     def loop_encloses_try(self, i: int) -> bool:
         """3.11+: a loop whose header is a try's first instruction and whose back
         edge lies past the try's body (``while True: try: ...``) is entered first.
@@ -1120,6 +1172,13 @@ class ExceptionStructure(ExceptGroupOps):
                 if not stack or not isinstance(stack[-1], WithExit):
                     raise self.fail("with exit without its context manager", self.ins[i])
                 stack.pop()
+            if c.kind == "finally" and c.never_ends and i + c.length != c.end and self._closed_terminal(i, i + c.length):
+                # a finally body that returns or raises: the exit whose copy this is (a
+                # return, break or continue) never runs, the compiler dropped it, and the
+                # copy ends the path.  Written back as a return (of the value it computed
+                # first, if any): through the finally it does what the exit did.
+                self.emit(self._overridden_exit(stack, before))
+                return i + c.length
             if c.kind in ("with", "finally") and i + c.length != c.end:
                 # not the normal exit: only a return of a value computed before the
                 # copy (or a constant), or a loop jump, may follow; anything else is a
@@ -1582,6 +1641,13 @@ class ExceptionStructure(ExceptGroupOps):
         that raises)?"""
         last = self.ins[b - 1]
         return last.op in TERMINAL and not any(self.ins[k].target == b for k in range(a, b))
+
+    def _closed_terminal(self, a: int, b: int) -> bool:
+        """Does every path through the copy [a, b) end in a return or raise inside it (no
+        jump leaves it, not even one the compiler threaded to a loop's head)?"""
+        if self.ins[b - 1].op not in TERMINAL:
+            return False
+        return all(self.ins[k].target is None or a <= self.ins[k].target < b for k in range(a, b))
 
     def _pure_exit(self, k: int) -> bool:
         while k < self.n:
@@ -2188,6 +2254,7 @@ class ExceptionStructure(ExceptGroupOps):
         if H in self._fin_exits:
             # (its last re-raise may end a nested try's clause: found there)
             R, fin_jumps, last_reraise = self._fin_exits[H]
+        never_ends = R is None
         if R is None:
             R = last_reraise = self._raising_finally_end(H, C)
         if R is None:
@@ -2220,6 +2287,8 @@ class ExceptionStructure(ExceptGroupOps):
 
         before = set(self._copies)
         end = self._register_copies(H, home, s, e, matches)
+        for k in set(self._copies) - before:
+            self._copies[k].never_ends = never_ends
         # 3.12+: the normal exit's copy reached only from a clause of a try in the body (the
         # body itself returns) lies with that clause's code: a clause jumping there leaves
         # this statement too
@@ -3382,7 +3451,7 @@ class ExceptionStructure(ExceptGroupOps):
             body_end, cont, norm_end = H, (R + 1 if ends else R), -1
         if L:
             for p in pops:
-                self._copies[p + 1] = Copy(lengths[p], "finally", norm_end)
+                self._copies[p + 1] = Copy(lengths[p], "finally", norm_end, not ends)
         if COPIES_EXITS and body_end == P and P is not None:
             self._merge_exit_copies39(P, norm_end, [p for p in normal if lengths[p] == lengths[P]])
         # the statement's follow, when 3.10 copied it into every end of the normal exit's copy

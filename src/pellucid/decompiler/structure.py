@@ -513,6 +513,8 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                     finally:
                         if hasattr(self, "_started"):
                             self._started &= started
+                    if self.block and getattr(self.block[-1], "overridden_exit", False):
+                        stack[:] = snapshot  # (the path ended, as after a return)
                     continue
                 cands = self._match_candidates
                 if not until_cond and (cands is None or i in cands) and self.match_at(i, stack):
@@ -741,6 +743,11 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             self._mark_test_copy(h, body_start, latch)
         if test is None and not breaks and conditional_latch:
             rest = self.try_body_past_latch(h, body_end)
+            if rest is not None:
+                tail_end = follow = loop.follow = rest
+                loop.break_targets = {rest}
+        if test is None and not breaks and not conditional_latch:
+            rest = self.clause_rest_past_latch(h, body_end)
             if rest is not None:
                 tail_end = follow = loop.follow = rest
                 loop.break_targets = {rest}
@@ -2078,6 +2085,8 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         false exit lands on (only NOPs: an else of `pass`)?"""
         if last is None or last.op != "JUMP" or last.target != F or last.index != F - 1:
             return False
+        if not isinstance(last.argval, int):
+            return False  # (a jump the decompiler made of a clause's end: no compiler's offset)
         chain, _ = self.last_chain
         offsets = [self.ins[b.jump].argval for b in chain if b.target == F]
         if PY < (3, 10):  # 3.9 drops the NOP and keeps the jump: `JUMP_FORWARD 0`

@@ -1671,3 +1671,106 @@ def exl_with_continue_ending_if_branch(ks):
         else:
             log.append("else")
     return n, log
+
+
+@cases((0,), (1,), (2,), (3,), (5,))
+def exl_retry_reraise_after_clause_continue(n):
+    # 3.11 lays the clause's `continue` before its bare raise, past the loop's last jump
+    # back: the raise is still the clause's (after the loop: "No active exception")
+    tries = []
+    while True:
+        try:
+            tries.append(n)
+            return 10 // (n - len(tries)), tries
+        except ZeroDivisionError:
+            if len(tries) < 3:
+                n += 1
+                continue
+            raise
+
+
+@cases((0,), (1,), (2,), (3,), (5,))
+def exl_retry_code_then_reraise_after_clause_continue(n):
+    tries = []
+    while True:
+        try:
+            tries.append(n)
+            return 10 // (n - len(tries)), tries
+        except ZeroDivisionError as e:
+            tries.append(str(e))
+            if len(tries) < 3:
+                n += 2
+                continue
+            tries.append("giving up")
+            raise KeyError(tuple(tries)) from e
+
+
+FIN_SEQS = (([], []), ([0, 1, 2], []), ([0, 0], []), ([3], []), ([0, 2, 0], []))
+
+
+@cases(*FIN_SEQS)
+def exl_for_return_under_returning_finally(xs, log):
+    # the finally returns: the return in the loop is dropped from the bytecode, its copy of
+    # the finally body ends the path (read as `pass`, the loop went on); `log` records the path
+    try:
+        for x in xs:
+            log.append(x)
+            if x:
+                return x
+    finally:
+        log.append("f")
+        return "fin"
+
+
+@cases(*FIN_SEQS)
+def exl_while_return_under_returning_finally(xs, log):
+    i = 0
+    try:
+        while i < len(xs):
+            log.append(i)
+            if xs[i] == 2:
+                return i
+            i += 1
+    finally:
+        log.append("f")
+        return "fin"
+
+
+@cases(*FIN_SEQS)
+def exl_continue_under_returning_finally_in_for(xs, log):
+    for x in xs:
+        try:
+            log.append(x)
+            if x:
+                continue
+            log.append("a")
+        finally:
+            log.append("f")
+            return "fin"
+    return "end"
+
+
+@cases(*FIN_SEQS)
+def exl_break_under_returning_finally_in_for(xs, log):
+    for x in xs:
+        try:
+            log.append(x)
+            if x:
+                break
+            log.append("a")
+        finally:
+            log.append("f")
+            return "fin"
+    return "end"
+
+
+@cases(*FIN_SEQS)
+def exl_for_return_under_raising_finally(xs, log):
+    try:
+        for x in xs:
+            log.append(x)
+            if x:
+                return x
+    finally:
+        log.append("f")
+        raise KeyError(tuple(log))

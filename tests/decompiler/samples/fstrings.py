@@ -117,3 +117,13 @@ def fs_only_expression(x):
 )
 def fs_bytes_and_str_mixing(n):
     return b"%d" % n, f"{b'raw'!r}", f"{n.__class__.__name__}"
+
+
+@cases(
+    ("a", ["b", "c"]),
+    (1, []),
+)
+def fs_percent_format_with_backslash(a, b):
+    # 3.11+ compile this %-formatting to f-string code, whose expression holds a backslash:
+    # no f-string before 3.12 can spell it
+    return "%s %r: 100%%" % (a, "\\x".join(b)), "%s" % ("\n".join(b),), "%a|%s" % (a, "\t" + str(a))

@@ -301,3 +301,18 @@ def gen_while_or_ends_for_body(flags, fl, tl):
             a = fl.pop(0) if fl else ""
             b = tl.pop(0) if tl else ""
             yield a, b, flag
+
+
+@cases(([1, 2],), ([],), ([0],))
+def gen_forever_until_stop_iteration(items):
+    # sympy's _all_models: 3.10 made the clause's end a jump of the decompiler's own,
+    # which an if test once compared by its (missing) bytecode offset
+    models = iter(items)
+    satisfiable = False
+    try:
+        while True:
+            yield next(models)
+            satisfiable = True
+    except StopIteration:
+        if not satisfiable:
+            yield False

@@ -152,3 +152,14 @@ def imp_in_nested_function():
 def imp_dunder_import():
     m = __import__("math")
     return m.floor(2.5)
+
+
+@cases(
+    (),
+)
+def imp_dotted_as_four_deep():
+    import samples.deep.er.leaf as leaf
+    import samples.deep.er.leaf
+    import xml.etree.ElementTree as ET, samples.deep.er as er
+
+    return leaf.VALUE, ET.__name__, er.__name__, samples.deep.er.leaf.__name__

@@ -238,3 +238,24 @@ def op_chain_after_attribute_with_and_operand(obj, b):
     # comparison had no evaluation number, so it was saved before the attribute that was
     # evaluated first (the wrong exception when both raise)
     return obj.upper is not (b and b[1]) < (1,)
+
+
+@cases((0,), (1,), (2,), (3,))
+def op_signed_constant_operands(n):
+    # constants whose repr is not an atom (a sign, -0.0, -inf, complex) as operands that bind
+    # tighter than a unary minus: power base, attribute access, method call
+    return (
+        (-1) ** n,
+        (-2.5) ** n,
+        (-1).bit_length(),
+        (-0.0).hex(),
+        (-1e400) ** n,
+        (-1e400).hex(),
+        (-1j) ** n,
+        (-1j).imag,
+        (1 + 2j) ** n,
+        (-1 - 2j).conjugate(),
+        (-1).real ** n,
+        2 ** -1 ** n,
+        n ** -1 if n else 0,
+    )

@@ -1,0 +1,1 @@
+"""A package four names deep, for `import samples.deep.er.leaf as x`."""

@@ -1,0 +1,3 @@
+"""See samples.deep."""
+
+VALUE = "leaf"
