@@ -160,6 +160,9 @@ class DumpSession:
             self.session_id += f"-{self._part}"
         self._own_at_begin = self.own_time_s
         self.functions: dict[str, FunctionRecord] = {}
+        # id(original code) -> its record: a function is its code object, not its name (two
+        # resume functions Dynamo makes on one line share name, file and line)
+        self._function_of_code: dict[int, FunctionRecord] = {}
         self.compiles: list[FrameCompile] = []
         self.graphs: dict[str, dict[str, Any]] = {}
         self.aot_owner: dict[Any, str] = {}
@@ -242,18 +245,32 @@ class DumpSession:
         return path, n
 
     def _function(self, code: types.CodeType, compiled_before: bool = False) -> FunctionRecord:
-        key = _code_key(code)
-        rec = self.functions.get(key)
-        if rec is None:
-            try:
-                ref: Any = weakref.ref(code)
-            except TypeError:
-                ref = lambda c=code: c  # noqa: E731
-            rec = FunctionRecord(
-                key, code.co_name, code.co_filename, code.co_firstlineno, ref, compiled_before
-            )
-            self.functions[key] = rec
+        """The record of the function whose code object is ``code`` (made at its first sight).
+        Its key is ``<name>@<file>:<line>``; another code object with the same name, file and
+        line (two graph breaks on one line make two resume functions so) gets ``#2``, ``#3``."""
+        rec = self._function_of_code.get(id(code))
+        if rec is not None and rec.code_ref() is code:
+            return rec
+        base = key = _code_key(code)
+        k = 1
+        while key in self.functions:
+            k += 1
+            key = f"{base}#{k}"
+        try:
+            ref: Any = weakref.ref(code)
+        except TypeError:
+            ref = lambda c=code: c  # noqa: E731
+        rec = FunctionRecord(
+            key, code.co_name, code.co_filename, code.co_firstlineno, ref, compiled_before
+        )
+        self.functions[key] = rec
+        self._function_of_code[id(code)] = rec
         return rec
+
+    def _function_key_of(self, code: types.CodeType | None) -> str | None:
+        """The key of ``code``'s record, if it has one."""
+        rec = self._function_of_code.get(id(code)) if code is not None else None
+        return rec.key if rec is not None and rec.code_ref() is code else None
 
     def _fail(self, kind: str, where: str, reason: str, **extra: Any) -> None:
         rec = {"kind": kind, "where": where, "reason": reason}
@@ -1043,6 +1060,11 @@ class DumpSession:
                     "failure": fc.failure,
                     "graphs": fc.graphs,
                     "resume_functions": fc.resume_functions,
+                    "resume_function_keys": {
+                        name: key
+                        for name in fc.resume_functions
+                        if (key := self._function_key_of(self._resume_codes.get(name)))
+                    },
                     "bytecode_files": fc.bytecode_files,
                     "recompile_reason": getattr(m, "recompile_reason", None),
                     "times_s": _times(m, fc.hook_time_s),
@@ -1139,6 +1161,13 @@ class DumpSession:
         if ce_code is not None and id(ce_code) in self._code_file_by_id:
             transformed = self._code_file_by_id[id(ce_code)][1]
         executed = transformed is not None
+        fc = next(
+            (c for c in self.compiles if cid and c.compile_id == cid and c.function == rec.key), None
+        )
+        if ce_code is None and fc is not None:
+            # Dynamo dropped the entry's code (an object its guards watch is gone: the entry
+            # can never run again); the compile that made it says what it ran
+            transformed, executed = fc.transformed_file, fc.executed_from_file
         if transformed is None and ce_code is not None:
             transformed = self._dump_for_reading(rec, ce_code, cid)
         title = (
@@ -1183,12 +1212,14 @@ class DumpSession:
                 recompile.UUID_NAME.sub(r"\1", nm)
                 for nm in (ce_code.co_names if ce_code is not None else ())
                 if nm.startswith("__compiled_fn_")
-            ),
+            )
+            or (sorted(fc.graphs) if fc is not None and ce_code is None else []),
             "resume_functions": sorted(
                 nm
                 for nm in (ce_code.co_names if ce_code is not None else ())
                 if nm.startswith("__resume_at_")
-            ),
+            )
+            or (fc.resume_functions if fc is not None and ce_code is None else []),
         }
 
     def _dump_for_reading(
@@ -1295,8 +1326,8 @@ class DumpSession:
         code = self._resume_codes.get(global_name)
         if code is None:
             return [f"# resume function {global_name}: not found", ""]
-        key = _code_key(code)
-        rec = self.functions.get(key)
+        key = self._function_key_of(code)
+        rec = self.functions.get(key) if key is not None else None
         lines = [
             f"# resume function {global_name} = {code.co_name}, made by Dynamo at the graph break"
         ]

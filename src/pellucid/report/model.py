@@ -228,6 +228,9 @@ class Compile:
     bytecode_files: dict[str, str]
     recompile_reason: str | None
     times: dict[str, float | None]
+    # resume function global -> the key of the function it is (which resume function, when
+    # two graph breaks on one line make two with one name)
+    resume_function_keys: dict[str, str] = field(default_factory=dict)
     function: Function | None = None
     graphs: list[Graph] = field(default_factory=list)
     breaks: list[GraphBreak] = field(default_factory=list)
@@ -514,6 +517,9 @@ def _compile(raw: dict[str, Any]) -> Compile:
         bytecode_files={str(k): str(v) for k, v in _dict(raw.get("bytecode_files")).items()},
         recompile_reason=raw.get("recompile_reason"),
         times=times,
+        resume_function_keys={
+            str(k): str(v) for k, v in _dict(raw.get("resume_function_keys")).items() if v
+        },
     )
 
 
@@ -622,7 +628,7 @@ def _link(session_raw: dict[str, Any], number: int, sources: SourceCache) -> Ses
                 key=c.function_key,
                 name=name,
                 filename=filename,
-                firstlineno=_int(line),
+                firstlineno=_int(line.partition("#")[0]),
                 kind="resume" if name.startswith(RESUME_PREFIX) else "user",
                 compiled_before=False,
                 full_code_file=None,
@@ -641,15 +647,23 @@ def _link(session_raw: dict[str, Any], number: int, sources: SourceCache) -> Ses
             if b.compile_id is not None and b.compile_id == c.compile_id:
                 c.breaks.append(b)
 
-    # resume functions under the function they resume (same file, name with the prefix removed)
+    # the compiles whose code calls each resume function (the index names it by its key)
+    callers: dict[str, list[Compile]] = {}
+    for c in sorted(compiles, key=lambda c: compile_sort_key(c.compile_id)):
+        for key in dict.fromkeys(c.resume_function_keys.values()):
+            callers.setdefault(key, []).append(c)
+
+    # resume functions under the function whose compile calls them; in an index that does not
+    # say, under the function they are named after (same file, the prefix removed)
     for f in functions:
         parsed = resume_parent(f.name)
         if parsed is None:
             continue
+        called_by = [x.function for x in callers.get(f.key, []) if x.function not in (None, f)]
         parent_name, _ = parsed
         candidates = [p for p in functions if p.name == parent_name and p is not f]
         same_file = [p for p in candidates if p.filename == f.filename]
-        parent = (same_file or candidates or [None])[0]
+        parent = (called_by or same_file or candidates or [None])[0]
         if parent is not None and f not in parent.children and parent.root is not f:
             f.parent = parent
             parent.children.append(f)
@@ -664,6 +678,16 @@ def _link(session_raw: dict[str, Any], number: int, sources: SourceCache) -> Ses
             continue
         parsed = resume_parent(fn.name)
         line = parsed[1] if parsed else fn.firstlineno
+        if fn.key in callers:
+            # the graph breaks of the compiles whose code calls this resume function
+            for pc in callers[fn.key]:
+                hits = [b for b in pc.breaks if b.loc.lineno == line] or pc.breaks[-1:]
+                for b in hits:
+                    if c.compile_id and c.compile_id not in b.resumed_by:
+                        b.resumed_by.append(c.compile_id)
+                if hits and c.resumed_from is None:
+                    c.resumed_from = hits[-1]
+            continue
         # Dynamo names a resume function after the original function even when the break
         # happened in another resume frame: look through the whole family, earlier frames first.
         family = [x for x in fn.root.family() if x is not fn]

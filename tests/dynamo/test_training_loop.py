@@ -1,0 +1,91 @@
+"""A training loop as users write one (``training_loop.py``), compiled and dumped for real.
+
+Logging with ``print(f"{loss.item():.4f}")`` and ``print("loss", a.item(), "max", b.item())``
+makes several graph breaks on one source line, so Dynamo makes several resume functions with
+one name, file and line: each is its own function in the dump, with its own files, and the
+report hangs each resume frame off the graph break it continues after.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+
+import training_loop
+from checks import check_files_compile, load_index
+
+
+def _run(dump: str, steps: int = 2, backend: str = "aot_eager") -> tuple[str, str]:
+    """(output under prepare_debug, output of the same steps run eagerly)."""
+    import torch
+
+    import pellucid
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), pellucid.prepare_debug(dump):
+        training_loop.train(steps, backend)
+    eager = io.StringIO()
+    with contextlib.redirect_stdout(eager), torch.compiler.set_stance("force_eager"):
+        training_loop.train(steps, backend)
+    return out.getvalue(), eager.getvalue()
+
+
+def test_two_resume_functions_of_one_line_are_two_functions(tmp_path):
+    dump = str(tmp_path)
+    out, eager = _run(dump)
+    assert out == eager and out.count("loss") == 4
+    index = load_index(dump)
+    check_files_compile(dump, index)
+    s = index["sessions"][-1]
+    functions = {f["key"]: f for f in s["functions"]}
+    assert len(functions) == len(s["functions"])
+    at_line = [
+        f for f in s["functions"]
+        if f["kind"] == "resume" and f["firstlineno"] == training_loop.FSTRING_LINE
+        and f["filename"] == training_loop.__file__
+    ]
+    assert len(at_line) == 2, [f["key"] for f in s["functions"]]
+    # every compile's function has the compile's cache entry, guard file and full_code file
+    for c in s["compiles"]:
+        fn = functions[c["function"]]
+        entries = [e for e in fn["cache_entries"] if e["compile_id"] == c["compile_id"]]
+        assert len(entries) == 1, (c, fn)
+        assert entries[0]["guard_file"] and entries[0]["transformed_code_file"] == c[
+            "transformed_code_file"
+        ]
+        assert fn["full_code_file"], fn
+        assert c["transformed_code_file"] in open(
+            os.path.join(dump, fn["full_code_file"]), encoding="utf-8"
+        ).read()
+    # full_code files of distinct functions are distinct files
+    fulls = [f["full_code_file"] for f in s["functions"]]
+    assert len(set(fulls)) == len(fulls), fulls
+    # the resume functions' own code is decompiled in their stories, f-strings included
+    for f in s["functions"]:
+        if f["kind"] == "resume":
+            text = open(os.path.join(dump, f["full_code_file"]), encoding="utf-8").read()
+            assert "not decompiled" not in text, text
+
+
+def test_the_report_hangs_each_resume_frame_off_its_own_graph_break(tmp_path):
+    from pellucid.report.model import load_dump
+
+    dump = str(tmp_path)
+    _run(dump)
+    s = load_dump(dump).sessions[-1]
+    at_line = [
+        fn for fn in s.functions
+        if fn.kind == "resume" and fn.firstlineno == training_loop.FSTRING_LINE
+    ]
+    assert len(at_line) == 2
+    first, second = sorted(at_line, key=lambda fn: fn.compiles[0].compile_id)
+    # the first continues after step's break, the second after the first's own break
+    assert first.parent is not None and first.parent.name == "step"
+    assert second.parent is first
+    b1, b2 = first.compiles[0].resumed_from, second.compiles[0].resumed_from
+    assert b1 is not None and b2 is not None and b1 is not b2
+    assert b1.compile_id == first.parent.compiles[0].compile_id
+    assert b2.compile_id == first.compiles[0].compile_id
+    # every cache entry of the second shows its guards
+    assert second.cache_entries and all(ce.guard_file for ce in second.cache_entries)
