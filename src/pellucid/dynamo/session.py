@@ -3,7 +3,7 @@
 One :class:`DumpSession` is active at a time (the hooks are process-global).  Its handlers:
 
 * ``on_bytecode`` (Dynamo bytecode hook): decompile the transformed code, write
-  ``__transformed_code_<n>_for_<fn>.py``, compile it from that file and hand it back to Dynamo.
+  ``__transformed_code_<fn>_entry<k>.py``, compile it from that file and hand it back to Dynamo.
   Any failure is recorded, warned about once per frame, and Dynamo's bytecode is kept.
 * ``on_lazy_format_graph_code``: every graph module of every stage is written to
   ``__compiled_fn_<n>.<stage>.py`` and its ``forward`` re-made from that file.
@@ -87,12 +87,31 @@ class FunctionRecord:
     code_ref: Any  # weakref to the original code object (or the code itself)
     compiled_before: bool = False
     compile_ids: list[str] = field(default_factory=list)
+    qualname: str = ""
+    # the function in file names: its qualname, with its module when another module's function
+    # has that qualname, and a number when another code object still has that name
+    file_id: str = ""
+    entries: dict[str, int] = field(default_factory=dict)  # compile id -> k of `_entry<k>`
+    next_entry: int = 0
+
+    def entry_for(self, compile_id: str | None) -> int:
+        """The ``k`` of ``_entry<k>`` in the names of the files of ``compile_id``'s cache entry:
+        the function's compiles in the session counted from 0 (a compile not seen by the
+        bytecode hook, e.g. one from before ``prepare_debug``, gets the next one)."""
+        if compile_id is not None and compile_id in self.entries:
+            return self.entries[compile_id]
+        k = self.next_entry
+        self.next_entry += 1
+        if compile_id is not None:
+            self.entries[compile_id] = k
+        return k
 
 
 @dataclass
 class FrameCompile:
     compile_id: str | None
     function: str  # FunctionRecord.key
+    entry: int = 0  # the k of its files' `_entry<k>`
     transformed_file: str | None = None
     transformed_function: str | None = None
     executed_from_file: bool = False
@@ -231,18 +250,11 @@ class DumpSession:
         rec.update({k: v for k, v in extra.items() if v is not None})
         return rel
 
-    def _write_once(self, template: str, render: Any) -> tuple[str, int]:
-        """``DumpDir.write_unique`` that remembers the text (full_code files quote it)."""
-        texts: dict[int, str] = {}
-
-        def remembered(n: int) -> str:
-            if n not in texts:
-                texts[n] = render(n)
-            return texts[n]
-
-        path, n, _ = self.dump.write_unique(template, remembered)
-        self._contents[self.dump.relpath(path)] = texts[n]
-        return path, n
+    def _write_once(self, name: str, content: str) -> str:
+        """``DumpDir.write_named`` that remembers the text (full_code files quote it)."""
+        path, _ = self.dump.write_named(name, content)
+        self._contents[self.dump.relpath(path)] = content
+        return path
 
     def _function(self, code: types.CodeType, compiled_before: bool = False) -> FunctionRecord:
         """The record of the function whose code object is ``code`` (made at its first sight).
@@ -263,9 +275,28 @@ class DumpSession:
         rec = FunctionRecord(
             key, code.co_name, code.co_filename, code.co_firstlineno, ref, compiled_before
         )
+        rec.qualname = getattr(code, "co_qualname", None) or code.co_name
+        rec.file_id = self._file_identity(rec)
         self.functions[key] = rec
         self._function_of_code[id(code)] = rec
         return rec
+
+    def _file_identity(self, rec: FunctionRecord) -> str:
+        """``rec``'s name in file names, unique in the session and the same in every run of the
+        program: its qualname (``MLP.forward``: ``MLP_forward``); with the module's name when
+        a function of another file has that qualname (``step_sgd``); then ``_2``, ``_3`` for
+        more code objects of one name (two resume functions of one source line)."""
+        used = {r.file_id: r for r in self.functions.values()}
+        base = safe_name(rec.qualname)
+        holder = used.get(base)
+        if holder is not None and holder.filename != rec.filename:
+            module = os.path.splitext(os.path.basename(rec.filename))[0]
+            base = safe_name(f"{rec.qualname}_{module}")
+        fid, k = base, 1
+        while fid in used:
+            k += 1
+            fid = f"{base}_{k}"
+        return fid
 
     def _function_key_of(self, code: types.CodeType | None) -> str | None:
         """The key of ``code``'s record, if it has one."""
@@ -344,9 +375,9 @@ class DumpSession:
         cid = adapter.current_compile_id()
         if cid:
             fn.compile_ids.append(cid)
-        fc = FrameCompile(cid, fn.key)
+        fc = FrameCompile(cid, fn.key, fn.entry_for(cid) if cid else fn.entry_for(None))
         fc.resume_functions = sorted(n for n in new_code.co_names if n.startswith("__resume_at_"))
-        safe = safe_name(code.co_name)
+        safe = f"{fn.file_id}_entry{fc.entry}"  # (the files' stem: the function, its entry)
         # the converted frame's globals, found once per hook (a walk up the stack that also
         # builds the locals of Dynamo's frame)
         g = adapter.compile_frame_globals()
@@ -538,20 +569,15 @@ class DumpSession:
             # frame's globals
             g.update(made.consts)
 
-        def fname(n: int) -> str:
-            return f"__transformed_code_{n}_for_{safe}"
-
-        def render(n: int) -> str:
-            return made.source.replace(_PLACEHOLDER, fname(n))
-
-        path, n = self._write_once(f"{fname('{n}')}.py", render)  # type: ignore[arg-type]
-        result = recompile.relabel(made.checked, "<pellucid>", path, _PLACEHOLDER, fname(n))
+        fname = f"__transformed_code_{safe}"
+        path = self._write_once(f"{fname}.py", made.source.replace(_PLACEHOLDER, fname))
+        result = recompile.relabel(made.checked, "<pellucid>", path, _PLACEHOLDER, fname)
         if g is not None:
             for long, short in usable.items():
                 g.setdefault(short, g[long])
         fc.transformed_file = self._file(path, "transformed_code", function=code.co_name)
         self.dynamo_codes[fc.transformed_file] = new_code
-        fc.transformed_function = fname(n)
+        fc.transformed_function = fname
         fc.executed_from_file = True
         self._code_file_by_id[id(result)] = (result, fc.transformed_file)
         return result
@@ -565,9 +591,7 @@ class DumpSession:
             code, file=out
         )
         text = out.getvalue()
-        path, _, _ = self.dump.write_unique(
-            f"__bytecode_{which}_{{n}}_for_{safe}.txt", lambda n: text
-        )
+        path, _ = self.dump.write_named(f"__bytecode_{which}_{safe}.txt", text)
         fc.bytecode_files[which] = self._file(path, f"bytecode_{which}")
 
     # ------------------------------------------------------------------ graphs
@@ -1025,6 +1049,8 @@ class DumpSession:
                 {
                     "key": rec.key,
                     "name": rec.name,
+                    "qualname": rec.qualname,
+                    "file_id": rec.file_id,
                     "filename": rec.filename,
                     "firstlineno": rec.firstlineno,
                     "kind": "resume" if rec.name.startswith("torch_dynamo_resume_in_") else "user",
@@ -1054,6 +1080,7 @@ class DumpSession:
                 {
                     "compile_id": fc.compile_id,
                     "function": fc.function,
+                    "entry": fc.entry,
                     "transformed_code_file": fc.transformed_file,
                     "transformed_function": fc.transformed_function,
                     "executed_from_file": fc.executed_from_file,
@@ -1153,7 +1180,8 @@ class DumpSession:
         failed_by_entry: dict[str, list[str]],
     ) -> dict[str, Any]:
         cid = str(getattr(ce, "compile_id", None) or "") or None
-        safe = safe_name(rec.name)
+        entry = rec.entry_for(cid)
+        stem = f"{rec.file_id}_entry{entry}"
         parts = adapter.guard_code_parts(ce)
         failed = failed_by_entry.get(cid or "", [])
         ce_code = getattr(ce, "code", None)
@@ -1169,7 +1197,7 @@ class DumpSession:
             # can never run again); the compile that made it says what it ran
             transformed, executed = fc.transformed_file, fc.executed_from_file
         if transformed is None and ce_code is not None:
-            transformed = self._dump_for_reading(rec, ce_code, cid)
+            transformed = self._dump_for_reading(rec, ce_code, cid, stem)
         title = (
             f"Guard of cache entry {index} (compile id {cid}) of {rec.name} "
             f"({rec.filename}:{rec.firstlineno}).\n"
@@ -1177,24 +1205,22 @@ class DumpSession:
             "L: the frame's locals, G: its globals. Terms Dynamo does not describe as Python are comments."
         )
 
-        def render(n: int) -> str:
-            return guards.guard_function_source(
-                f"__guard_{n}_for_{safe}", parts, title=title, failed=failed
-            )
-
+        gname = f"__guard_{stem}"
+        text = guards.guard_function_source(gname, parts, title=title, failed=failed)
         try:
-            path, n = self._write_once(f"__guard_{{n}}_for_{safe}.py", render)
+            path = self._write_once(f"{gname}.py", text)
             gfile: str | None = self._file(path, "guard", function=rec.name, compile_id=cid)
         except OSError as e:
             self._write_failed(rec.key, e, compile_id=cid)
-            gfile, n = None, -1
+            gfile = None
         terms = [guards.translate_part(p) for p in parts]
         m = metrics.get(cid or "")
         return {
             "index": index,
+            "entry": entry,
             "compile_id": cid,
             "guard_file": gfile,
-            "guard_function": f"__guard_{n}_for_{safe}" if gfile else None,
+            "guard_function": gname if gfile else None,
             "guards": [
                 {
                     "code": t.code,
@@ -1223,7 +1249,7 @@ class DumpSession:
         }
 
     def _dump_for_reading(
-        self, rec: FunctionRecord, code: types.CodeType, cid: str | None
+        self, rec: FunctionRecord, code: types.CodeType, cid: str | None, stem: str
     ) -> str | None:
         """Decompile a cache entry's code that is not running from a file (pre-existing or fallback)."""
         try:
@@ -1240,15 +1266,12 @@ class DumpSession:
                     function=rec.name,
                 )
             return None
-        safe = safe_name(rec.name)
         header = (
             f"# Decompiled by pellucid for reading only: Dynamo runs its own bytecode for this entry of\n"
             f"# {rec.name} ({rec.filename}:{rec.firstlineno}), compile id {cid}.\n"
         )
         try:
-            path, _ = self._write_once(
-                f"__transformed_code_{{n}}_for_{safe}.readonly.py", lambda n: header + src
-            )
+            path = self._write_once(f"__transformed_code_{stem}.readonly.py", header + src)
         except OSError as e:
             self._write_failed(rec.key, e, compile_id=cid)
             return None
@@ -1259,7 +1282,7 @@ class DumpSession:
     def _write_full_code(
         self, rec: FunctionRecord, code: types.CodeType, rows: list[dict[str, Any]]
     ) -> str:
-        safe = safe_name(rec.name)
+        safe = rec.file_id
         out: list[str] = [
             f"# The whole story of {rec.name} ({guards.one_line(rec.filename)}:{rec.firstlineno}) "
             "under torch.compile,",
@@ -1332,7 +1355,7 @@ class DumpSession:
             f"# resume function {global_name} = {code.co_name}, made by Dynamo at the graph break"
         ]
         if rec is not None:
-            lines.append(f"# its own compiled story: full_code_for_{safe_name(rec.name)}.py")
+            lines.append(f"# its own compiled story: full_code_for_{rec.file_id}.py")
         lines += self._resume_source(code, global_name)
         lines.append("")
         return lines
