@@ -11,6 +11,9 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import re
+import subprocess
+import sys
 
 import training_loop
 from checks import check_files_compile, load_index
@@ -89,3 +92,47 @@ def test_the_report_hangs_each_resume_frame_off_its_own_graph_break(tmp_path):
     assert b2.compile_id == first.compiles[0].compile_id
     # every cache entry of the second shows its guards
     assert second.cache_entries and all(ce.guard_file for ce in second.cache_entries)
+
+
+def _script_env(**extra: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([SRC, env.get("PYTHONPATH", "")])
+    env.pop("TORCH_LOGS", None)
+    env.update(extra)
+    return env
+
+
+SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "src")
+SCRIPT = training_loop.__file__
+_GRAPH_BREAK_LOG = re.compile(
+    r"Graph break (?:\(user stack suppressed due to duplicate graph break\) )?in user code at"
+)
+
+
+def test_the_report_counts_what_torch_logs_print(tmp_path):
+    """The failed recompilation (a guard on the float ``.item()`` gave, then Dynamo gave up on
+    the f-string) is a recompilation: the report's counts are TORCH_LOGS's."""
+    from pellucid.report import build_report
+
+    dump = tmp_path / "dump"
+    proc = subprocess.run(
+        [sys.executable, SCRIPT, str(dump), "2"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=_script_env(TORCH_LOGS="recompiles,graph_breaks"),
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    recompiles = proc.stderr.count("Recompiling function")
+    breaks = len(_GRAPH_BREAK_LOG.findall(proc.stderr))
+    assert recompiles >= 1 and breaks >= 2
+    html = open(build_report(str(dump)), encoding="utf-8").read()
+    assert f"Recompilations ({recompiles})" in html, re.findall(r"Recompilations \(\d+\)", html)
+    assert f"Graph breaks ({breaks})" in html, re.findall(r"Graph breaks \(\d+\)", html)
+    s = load_index(str(dump))["sessions"][-1]
+    failed = [c for c in s["compiles"] if c["outcome"] == "failed"]
+    assert failed and all(c["recompile_reason"] and c["failure"] for c in failed), failed
+    assert "compile failed" in html
+    # every compile Dynamo recorded is in the index once
+    ids = [c["compile_id"] for c in s["compiles"]]
+    assert len(ids) == len(set(ids))

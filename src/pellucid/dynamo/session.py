@@ -1073,30 +1073,7 @@ class DumpSession:
             )
             self.messages.append(msg)
             print(msg, file=sys.stderr)
-        compiles = []
-        for fc in self.compiles:
-            m = metrics.get(fc.compile_id or "")
-            compiles.append(
-                {
-                    "compile_id": fc.compile_id,
-                    "function": fc.function,
-                    "entry": fc.entry,
-                    "transformed_code_file": fc.transformed_file,
-                    "transformed_function": fc.transformed_function,
-                    "executed_from_file": fc.executed_from_file,
-                    "failure": fc.failure,
-                    "graphs": fc.graphs,
-                    "resume_functions": fc.resume_functions,
-                    "resume_function_keys": {
-                        name: key
-                        for name in fc.resume_functions
-                        if (key := self._function_key_of(self._resume_codes.get(name)))
-                    },
-                    "bytecode_files": fc.bytecode_files,
-                    "recompile_reason": getattr(m, "recompile_reason", None),
-                    "times_s": _times(m, fc.hook_time_s),
-                }
-            )
+        compiles = self._compile_rows(metrics)
         session = {
             "id": self.session_id,
             "pid": os.getpid(),
@@ -1142,6 +1119,85 @@ class DumpSession:
             }
 
         self.dump.update_json(INDEX_NAME, merge)
+
+    def _compile_rows(self, metrics: dict[str, Any]) -> list[dict[str, Any]]:
+        """Every compile Dynamo started in the session, in order, with its outcome: those its
+        bytecode hook saw (their files), and those it gave up on or that made no code (from its
+        compilation records), so that a recompilation that failed is a recompilation too."""
+        rows: list[dict[str, Any]] = []
+        seen: set[str] = set()
+        for fc in self.compiles:
+            m = metrics.get(fc.compile_id or "")
+            seen.add(fc.compile_id or "")
+            rows.append(
+                {
+                    "compile_id": fc.compile_id,
+                    "function": fc.function,
+                    "entry": fc.entry,
+                    "outcome": "failed" if getattr(m, "fail_type", None) else "compiled",
+                    "transformed_code_file": fc.transformed_file,
+                    "transformed_function": fc.transformed_function,
+                    "executed_from_file": fc.executed_from_file,
+                    "failure": fc.failure,
+                    "graphs": fc.graphs,
+                    "resume_functions": fc.resume_functions,
+                    "resume_function_keys": {
+                        name: key
+                        for name in fc.resume_functions
+                        if (key := self._function_key_of(self._resume_codes.get(name)))
+                    },
+                    "bytecode_files": fc.bytecode_files,
+                    "recompile_reason": getattr(m, "recompile_reason", None),
+                    "times_s": _times(m, fc.hook_time_s),
+                }
+            )
+        before = {id(m) for m in self._metrics_before}
+        by_frame = {
+            cid.split("/")[0]: rec for rec in self.functions.values() for cid in rec.compile_ids
+        }
+        for m in adapter.compilation_metrics():
+            cid = str(m.compile_id) if getattr(m, "compile_id", None) else None
+            if id(m) in before or cid is None or cid in seen:
+                continue
+            seen.add(cid)
+            base = f"{getattr(m, 'co_name', '?')}@{getattr(m, 'co_filename', '?')}:" + str(
+                getattr(m, "co_firstlineno", "?")
+            )
+            rec = by_frame.get(cid.split("/")[0]) or self.functions.get(base)
+            failed = bool(getattr(m, "fail_type", None))
+            rows.append(
+                {
+                    "compile_id": cid,
+                    "function": rec.key if rec is not None else base,
+                    "entry": None,
+                    "outcome": "failed" if failed else "no_code",
+                    "transformed_code_file": None,
+                    "transformed_function": None,
+                    "executed_from_file": False,
+                    "failure": (
+                        f"{m.fail_type}: {guards.one_line(str(getattr(m, 'fail_reason', '') or ''))}"
+                        if failed
+                        else "Dynamo made no code for the frame: it ran as it is"
+                    ),
+                    "graphs": [],
+                    "resume_functions": [],
+                    "resume_function_keys": {},
+                    "bytecode_files": {},
+                    "recompile_reason": getattr(m, "recompile_reason", None),
+                    "times_s": _times(m, 0.0),
+                }
+            )
+        # in the order Dynamo finished them (a compile without a record: after the one before)
+        order = {
+            str(m.compile_id): i
+            for i, m in enumerate(adapter.compilation_metrics())
+            if id(m) not in before and getattr(m, "compile_id", None)
+        }
+        keys, last = [], -1
+        for row in rows:
+            last = order.get(row["compile_id"] or "", last)
+            keys.append(last)
+        return [row for _, _, row in sorted(zip(keys, range(len(rows)), rows))]
 
     def _write_failed(self, where: str, e: OSError, compile_id: str | None = None) -> None:
         """A file of the exit work the dump directory refused (a full disk): recorded, and the

@@ -231,6 +231,8 @@ class Compile:
     # resume function global -> the key of the function it is (which resume function, when
     # two graph breaks on one line make two with one name)
     resume_function_keys: dict[str, str] = field(default_factory=dict)
+    # "compiled", "failed" (Dynamo gave up: no cache entry), "no_code" (nothing to compile)
+    outcome: str = "compiled"
     function: Function | None = None
     graphs: list[Graph] = field(default_factory=list)
     breaks: list[GraphBreak] = field(default_factory=list)
@@ -520,6 +522,7 @@ def _compile(raw: dict[str, Any]) -> Compile:
         resume_function_keys={
             str(k): str(v) for k, v in _dict(raw.get("resume_function_keys")).items() if v
         },
+        outcome=_s(raw.get("outcome"), "compiled"),
     )
 
 

@@ -352,6 +352,13 @@ def break_event(site: Site, s: Session, b: GraphBreak, here: str) -> Markup:
     )
 
 
+# what a compile that made no cache entry came to (index.json's Compile.outcome)
+COMPILE_OUTCOMES = {
+    "failed": "compile failed: no cache entry",
+    "no_code": "no code: Dynamo left the frame as it is",
+}
+
+
 def recompile_event(site: Site, s: Session, r: Recompile, here: str) -> Markup:
     c = r.compile
     fn = c.function
@@ -395,6 +402,15 @@ def recompile_event(site: Site, s: Session, r: Recompile, here: str) -> Markup:
             + " (why the earlier cache entries did not match):",
         ),
         h("ul", [h("li", h("code", g)) for g in guards]),
+        h(
+            "div",
+            h("span", COMPILE_OUTCOMES[c.outcome], class_="pill bad"),
+            " ",
+            h("code", c.failure or ""),
+            class_="bad",
+        )
+        if c.outcome in ("failed", "no_code")
+        else None,
         h("div", r.hint, class_="muted") if r.hint else None,
         reason_details(r.reason) if r.reason.strip() not in guards else None,
         class_="event recompile",
@@ -964,7 +980,17 @@ def compile_section(site: Site, s: Session, c: Compile, root: Function, here: st
         display_name(fn, c.function_key),
     ]
     status = []
-    if c.failure:
+    if c.outcome in ("failed", "no_code"):
+        status.append(
+            h(
+                "div",
+                h("span", COMPILE_OUTCOMES[c.outcome], class_="pill bad"),
+                " ",
+                h("code", c.failure or ""),
+                class_="bad",
+            )
+        )
+    elif c.failure:
         status.append(
             h(
                 "div",
