@@ -12,9 +12,12 @@ import contextlib
 import io
 import os
 import re
+import signal
 import subprocess
 import sys
+import time
 
+import pytest
 import training_loop
 from checks import check_files_compile, load_index
 
@@ -136,3 +139,74 @@ def test_the_report_counts_what_torch_logs_print(tmp_path):
     # every compile Dynamo recorded is in the index once
     ids = [c["compile_id"] for c in s["compiles"]]
     assert len(ids) == len(set(ids))
+
+
+def _index_describes_the_dump(dump) -> dict:
+    """The index is valid JSON and lists exactly the files in the directory (but its own and
+    the lock; a temporary file of an index write cut short is a dot file too)."""
+    index = load_index(str(dump))
+    listed = {f["path"] for s in index["sessions"] for f in s["files"]}
+    on_disk = {n for n in os.listdir(dump) if not n.startswith(".") and n != "index.json"}
+    assert listed == on_disk, (sorted(on_disk - listed), sorted(listed - on_disk))
+    return index
+
+
+@pytest.mark.parametrize("signame", ["SIGTERM", "SIGKILL", "SIGINT"])
+def test_a_killed_training_job_leaves_an_index_of_its_files(tmp_path, signame):
+    dump, ready = tmp_path / "dump", tmp_path / "ready"
+    proc = subprocess.Popen(
+        [sys.executable, SCRIPT, str(dump), "0", "--ready", str(ready)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=_script_env(),
+    )
+    try:
+        deadline = time.monotonic() + 600
+        while not ready.exists():
+            assert proc.poll() is None, proc.stderr.read()[-3000:]
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+        time.sleep(0.5)  # training on, compiled
+        proc.send_signal(getattr(signal, signame))
+        _, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode != 0
+    index = _index_describes_the_dump(dump)
+    (s,) = index["sessions"]
+    # what was compiled before the kill is there; SIGINT ends the block as an exception does
+    assert len(s["compiles"]) >= 10 and s["graph_breaks"], s["compiles"]
+    assert any(c["transformed_code_file"] for c in s["compiles"])
+    assert s["complete"] is (signame == "SIGINT"), s["complete"]
+    # and the report can be made from it
+    from pellucid.report import build_report
+
+    html = open(build_report(str(dump)), encoding="utf-8").read()
+    assert "Graph breaks (" in html
+
+
+def test_the_index_is_current_after_every_event_that_writes_files(tmp_path, monkeypatch):
+    """In the program's own process: whenever a file has been dumped and control is back in
+    the program, the index on disk lists it."""
+    import torch
+
+    import pellucid
+    from pellucid.dynamo import session as session_mod
+
+    checked = []
+    real = session_mod._checkpoint
+
+    def checkpoint(s):
+        real(s)
+        checked.append(len(_index_describes_the_dump(tmp_path)["sessions"][-1]["files"]))
+
+    monkeypatch.setattr(session_mod, "_checkpoint", checkpoint)
+    with pellucid.prepare_debug(str(tmp_path)):
+        training_loop.train(1)
+        torch._dynamo.reset()  # a second session of the block
+        training_loop.train(1)
+    assert len(checked) >= 10, checked
+    index = _index_describes_the_dump(tmp_path)
+    assert [s["complete"] for s in index["sessions"]] == [True, True]

@@ -4,8 +4,9 @@ optimizer step.  Imported by the tests, and run as a script by the ones that kil
 
     python training_loop.py DUMP_DIR STEPS [BACKEND] [--ready FILE]
 
-runs STEPS steps under ``prepare_debug(DUMP_DIR)`` (forever with STEPS 0), after the first
-writing FILE, so that a test knows when compiling has happened.
+runs STEPS steps under ``prepare_debug(DUMP_DIR)`` (forever with STEPS 0), after the third
+writing FILE: by then every compile has happened (the second step recompiles), and a test
+knows the loop runs on without compiling.
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ def train(steps: int, backend: str = "aot_eager", ready: str | None = None) -> N
     while steps == 0 or i < steps:
         compiled(model, opt, torch.randn(8, 4), torch.randn(8, 1))
         sys.stdout.flush()
-        if i == 0 and ready:
+        if i == 2 and ready:
             with open(ready, "w") as f:
                 f.write("compiled\n")
         i += 1

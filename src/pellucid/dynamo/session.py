@@ -169,6 +169,11 @@ class DumpSession:
         self._worker: worker.Worker | None = None
         self._adopting = False  # frames' files are made while Dynamo builds their guards
         self._part = 0  # index sessions this block has finished (one per torch._dynamo.reset())
+        # the index is kept current while the program runs (checkpoint): after each event
+        # that wrote files, between start and finish
+        self._live = False
+        self._index_dirty = False
+        self._checkpoint_failed = False
         self._begin()
 
     def _begin(self) -> None:
@@ -241,11 +246,14 @@ class DumpSession:
             f"torch._dynamo.reset() was called inside prepare_debug: what was compiled before "
             f"it is in session {previous}"
         )
+        self._live = True
 
     # ------------------------------------------------------------------ bookkeeping
 
     def _file(self, path: str, kind: str, **extra: Any) -> str:
         rel = self.dump.relpath(path)
+        if rel not in self.files:
+            self._index_dirty = True  # (the index is written again after this event)
         rec = self.files.setdefault(rel, {"path": rel, "kind": kind})
         rec.update({k: v for k, v in extra.items() if v is not None})
         return rel
@@ -359,6 +367,7 @@ class DumpSession:
         self._adopting = self._worker is not None and adapter.can_adopt_code()
         if self._adopting:
             adapter.patch_guarded_code(p, _on_guarded_code)
+        self._live = True
 
     def stop(self) -> None:
         self.patcher.restore()
@@ -914,6 +923,7 @@ class DumpSession:
                             os.unlink(old_path)
                         self._created.discard(old_path)
                         self.files.pop(self.dump.relpath(old_path), None)
+                        self._index_dirty = True
                     cid = self.graphs[owner].get("compile_id")
                     self._file(path, "graph", graph=owner, stage=stage, compile_id=cid)
                     self.graphs[owner]["stages"][stage] = self.dump.relpath(path)
@@ -1010,6 +1020,7 @@ class DumpSession:
     def finish(self) -> None:
         """Write what is read only after the run (guards, full_code files, the index): under
         one hold of the directory's lock, not one per file."""
+        self._live = False
         with self.dump.locked():
             self._finish()
         if self._worker is not None:  # answers no file asked for are not kept
@@ -1045,20 +1056,7 @@ class DumpSession:
             except OSError as e:
                 self._write_failed(rec.key, e)
                 full = None
-            function_rows.append(
-                {
-                    "key": rec.key,
-                    "name": rec.name,
-                    "qualname": rec.qualname,
-                    "file_id": rec.file_id,
-                    "filename": rec.filename,
-                    "firstlineno": rec.firstlineno,
-                    "kind": "resume" if rec.name.startswith("torch_dynamo_resume_in_") else "user",
-                    "compiled_before_prepare_debug": rec.compiled_before,
-                    "full_code_file": full,
-                    "cache_entries": rows,
-                }
-            )
+            function_rows.append(self._function_row(rec, full, rows))
         # Torch's own functions (e.g. the wrapper torch.cond compiles when called outside
         # torch.compile) are nothing the user compiled: their index records say so, no message.
         users = [c for c in self.preexisting if not adapter.is_torch_code(c)]
@@ -1074,17 +1072,43 @@ class DumpSession:
             self.messages.append(msg)
             print(msg, file=sys.stderr)
         compiles = self._compile_rows(metrics)
-        session = {
+        own = self.own_time_s - self._own_at_begin + time.perf_counter() - t_finish
+        self._write_index(self._session_record(function_rows, compiles, own, complete=True))
+
+    @staticmethod
+    def _function_row(
+        rec: FunctionRecord, full: str | None, rows: list[dict[str, Any]]
+    ) -> dict[str, Any]:
+        return {
+            "key": rec.key,
+            "name": rec.name,
+            "qualname": rec.qualname,
+            "file_id": rec.file_id,
+            "filename": rec.filename,
+            "firstlineno": rec.firstlineno,
+            "kind": "resume" if rec.name.startswith("torch_dynamo_resume_in_") else "user",
+            "compiled_before_prepare_debug": rec.compiled_before,
+            "full_code_file": full,
+            "cache_entries": rows,
+        }
+
+    def _session_record(
+        self,
+        function_rows: list[dict[str, Any]],
+        compiles: list[dict[str, Any]],
+        own_time_s: float,
+        complete: bool,
+    ) -> dict[str, Any]:
+        return {
             "id": self.session_id,
             "pid": os.getpid(),
             "argv": list(sys.argv),
             "rank": os.environ.get("RANK"),
             "started": self.started,
-            "finished": time.time(),
-            # own time until here; writing the index below is the one part not in it
-            "pellucid_time_s": round(
-                self.own_time_s - self._own_at_begin + time.perf_counter() - t_finish, 6
-            ),
+            "finished": time.time() if complete else None,
+            "complete": complete,
+            # own time until here; writing the index is the one part not in it
+            "pellucid_time_s": round(own_time_s, 6),
             "resume_sources": {
                 "decompiled": len(self._resume_sources),
                 "by_helper_process": self._resume_by_helper,
@@ -1105,8 +1129,11 @@ class DumpSession:
             "files": sorted(self.files.values(), key=lambda r: r["path"]),
         }
 
+    def _write_index(self, session: dict[str, Any]) -> None:
+        """Merge ``session`` into the directory's index (other sessions' records stay)."""
+
         def merge(data: dict[str, Any]) -> dict[str, Any]:
-            sessions = [s for s in data.get("sessions", []) if s.get("id") != self.session_id]
+            sessions = [s for s in data.get("sessions", []) if s.get("id") != session["id"]]
             sessions.append(session)
             return {
                 "schema": INDEX_SCHEMA,
@@ -1119,6 +1146,17 @@ class DumpSession:
             }
 
         self.dump.update_json(INDEX_NAME, merge)
+
+    def checkpoint(self) -> None:
+        """Write the index as it stands, while the program runs: a process killed (SIGTERM from
+        a scheduler, SIGKILL) leaves an index that describes every file it wrote, but for the
+        event in flight.  Called after each event that added or removed files; the session is
+        marked ``complete: false`` (no guard or full_code files yet: they are written on exit)."""
+        self._index_dirty = False
+        metrics = {str(m.compile_id): m for m in adapter.compilation_metrics() if m.compile_id}
+        rows = [self._function_row(rec, None, []) for rec in self.functions.values()]
+        own = self.own_time_s - self._own_at_begin
+        self._write_index(self._session_record(rows, self._compile_rows(metrics), own, False))
 
     def _compile_rows(self, metrics: dict[str, Any]) -> list[dict[str, Any]]:
         """Every compile Dynamo started in the session, in order, with its outcome: those its
@@ -1621,9 +1659,23 @@ def _own_time(s: DumpSession) -> Iterator[None]:
     try:
         yield
     finally:
+        if s._own_depth == 1 and s._index_dirty and s._live:
+            _checkpoint(s)  # (its time is pellucid's too)
         s._own_depth -= 1
         if not s._own_depth:
             s.own_time_s += time.perf_counter() - t0
+
+
+def _checkpoint(s: DumpSession) -> None:
+    """The index written after an event that added files; a failure is recorded once and
+    never reaches the program (the exit writes the index again)."""
+    try:
+        with _lock:
+            s.checkpoint()
+    except Exception as e:  # noqa: BLE001 - the user's program must go on
+        if not s._checkpoint_failed:
+            s._checkpoint_failed = True
+            s._fail("write", INDEX_NAME, f"{type(e).__name__}: {e}")
 
 
 def _bytecode_hook(code: types.CodeType, new_code: types.CodeType) -> types.CodeType | None:
@@ -1756,6 +1808,7 @@ def prepare_debug(
         yield session
     finally:
         _current = None
+        session._live = False
         try:
             with _own_time(session):
                 session.stop()
