@@ -46,13 +46,17 @@ def train(steps: int, backend: str = "aot_eager", ready: str | None = None) -> N
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
     compiled = torch.compile(step, backend=backend)
     i = 0
-    while steps == 0 or i < steps:
-        compiled(model, opt, torch.randn(8, 4), torch.randn(8, 1))
-        sys.stdout.flush()
-        if i == 2 and ready:
-            with open(ready, "w") as f:
-                f.write("compiled\n")
-        i += 1
+    # The second step recompiles the f-string's resume frame (its guard on the float .item()
+    # gave fails) and Dynamo gives up on it: torch 2.13 says so and falls back; torch 2.14
+    # raises an internal error instead, which suppress_errors turns into the same fallback.
+    with torch._dynamo.config.patch(suppress_errors=True):
+        while steps == 0 or i < steps:
+            compiled(model, opt, torch.randn(8, 4), torch.randn(8, 1))
+            sys.stdout.flush()
+            if i == 2 and ready:
+                with open(ready, "w") as f:
+                    f.write("compiled\n")
+            i += 1
 
 
 def main(argv: list[str]) -> None:
