@@ -133,11 +133,13 @@ def test_the_report_counts_what_torch_logs_print(tmp_path):
     assert f"Recompilations ({recompiles})" in html, re.findall(r"Recompilations \(\d+\)", html)
     assert f"Graph breaks ({breaks})" in html, re.findall(r"Graph breaks \(\d+\)", html)
     s = load_index(str(dump))["sessions"][-1]
-    failed = [c for c in s["compiles"] if c["outcome"] == "failed"]
+    every = s["compiles"] + s["compiles_without_code"]
+    failed = [c for c in every if c["outcome"] == "failed"]
     assert failed and all(c["recompile_reason"] and c["failure"] for c in failed), failed
+    assert all(c["outcome"] == "compiled" for c in s["compiles"])
     assert "compile failed" in html
     # every compile Dynamo recorded is in the index once
-    ids = [c["compile_id"] for c in s["compiles"]]
+    ids = [c["compile_id"] for c in every]
     assert len(ids) == len(set(ids))
 
 

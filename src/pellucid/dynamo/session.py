@@ -384,7 +384,7 @@ class DumpSession:
         cid = adapter.current_compile_id()
         if cid:
             fn.compile_ids.append(cid)
-        fc = FrameCompile(cid, fn.key, fn.entry_for(cid) if cid else fn.entry_for(None))
+        fc = FrameCompile(cid, fn.key, fn.entry_for(cid or None))
         fc.resume_functions = sorted(n for n in new_code.co_names if n.startswith("__resume_at_"))
         safe = f"{fn.file_id}_entry{fc.entry}"  # (the files' stem: the function, its entry)
         # the converted frame's globals, found once per hook (a walk up the stack that also
@@ -1073,7 +1073,7 @@ class DumpSession:
             print(msg, file=sys.stderr)
         compiles = self._compile_rows(metrics)
         own = self.own_time_s - self._own_at_begin + time.perf_counter() - t_finish
-        self._write_index(self._session_record(function_rows, compiles, own, complete=True))
+        self._write_index(self._session_record(function_rows, *compiles, own, complete=True))
 
     @staticmethod
     def _function_row(
@@ -1096,6 +1096,7 @@ class DumpSession:
         self,
         function_rows: list[dict[str, Any]],
         compiles: list[dict[str, Any]],
+        without_code: list[dict[str, Any]],
         own_time_s: float,
         complete: bool,
     ) -> dict[str, Any]:
@@ -1121,6 +1122,7 @@ class DumpSession:
             },
             "functions": function_rows,
             "compiles": compiles,
+            "compiles_without_code": without_code,
             "graphs": list(self.graphs.values()),
             "graph_breaks": self.graph_breaks,
             "frames_not_compiled": self._frames_not_compiled(),
@@ -1156,12 +1158,15 @@ class DumpSession:
         metrics = {str(m.compile_id): m for m in adapter.compilation_metrics() if m.compile_id}
         rows = [self._function_row(rec, None, []) for rec in self.functions.values()]
         own = self.own_time_s - self._own_at_begin
-        self._write_index(self._session_record(rows, self._compile_rows(metrics), own, False))
+        self._write_index(self._session_record(rows, *self._compile_rows(metrics), own, False))
 
-    def _compile_rows(self, metrics: dict[str, Any]) -> list[dict[str, Any]]:
-        """Every compile Dynamo started in the session, in order, with its outcome: those its
-        bytecode hook saw (their files), and those it gave up on or that made no code (from its
-        compilation records), so that a recompilation that failed is a recompilation too."""
+    def _compile_rows(
+        self, metrics: dict[str, Any]
+    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """Every compile Dynamo started in the session, with its outcome: those its bytecode
+        hook saw (with their files), and, apart, those that made no code (Dynamo gave up, or
+        found nothing to compile; from its compilation records), so that a recompilation that
+        failed is a recompilation too."""
         rows: list[dict[str, Any]] = []
         seen: set[str] = set()
         for fc in self.compiles:
@@ -1193,6 +1198,7 @@ class DumpSession:
         by_frame = {
             cid.split("/")[0]: rec for rec in self.functions.values() for cid in rec.compile_ids
         }
+        others: list[dict[str, Any]] = []
         for m in adapter.compilation_metrics():
             cid = str(m.compile_id) if getattr(m, "compile_id", None) else None
             if id(m) in before or cid is None or cid in seen:
@@ -1203,7 +1209,7 @@ class DumpSession:
             )
             rec = by_frame.get(cid.split("/")[0]) or self.functions.get(base)
             failed = bool(getattr(m, "fail_type", None))
-            rows.append(
+            others.append(
                 {
                     "compile_id": cid,
                     "function": rec.key if rec is not None else base,
@@ -1225,17 +1231,7 @@ class DumpSession:
                     "times_s": _times(m, 0.0),
                 }
             )
-        # in the order Dynamo finished them (a compile without a record: after the one before)
-        order = {
-            str(m.compile_id): i
-            for i, m in enumerate(adapter.compilation_metrics())
-            if id(m) not in before and getattr(m, "compile_id", None)
-        }
-        keys, last = [], -1
-        for row in rows:
-            last = order.get(row["compile_id"] or "", last)
-            keys.append(last)
-        return [row for _, _, row in sorted(zip(keys, range(len(rows)), rows))]
+        return rows, others
 
     def _write_failed(self, where: str, e: OSError, compile_id: str | None = None) -> None:
         """A file of the exit work the dump directory refused (a full disk): recorded, and the

@@ -571,7 +571,11 @@ def _link(session_raw: dict[str, Any], number: int, sources: SourceCache) -> Ses
     by_key: dict[str, Function] = {}
     for f in functions:
         by_key.setdefault(f.key, f)
-    compiles = [_compile(c) for c in _list(session_raw.get("compiles")) if isinstance(c, dict)]
+    compiles = [
+        _compile(c)
+        for c in [*_list(session_raw.get("compiles")), *_list(session_raw.get("compiles_without_code"))]
+        if isinstance(c, dict)
+    ]
     graphs: dict[str, Graph] = {}
     for g in _list(session_raw.get("graphs")):
         if isinstance(g, dict) and g.get("name"):
