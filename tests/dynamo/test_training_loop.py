@@ -187,6 +187,7 @@ def test_a_killed_training_job_leaves_an_index_of_its_files(tmp_path, signame):
 
     html = open(build_report(str(dump)), encoding="utf-8").read()
     assert "Graph breaks (" in html
+    assert ("This session did not finish" in html) is (signame != "SIGINT")
 
 
 def test_the_index_is_current_after_every_event_that_writes_files(tmp_path, monkeypatch):

@@ -836,6 +836,16 @@ def session_body(site: Site, s: Session, multi: bool) -> list[Any]:
         )
         out.append(h("div", h("code", " ".join(s.argv)), class_="muted"))
     out.append(cards(s))
+    if s.raw.get("complete") is False:
+        out.append(
+            h(
+                "div",
+                "This session did not finish: the program ended before prepare_debug's exit "
+                "(killed, say). Everything dumped up to its last event is here; guards and "
+                "full_code files, written at the exit, are not.",
+                class_="event failure",
+            )
+        )
     for m in s.messages:
         out.append(h("div", m, class_="event failure"))
     out.append(h("h2", f"Graph breaks ({len(s.breaks)})", id=f"{sid}graph-breaks"))
