@@ -5,7 +5,9 @@
 ``python -m package.module args...`` (same ``sys.argv``, ``sys.path[0]``, ``__main__`` module and
 exit code), with every ``torch.compile`` of the program dumped into DIR (default
 ``./pellucid_dump/<script>-<timestamp>``).  Afterwards it writes ``DIR/pellucid_run.json`` (the
-command, exit code, Dynamo's counters) and, with ``--report``, the HTML report.
+command, exit code, Dynamo's counters) and, with ``--report``, the HTML report.  Nothing of
+pellucid's changes the program's outcome: a dump, record or report it cannot write is one
+warning line on stderr, and the program's output and exit code stay.
 
 A program that calls ``pellucid.prepare_debug`` itself (like ``examples/toy.py``) joins the run's
 dump instead of failing (``prepare_debug`` does not nest); the patch that does this lives here
@@ -22,6 +24,7 @@ import sys
 import time
 import traceback
 import types
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
@@ -269,6 +272,67 @@ def _write_json(path: str, data: dict[str, Any]) -> None:
     os.replace(tmp, path)
 
 
+def _warn(what: str, exc: BaseException) -> None:
+    """One line on stderr for a failure of pellucid's own: the program's outcome stays."""
+    text = " ".join(str(exc).split())
+    print(f"pellucid: could not write {what}: {type(exc).__name__}: {text}", file=sys.stderr)
+
+
+def _guarded(what: str, action: Any, failed: Any = None) -> Any:
+    """``action()``, or ``failed`` with one warning line if pellucid's own work raised."""
+    try:
+        return action()
+    except Exception as exc:  # noqa: BLE001 - pellucid's failure is not the program's
+        _warn(what, exc)
+        return failed
+
+
+@contextlib.contextmanager
+def _dumping(dump_dir: str, debug: bool) -> Iterator[None]:
+    """``prepare_debug(dump_dir)`` around the program, whose outcome it never changes: when it
+    cannot start the program runs without a dump, and a failure on its way out (the program
+    removed the directory, say) is one warning line.  The program's own exceptions are caught
+    inside the block, so whatever comes out of ``prepare_debug`` is pellucid's."""
+    from pellucid.dynamo import prepare_debug
+
+    entered = None
+    try:
+        manager = prepare_debug(dump_dir)
+        manager.__enter__()
+        entered = manager
+    except Exception as exc:  # noqa: BLE001
+        if debug:
+            traceback.print_exc()
+        print(
+            f"pellucid: could not start dumping to {dump_dir} ({type(exc).__name__}: "
+            f"{' '.join(str(exc).split())}); the program runs without a dump",
+            file=sys.stderr,
+        )
+    try:
+        yield
+    finally:
+        if entered is not None:
+            try:
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always", _pellucid_warning())
+                    entered.__exit__(None, None, None)
+                for w in caught:  # pellucid's warnings on the way out: one line each
+                    if issubclass(w.category, _pellucid_warning()):
+                        print(" ".join(str(w.message).split()), file=sys.stderr)
+                    else:
+                        warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+            except Exception as exc:  # noqa: BLE001
+                if debug:
+                    traceback.print_exc()
+                _warn(f"the dump index in {dump_dir}", exc)
+
+
+def _pellucid_warning() -> type[Warning]:
+    from pellucid.dynamo.session import PellucidWarning
+
+    return PellucidWarning
+
+
 def run(opts: RunOptions) -> int:
     """Run the program under ``prepare_debug``; return its exit code (2 if it cannot start)."""
     if not opts.module and not os.path.exists(opts.target):
@@ -281,7 +345,7 @@ def run(opts: RunOptions) -> int:
     try:
         import torch  # noqa: F401 - prepare_debug needs it; fail early with a clear message
 
-        from pellucid.dynamo import UnsupportedTorchError, prepare_debug
+        from pellucid.dynamo import UnsupportedTorchError
         from pellucid.dynamo.adapter import check_supported
     except ImportError as exc:
         print(f"pellucid run: needs PyTorch ({exc})", file=sys.stderr)
@@ -324,12 +388,12 @@ def run(opts: RunOptions) -> int:
         "torch_trace": os.environ.get("TORCH_TRACE"),
     }
     exit_code = 0
-    emitter = TraceEmitter(dump_dir) if trace_enabled() else None
+    emitter = _guarded("the torch trace", lambda: TraceEmitter(dump_dir) if trace_enabled() else None)
     t0 = time.perf_counter()
     try:
-        with joined_prepare_debug(dump_dir) as asked, prepare_debug(dump_dir):
-            if emitter is not None:
-                emitter.install()
+        with joined_prepare_debug(dump_dir) as asked, _dumping(dump_dir, opts.debug):
+            if emitter is not None and _guarded("the torch trace", emitter.install, False) is False:
+                emitter = None
             try:
                 if opts.module:
                     _run_module(opts.target, opts.args)
@@ -351,7 +415,7 @@ def run(opts: RunOptions) -> int:
                 record["exception"] = f"{type(exc).__name__}: {exc}".splitlines()[0][:500]
             finally:
                 if emitter is not None:
-                    emitter.remove()
+                    _guarded("the torch trace", emitter.remove)
         record["program_prepare_debug_dirs"] = asked
     finally:
         record["duration_s"] = round(time.perf_counter() - t0, 6)
@@ -360,15 +424,17 @@ def run(opts: RunOptions) -> int:
         sys.path[:] = saved_path
         if saved_main is not None:
             sys.modules["__main__"] = saved_main
-    sys.stdout.flush()
+    with contextlib.suppress(Exception):
+        sys.stdout.flush()
     record["exit_code"] = exit_code
     record["counters"] = _counters()
     if emitter is not None:
-        _emit_trace(emitter, dump_dir)
+        _guarded("the torch trace", lambda: _emit_trace(emitter, dump_dir))
         record["trace_artifacts"] = len(emitter.emitted)
         if emitter.errors:
             record["trace_errors"] = emitter.errors
-    _write_json(os.path.join(dump_dir, RUN_FILE), record)
+    if _guarded(f"the run record {RUN_FILE}", lambda: _write_json(os.path.join(dump_dir, RUN_FILE), record), False) is False:
+        return exit_code
     print(f"pellucid: dumped to {dump_dir}", file=sys.stderr)
     if opts.report or opts.open:
         try:
@@ -383,10 +449,7 @@ def run(opts: RunOptions) -> int:
         except Exception as exc:  # noqa: BLE001 - the program's exit code stays
             if opts.debug:
                 traceback.print_exc()
-            print(
-                f"pellucid: could not write the report: {type(exc).__name__}: {exc}",
-                file=sys.stderr,
-            )
+            _warn("the report", exc)
     return exit_code
 
 

@@ -332,3 +332,85 @@ def test_joined_prepare_debug_is_restored(tmp_path):
     assert pellucid.prepare_debug is before[0]
     assert asked == [str(tmp_path / "inner")]
     assert not (tmp_path / "inner").exists()
+
+
+# ---------------------------------------------------------------------------------------------
+# pellucid's own failures never change the program's outcome
+
+LOSES_ITS_DUMP = textwrap.dedent(
+    """\
+    import os
+    import shutil
+    import sys
+
+    import torch
+
+
+    def f(x):
+        return x.sin() + 1
+
+
+    torch.compile(f, backend="eager")(torch.ones(3))
+    dump, how = sys.argv[1], sys.argv[2]
+    shutil.rmtree(dump)
+    if how == "file":  # the dump directory's path is a file now: nothing can be made under it
+        with open(dump, "w") as out:
+            out.write("not a directory")
+    print("PROGRAM OUTPUT", how)
+    sys.exit(7)
+    """
+)
+
+
+@needs_torch
+@pytest.mark.parametrize("how", ["removed", "file"])
+@pytest.mark.parametrize("report", [False, True])
+def test_run_keeps_the_exit_code_and_output_when_the_dump_cannot_be_written(tmp_path, how, report):
+    script = tmp_path / "prog.py"
+    script.write_text(LOSES_ITS_DUMP)
+    dump = tmp_path / "dump"
+    extra = ["--report"] if report else []
+    proc = pellucid("run", "--dump-dir", str(dump), *extra, str(script), str(dump), how, cwd=tmp_path)
+    assert proc.returncode == 7, proc.stderr
+    assert proc.stdout.splitlines() == [f"PROGRAM OUTPUT {how}"]
+    # (torch may print its own "Exception ignored" noise at exit: none of it is pellucid's)
+    assert "internal error" not in proc.stderr and f"src{os.sep}pellucid" not in proc.stderr, proc.stderr
+    warned = [ln for ln in proc.stderr.splitlines() if ln.startswith("pellucid")]
+    assert warned and all(ln.startswith("pellucid: ") for ln in warned), proc.stderr
+    if how == "file":
+        assert dump.read_text() == "not a directory"
+
+
+@needs_torch
+def test_run_keeps_the_exit_code_when_entering_the_dump_fails(tmp_path):
+    """The dump directory goes away between pellucid's check and the program's start: the
+    program runs without a dump, with one warning line."""
+    script = tmp_path / "prog.py"
+    script.write_text("import sys\nprint('RAN')\nsys.exit(5)\n")
+    starter = tmp_path / "start.py"
+    starter.write_text(
+        textwrap.dedent(
+            f"""\
+            import shutil, sys
+            import pellucid.dynamo.files as files
+            made = files.DumpDir.__init__
+            calls = []
+            def init(self, path):
+                calls.append(path)
+                if len(calls) == 2:  # prepare_debug's own: the path is a file by now
+                    shutil.rmtree(path)
+                    open(path, "w").close()
+                made(self, path)
+            files.DumpDir.__init__ = init
+            from pellucid.cli import main
+            sys.exit(main(["run", "--dump-dir", {str(tmp_path / "dump")!r}, {str(script)!r}]))
+            """
+        )
+    )
+    proc = subprocess.run(
+        [sys.executable, str(starter)], capture_output=True, text=True, env=env_with_src(), timeout=300
+    )
+    assert proc.returncode == 5, proc.stderr
+    assert proc.stdout == "RAN\n"
+    assert "internal error" not in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+    assert any(ln.startswith("pellucid: ") for ln in proc.stderr.splitlines()), proc.stderr

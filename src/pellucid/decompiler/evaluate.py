@@ -578,18 +578,34 @@ class Evaluator:
         stack.append(ast.Dict(keys=list(keys.elts), values=vals))
 
     def op_BUILD_STRING(self, ins: Instr, stack: list) -> None:
+        """An f-string's parts joined.  A part that is not spelled as a string (a value formatted
+        before a graph break, which Dynamo's resume function gets on its stack) is joined as it
+        is: ``''.join((part, f'...'))`` runs the function BUILD_STRING runs (a ``str`` passes
+        through unformatted, anything else raises the same TypeError)."""
         parts = self.pop_n(stack, ins.arg, ins)
-        values: list[ast.expr] = []
+        pieces: list[ast.expr] = []  # joined as they are
+        values: list[ast.expr] = []  # the f-string being built from string parts
         for p in parts:
             if isinstance(p, ast.JoinedStr):
                 values.extend(p.values)
-            elif isinstance(p, ast.Constant) and isinstance(p.value, str):
-                values.append(p)
-            elif isinstance(p, ast.FormattedValue):
+            elif (isinstance(p, ast.Constant) and isinstance(p.value, str)) or isinstance(
+                p, ast.FormattedValue
+            ):
                 values.append(p)
             else:
-                raise self.fail("BUILD_STRING of a non-string part", ins)
-        stack.append(ast.JoinedStr(values=values))
+                if values:
+                    pieces.append(_joined(values))
+                    values = []
+                pieces.append(p)
+        if not pieces:
+            stack.append(ast.JoinedStr(values=values))
+            return
+        if values:
+            pieces.append(_joined(values))
+        join = ast.Attribute(value=ast.Constant(""), attr="join", ctx=ast.Load())
+        stack.append(
+            ast.Call(func=join, args=[ast.Tuple(elts=pieces, ctx=ast.Load())], keywords=[])
+        )
 
     def op_FORMAT_VALUE(self, ins: Instr, stack: list) -> None:
         flags = ins.arg
@@ -1032,6 +1048,13 @@ def cell_of(var: str) -> ast.expr:
     fn = ast.Lambda(args=no_args, body=name(var))
     closure = ast.Attribute(value=fn, attr="__closure__", ctx=ast.Load())
     return ast.Subscript(value=closure, slice=ast.Constant(value=0), ctx=ast.Load())
+
+
+def _joined(values: list[ast.expr]) -> ast.expr:
+    """String parts as one expression: a lone constant as itself, else an f-string."""
+    if len(values) == 1 and isinstance(values[0], ast.Constant):
+        return values[0]
+    return ast.JoinedStr(values=values)
 
 
 def _formatted(value: ast.expr, conversion: int, spec: ast.expr | None) -> ast.FormattedValue:

@@ -52,6 +52,9 @@ class DumpDir:
         # flock locks belong to the open file, which fork shares.
         self._fd: int | None = None
         self._fd_pid = 0
+        # JSON file -> (its stat when this object last wrote it, what it wrote): read again only
+        # when another process (or object) has replaced it since
+        self._json_cache: dict[str, tuple[tuple[int, int, int], dict[str, Any]]] = {}
         try:
             os.makedirs(self.path, exist_ok=True)
             # The lock file is the write probe: creating it (or opening it for writing) is
@@ -174,15 +177,23 @@ class DumpDir:
         path = os.path.join(self.path, name)
         with self.locked():
             data: dict[str, Any] = {}
-            if os.path.exists(path):
+            cached = self._json_cache.get(path)
+            signature = _signature(path)
+            if cached is not None and signature == cached[0]:
+                data = cached[1]  # (update makes a new dict: this one is not changed)
+            elif signature is not None:
                 try:
                     with open(path, encoding="utf-8") as f:
                         data = json.load(f)
                 except (OSError, ValueError):
                     data = {}
             data = update(data)
-            # no indent: json's C encoder (the indenting one is pure Python, and this is on exit)
+            # no indent: json's C encoder (the indenting one is pure Python, and this is
+            # written after every event that adds files)
             self._atomic_write(path, json.dumps(data, default=str))
+            signature = _signature(path)
+            if signature is not None:
+                self._json_cache[path] = (signature, data)
 
     def relpath(self, path: str) -> str:
         prefix = self.path + os.sep
@@ -209,3 +220,12 @@ class DumpDir:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
             raise
+
+
+def _signature(path: str) -> tuple[int, int, int] | None:
+    """What tells one version of a file from another: an atomic write makes a new inode."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_ino, st.st_mtime_ns, st.st_size)

@@ -3,7 +3,7 @@
 One :class:`DumpSession` is active at a time (the hooks are process-global).  Its handlers:
 
 * ``on_bytecode`` (Dynamo bytecode hook): decompile the transformed code, write
-  ``__transformed_code_<n>_for_<fn>.py``, compile it from that file and hand it back to Dynamo.
+  ``__transformed_code_<fn>_entry<k>.py``, compile it from that file and hand it back to Dynamo.
   Any failure is recorded, warned about once per frame, and Dynamo's bytecode is kept.
 * ``on_lazy_format_graph_code``: every graph module of every stage is written to
   ``__compiled_fn_<n>.<stage>.py`` and its ``forward`` re-made from that file.
@@ -87,12 +87,31 @@ class FunctionRecord:
     code_ref: Any  # weakref to the original code object (or the code itself)
     compiled_before: bool = False
     compile_ids: list[str] = field(default_factory=list)
+    qualname: str = ""
+    # the function in file names: its qualname, with its module when another module's function
+    # has that qualname, and a number when another code object still has that name
+    file_id: str = ""
+    entries: dict[str, int] = field(default_factory=dict)  # compile id -> k of `_entry<k>`
+    next_entry: int = 0
+
+    def entry_for(self, compile_id: str | None) -> int:
+        """The ``k`` of ``_entry<k>`` in the names of the files of ``compile_id``'s cache entry:
+        the function's compiles in the session counted from 0 (a compile not seen by the
+        bytecode hook, e.g. one from before ``prepare_debug``, gets the next one)."""
+        if compile_id is not None and compile_id in self.entries:
+            return self.entries[compile_id]
+        k = self.next_entry
+        self.next_entry += 1
+        if compile_id is not None:
+            self.entries[compile_id] = k
+        return k
 
 
 @dataclass
 class FrameCompile:
     compile_id: str | None
     function: str  # FunctionRecord.key
+    entry: int = 0  # the k of its files' `_entry<k>`
     transformed_file: str | None = None
     transformed_function: str | None = None
     executed_from_file: bool = False
@@ -152,6 +171,11 @@ class DumpSession:
         self._worker: worker.Worker | None = None
         self._adopting = False  # frames' files are made while Dynamo builds their guards
         self._part = 0  # index sessions this block has finished (one per torch._dynamo.reset())
+        # the index is kept current while the program runs (checkpoint): after each event
+        # that wrote files, between start and finish
+        self._live = False
+        self._index_dirty = False
+        self._checkpoint_failed = False
         self._begin()
 
     def _begin(self) -> None:
@@ -162,6 +186,9 @@ class DumpSession:
             self.session_id += f"-{self._part}"
         self._own_at_begin = self.own_time_s
         self.functions: dict[str, FunctionRecord] = {}
+        # id(original code) -> its record: a function is its code object, not its name (two
+        # resume functions Dynamo makes on one line share name, file and line)
+        self._function_of_code: dict[int, FunctionRecord] = {}
         self.compiles: list[FrameCompile] = []
         self.graphs: dict[str, dict[str, Any]] = {}
         self.aot_owner: dict[Any, str] = {}
@@ -221,41 +248,70 @@ class DumpSession:
             f"torch._dynamo.reset() was called inside prepare_debug: what was compiled before "
             f"it is in session {previous}"
         )
+        self._live = True
 
     # ------------------------------------------------------------------ bookkeeping
 
     def _file(self, path: str, kind: str, **extra: Any) -> str:
         rel = self.dump.relpath(path)
+        if rel not in self.files:
+            self._index_dirty = True  # (the index is written again after this event)
         rec = self.files.setdefault(rel, {"path": rel, "kind": kind})
         rec.update({k: v for k, v in extra.items() if v is not None})
         return rel
 
-    def _write_once(self, template: str, render: Any) -> tuple[str, int]:
-        """``DumpDir.write_unique`` that remembers the text (full_code files quote it)."""
-        texts: dict[int, str] = {}
-
-        def remembered(n: int) -> str:
-            if n not in texts:
-                texts[n] = render(n)
-            return texts[n]
-
-        path, n, _ = self.dump.write_unique(template, remembered)
-        self._contents[self.dump.relpath(path)] = texts[n]
-        return path, n
+    def _write_once(self, name: str, content: str) -> str:
+        """``DumpDir.write_named`` that remembers the text (full_code files quote it)."""
+        path, _ = self.dump.write_named(name, content)
+        self._contents[self.dump.relpath(path)] = content
+        return path
 
     def _function(self, code: types.CodeType, compiled_before: bool = False) -> FunctionRecord:
-        key = _code_key(code)
-        rec = self.functions.get(key)
-        if rec is None:
-            try:
-                ref: Any = weakref.ref(code)
-            except TypeError:
-                ref = lambda c=code: c  # noqa: E731
-            rec = FunctionRecord(
-                key, code.co_name, code.co_filename, code.co_firstlineno, ref, compiled_before
-            )
-            self.functions[key] = rec
+        """The record of the function whose code object is ``code`` (made at its first sight).
+        Its key is ``<name>@<file>:<line>``; another code object with the same name, file and
+        line (two graph breaks on one line make two resume functions so) gets ``#2``, ``#3``."""
+        rec = self._function_of_code.get(id(code))
+        if rec is not None and rec.code_ref() is code:
+            return rec
+        base = key = _code_key(code)
+        k = 1
+        while key in self.functions:
+            k += 1
+            key = f"{base}#{k}"
+        try:
+            ref: Any = weakref.ref(code)
+        except TypeError:
+            ref = lambda c=code: c  # noqa: E731
+        rec = FunctionRecord(
+            key, code.co_name, code.co_filename, code.co_firstlineno, ref, compiled_before
+        )
+        rec.qualname = getattr(code, "co_qualname", None) or code.co_name
+        rec.file_id = self._file_identity(rec)
+        self.functions[key] = rec
+        self._function_of_code[id(code)] = rec
         return rec
+
+    def _file_identity(self, rec: FunctionRecord) -> str:
+        """``rec``'s name in file names, unique in the session and the same in every run of the
+        program: its qualname (``MLP.forward``: ``MLP_forward``); with the module's name when
+        a function of another file has that qualname (``step_sgd``); then ``_2``, ``_3`` for
+        more code objects of one name (two resume functions of one source line)."""
+        used = {r.file_id: r for r in self.functions.values()}
+        base = safe_name(rec.qualname)
+        holder = used.get(base)
+        if holder is not None and holder.filename != rec.filename:
+            module = os.path.splitext(os.path.basename(rec.filename))[0]
+            base = safe_name(f"{rec.qualname}_{module}")
+        fid, k = base, 1
+        while fid in used:
+            k += 1
+            fid = f"{base}_{k}"
+        return fid
+
+    def _function_key_of(self, code: types.CodeType | None) -> str | None:
+        """The key of ``code``'s record, if it has one."""
+        rec = self._function_of_code.get(id(code)) if code is not None else None
+        return rec.key if rec is not None and rec.code_ref() is code else None
 
     def _fail(self, kind: str, where: str, reason: str, **extra: Any) -> None:
         rec = {"kind": kind, "where": where, "reason": reason}
@@ -313,6 +369,7 @@ class DumpSession:
         self._adopting = self._worker is not None and adapter.can_adopt_code()
         if self._adopting:
             adapter.patch_guarded_code(p, _on_guarded_code)
+        self._live = True
 
     def stop(self) -> None:
         self.patcher.restore()
@@ -329,9 +386,9 @@ class DumpSession:
         cid = adapter.current_compile_id()
         if cid:
             fn.compile_ids.append(cid)
-        fc = FrameCompile(cid, fn.key)
+        fc = FrameCompile(cid, fn.key, fn.entry_for(cid or None))
         fc.resume_functions = sorted(n for n in new_code.co_names if n.startswith("__resume_at_"))
-        safe = safe_name(code.co_name)
+        safe = f"{fn.file_id}_entry{fc.entry}"  # (the files' stem: the function, its entry)
         # the converted frame's globals, found once per hook (a walk up the stack that also
         # builds the locals of Dynamo's frame)
         g = adapter.compile_frame_globals()
@@ -525,20 +582,15 @@ class DumpSession:
             # frame's globals
             g.update(made.consts)
 
-        def fname(n: int) -> str:
-            return f"__transformed_code_{n}_for_{safe}"
-
-        def render(n: int) -> str:
-            return made.source.replace(_PLACEHOLDER, fname(n))
-
-        path, n = self._write_once(f"{fname('{n}')}.py", render)  # type: ignore[arg-type]
-        result = recompile.relabel(made.checked, "<pellucid>", path, _PLACEHOLDER, fname(n))
+        fname = f"__transformed_code_{safe}"
+        path = self._write_once(f"{fname}.py", made.source.replace(_PLACEHOLDER, fname))
+        result = recompile.relabel(made.checked, "<pellucid>", path, _PLACEHOLDER, fname)
         if g is not None:
             for long, short in usable.items():
                 g.setdefault(short, g[long])
         fc.transformed_file = self._file(path, "transformed_code", function=code.co_name)
         self.dynamo_codes[fc.transformed_file] = new_code
-        fc.transformed_function = fname(n)
+        fc.transformed_function = fname
         fc.verification = made.verification
         if not made.runs:
             return None
@@ -555,9 +607,7 @@ class DumpSession:
             code, file=out
         )
         text = out.getvalue()
-        path, _, _ = self.dump.write_unique(
-            f"__bytecode_{which}_{{n}}_for_{safe}.txt", lambda n: text
-        )
+        path, _ = self.dump.write_named(f"__bytecode_{which}_{safe}.txt", text)
         fc.bytecode_files[which] = self._file(path, f"bytecode_{which}")
 
     # ------------------------------------------------------------------ graphs
@@ -880,6 +930,7 @@ class DumpSession:
                             os.unlink(old_path)
                         self._created.discard(old_path)
                         self.files.pop(self.dump.relpath(old_path), None)
+                        self._index_dirty = True
                     cid = self.graphs[owner].get("compile_id")
                     self._file(path, "graph", graph=owner, stage=stage, compile_id=cid)
                     self.graphs[owner]["stages"][stage] = self.dump.relpath(path)
@@ -976,6 +1027,7 @@ class DumpSession:
     def finish(self) -> None:
         """Write what is read only after the run (guards, full_code files, the index): under
         one hold of the directory's lock, not one per file."""
+        self._live = False
         with self.dump.locked():
             self._finish()
         if self._worker is not None:  # answers no file asked for are not kept
@@ -1011,18 +1063,7 @@ class DumpSession:
             except OSError as e:
                 self._write_failed(rec.key, e)
                 full = None
-            function_rows.append(
-                {
-                    "key": rec.key,
-                    "name": rec.name,
-                    "filename": rec.filename,
-                    "firstlineno": rec.firstlineno,
-                    "kind": "resume" if rec.name.startswith("torch_dynamo_resume_in_") else "user",
-                    "compiled_before_prepare_debug": rec.compiled_before,
-                    "full_code_file": full,
-                    "cache_entries": rows,
-                }
-            )
+            function_rows.append(self._function_row(rec, full, rows))
         # Torch's own functions (e.g. the wrapper torch.cond compiles when called outside
         # torch.compile) are nothing the user compiled: their index records say so, no message.
         users = [c for c in self.preexisting if not adapter.is_torch_code(c)]
@@ -1037,36 +1078,45 @@ class DumpSession:
             )
             self.messages.append(msg)
             print(msg, file=sys.stderr)
-        compiles = []
-        for fc in self.compiles:
-            m = metrics.get(fc.compile_id or "")
-            compiles.append(
-                {
-                    "compile_id": fc.compile_id,
-                    "function": fc.function,
-                    "transformed_code_file": fc.transformed_file,
-                    "transformed_function": fc.transformed_function,
-                    "executed_from_file": fc.executed_from_file,
-                    "verification": fc.verification,
-                    "failure": fc.failure,
-                    "graphs": fc.graphs,
-                    "resume_functions": fc.resume_functions,
-                    "bytecode_files": fc.bytecode_files,
-                    "recompile_reason": getattr(m, "recompile_reason", None),
-                    "times_s": _times(m, fc.hook_time_s),
-                }
-            )
-        session = {
+        compiles = self._compile_rows(metrics)
+        own = self.own_time_s - self._own_at_begin + time.perf_counter() - t_finish
+        self._write_index(self._session_record(function_rows, *compiles, own, complete=True))
+
+    @staticmethod
+    def _function_row(
+        rec: FunctionRecord, full: str | None, rows: list[dict[str, Any]]
+    ) -> dict[str, Any]:
+        return {
+            "key": rec.key,
+            "name": rec.name,
+            "qualname": rec.qualname,
+            "file_id": rec.file_id,
+            "filename": rec.filename,
+            "firstlineno": rec.firstlineno,
+            "kind": "resume" if rec.name.startswith("torch_dynamo_resume_in_") else "user",
+            "compiled_before_prepare_debug": rec.compiled_before,
+            "full_code_file": full,
+            "cache_entries": rows,
+        }
+
+    def _session_record(
+        self,
+        function_rows: list[dict[str, Any]],
+        compiles: list[dict[str, Any]],
+        without_code: list[dict[str, Any]],
+        own_time_s: float,
+        complete: bool,
+    ) -> dict[str, Any]:
+        return {
             "id": self.session_id,
             "pid": os.getpid(),
             "argv": list(sys.argv),
             "rank": os.environ.get("RANK"),
             "started": self.started,
-            "finished": time.time(),
-            # own time until here; writing the index below is the one part not in it
-            "pellucid_time_s": round(
-                self.own_time_s - self._own_at_begin + time.perf_counter() - t_finish, 6
-            ),
+            "finished": time.time() if complete else None,
+            "complete": complete,
+            # own time until here; writing the index is the one part not in it
+            "pellucid_time_s": round(own_time_s, 6),
             "resume_sources": {
                 "decompiled": len(self._resume_sources),
                 "by_helper_process": self._resume_by_helper,
@@ -1079,6 +1129,7 @@ class DumpSession:
             },
             "functions": function_rows,
             "compiles": compiles,
+            "compiles_without_code": without_code,
             "graphs": list(self.graphs.values()),
             "graph_breaks": self.graph_breaks,
             "frames_not_compiled": self._frames_not_compiled(),
@@ -1087,8 +1138,11 @@ class DumpSession:
             "files": sorted(self.files.values(), key=lambda r: r["path"]),
         }
 
+    def _write_index(self, session: dict[str, Any]) -> None:
+        """Merge ``session`` into the directory's index (other sessions' records stay)."""
+
         def merge(data: dict[str, Any]) -> dict[str, Any]:
-            sessions = [s for s in data.get("sessions", []) if s.get("id") != self.session_id]
+            sessions = [s for s in data.get("sessions", []) if s.get("id") != session["id"]]
             sessions.append(session)
             return {
                 "schema": INDEX_SCHEMA,
@@ -1101,6 +1155,91 @@ class DumpSession:
             }
 
         self.dump.update_json(INDEX_NAME, merge)
+
+    def checkpoint(self) -> None:
+        """Write the index as it stands, while the program runs: a process killed (SIGTERM from
+        a scheduler, SIGKILL) leaves an index that describes every file it wrote, but for the
+        event in flight.  Called after each event that added or removed files; the session is
+        marked ``complete: false`` (no guard or full_code files yet: they are written on exit)."""
+        self._index_dirty = False
+        metrics = {str(m.compile_id): m for m in adapter.compilation_metrics() if m.compile_id}
+        rows = [self._function_row(rec, None, []) for rec in self.functions.values()]
+        own = self.own_time_s - self._own_at_begin
+        self._write_index(self._session_record(rows, *self._compile_rows(metrics), own, False))
+
+    def _compile_rows(
+        self, metrics: dict[str, Any]
+    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """Every compile Dynamo started in the session, with its outcome: those its bytecode
+        hook saw (with their files), and, apart, those that made no code (Dynamo gave up, or
+        found nothing to compile; from its compilation records), so that a recompilation that
+        failed is a recompilation too."""
+        rows: list[dict[str, Any]] = []
+        seen: set[str] = set()
+        for fc in self.compiles:
+            m = metrics.get(fc.compile_id or "")
+            seen.add(fc.compile_id or "")
+            rows.append(
+                {
+                    "compile_id": fc.compile_id,
+                    "function": fc.function,
+                    "entry": fc.entry,
+                    "outcome": "failed" if getattr(m, "fail_type", None) else "compiled",
+                    "transformed_code_file": fc.transformed_file,
+                    "transformed_function": fc.transformed_function,
+                    "executed_from_file": fc.executed_from_file,
+                    "verification": fc.verification,
+                    "failure": fc.failure,
+                    "graphs": fc.graphs,
+                    "resume_functions": fc.resume_functions,
+                    "resume_function_keys": {
+                        name: key
+                        for name in fc.resume_functions
+                        if (key := self._function_key_of(self._resume_codes.get(name)))
+                    },
+                    "bytecode_files": fc.bytecode_files,
+                    "recompile_reason": getattr(m, "recompile_reason", None),
+                    "times_s": _times(m, fc.hook_time_s),
+                }
+            )
+        before = {id(m) for m in self._metrics_before}
+        by_frame = {
+            cid.split("/")[0]: rec for rec in self.functions.values() for cid in rec.compile_ids
+        }
+        others: list[dict[str, Any]] = []
+        for m in adapter.compilation_metrics():
+            cid = str(m.compile_id) if getattr(m, "compile_id", None) else None
+            if id(m) in before or cid is None or cid in seen:
+                continue
+            seen.add(cid)
+            base = f"{getattr(m, 'co_name', '?')}@{getattr(m, 'co_filename', '?')}:" + str(
+                getattr(m, "co_firstlineno", "?")
+            )
+            rec = by_frame.get(cid.split("/")[0]) or self.functions.get(base)
+            failed = bool(getattr(m, "fail_type", None))
+            others.append(
+                {
+                    "compile_id": cid,
+                    "function": rec.key if rec is not None else base,
+                    "entry": None,
+                    "outcome": "failed" if failed else "no_code",
+                    "transformed_code_file": None,
+                    "transformed_function": None,
+                    "executed_from_file": False,
+                    "failure": (
+                        f"{m.fail_type}: {guards.one_line(str(getattr(m, 'fail_reason', '') or ''))}"
+                        if failed
+                        else "Dynamo made no code for the frame: it ran as it is"
+                    ),
+                    "graphs": [],
+                    "resume_functions": [],
+                    "resume_function_keys": {},
+                    "bytecode_files": {},
+                    "recompile_reason": getattr(m, "recompile_reason", None),
+                    "times_s": _times(m, 0.0),
+                }
+            )
+        return rows, others
 
     def _write_failed(self, where: str, e: OSError, compile_id: str | None = None) -> None:
         """A file of the exit work the dump directory refused (a full disk): recorded, and the
@@ -1139,7 +1278,8 @@ class DumpSession:
         failed_by_entry: dict[str, list[str]],
     ) -> dict[str, Any]:
         cid = str(getattr(ce, "compile_id", None) or "") or None
-        safe = safe_name(rec.name)
+        entry = rec.entry_for(cid)
+        stem = f"{rec.file_id}_entry{entry}"
         parts = adapter.guard_code_parts(ce)
         failed = failed_by_entry.get(cid or "", [])
         ce_code = getattr(ce, "code", None)
@@ -1147,8 +1287,15 @@ class DumpSession:
         if ce_code is not None and id(ce_code) in self._code_file_by_id:
             transformed = self._code_file_by_id[id(ce_code)][1]
         executed = transformed is not None
+        fc = next(
+            (c for c in self.compiles if cid and c.compile_id == cid and c.function == rec.key), None
+        )
+        if ce_code is None and fc is not None:
+            # Dynamo dropped the entry's code (an object its guards watch is gone: the entry
+            # can never run again); the compile that made it says what it ran
+            transformed, executed = fc.transformed_file, fc.executed_from_file
         if transformed is None and ce_code is not None:
-            transformed = self._dump_for_reading(rec, ce_code, cid)
+            transformed = self._dump_for_reading(rec, ce_code, cid, stem)
         title = (
             f"Guard of cache entry {index} (compile id {cid}) of {rec.name} "
             f"({rec.filename}:{rec.firstlineno}).\n"
@@ -1156,24 +1303,22 @@ class DumpSession:
             "L: the frame's locals, G: its globals. Terms Dynamo does not describe as Python are comments."
         )
 
-        def render(n: int) -> str:
-            return guards.guard_function_source(
-                f"__guard_{n}_for_{safe}", parts, title=title, failed=failed
-            )
-
+        gname = f"__guard_{stem}"
+        text = guards.guard_function_source(gname, parts, title=title, failed=failed)
         try:
-            path, n = self._write_once(f"__guard_{{n}}_for_{safe}.py", render)
+            path = self._write_once(f"{gname}.py", text)
             gfile: str | None = self._file(path, "guard", function=rec.name, compile_id=cid)
         except OSError as e:
             self._write_failed(rec.key, e, compile_id=cid)
-            gfile, n = None, -1
+            gfile = None
         terms = [guards.translate_part(p) for p in parts]
         m = metrics.get(cid or "")
         return {
             "index": index,
+            "entry": entry,
             "compile_id": cid,
             "guard_file": gfile,
-            "guard_function": f"__guard_{n}_for_{safe}" if gfile else None,
+            "guard_function": gname if gfile else None,
             "guards": [
                 {
                     "code": t.code,
@@ -1191,16 +1336,18 @@ class DumpSession:
                 recompile.UUID_NAME.sub(r"\1", nm)
                 for nm in (ce_code.co_names if ce_code is not None else ())
                 if nm.startswith("__compiled_fn_")
-            ),
+            )
+            or (sorted(fc.graphs) if fc is not None and ce_code is None else []),
             "resume_functions": sorted(
                 nm
                 for nm in (ce_code.co_names if ce_code is not None else ())
                 if nm.startswith("__resume_at_")
-            ),
+            )
+            or (fc.resume_functions if fc is not None and ce_code is None else []),
         }
 
     def _dump_for_reading(
-        self, rec: FunctionRecord, code: types.CodeType, cid: str | None
+        self, rec: FunctionRecord, code: types.CodeType, cid: str | None, stem: str
     ) -> str | None:
         """Decompile a cache entry's code that is not running from a file (pre-existing or fallback)."""
         try:
@@ -1217,15 +1364,12 @@ class DumpSession:
                     function=rec.name,
                 )
             return None
-        safe = safe_name(rec.name)
         header = (
             f"# Decompiled by pellucid for reading only: Dynamo runs its own bytecode for this entry of\n"
             f"# {rec.name} ({rec.filename}:{rec.firstlineno}), compile id {cid}.\n"
         )
         try:
-            path, _ = self._write_once(
-                f"__transformed_code_{{n}}_for_{safe}.readonly.py", lambda n: header + src
-            )
+            path = self._write_once(f"__transformed_code_{stem}.readonly.py", header + src)
         except OSError as e:
             self._write_failed(rec.key, e, compile_id=cid)
             return None
@@ -1236,7 +1380,7 @@ class DumpSession:
     def _write_full_code(
         self, rec: FunctionRecord, code: types.CodeType, rows: list[dict[str, Any]]
     ) -> str:
-        safe = safe_name(rec.name)
+        safe = rec.file_id
         out: list[str] = [
             f"# The whole story of {rec.name} ({guards.one_line(rec.filename)}:{rec.firstlineno}) "
             "under torch.compile,",
@@ -1303,13 +1447,13 @@ class DumpSession:
         code = self._resume_codes.get(global_name)
         if code is None:
             return [f"# resume function {global_name}: not found", ""]
-        key = _code_key(code)
-        rec = self.functions.get(key)
+        key = self._function_key_of(code)
+        rec = self.functions.get(key) if key is not None else None
         lines = [
             f"# resume function {global_name} = {code.co_name}, made by Dynamo at the graph break"
         ]
         if rec is not None:
-            lines.append(f"# its own compiled story: full_code_for_{safe_name(rec.name)}.py")
+            lines.append(f"# its own compiled story: full_code_for_{rec.file_id}.py")
         lines += self._resume_source(code, global_name)
         lines.append("")
         return lines
@@ -1519,9 +1663,23 @@ def _own_time(s: DumpSession) -> Iterator[None]:
     try:
         yield
     finally:
+        if s._own_depth == 1 and s._index_dirty and s._live:
+            _checkpoint(s)  # (its time is pellucid's too)
         s._own_depth -= 1
         if not s._own_depth:
             s.own_time_s += time.perf_counter() - t0
+
+
+def _checkpoint(s: DumpSession) -> None:
+    """The index written after an event that added files; a failure is recorded once and
+    never reaches the program (the exit writes the index again)."""
+    try:
+        with _lock:
+            s.checkpoint()
+    except Exception as e:  # noqa: BLE001 - the user's program must go on
+        if not s._checkpoint_failed:
+            s._checkpoint_failed = True
+            s._fail("write", INDEX_NAME, f"{type(e).__name__}: {e}")
 
 
 def _bytecode_hook(code: types.CodeType, new_code: types.CodeType) -> types.CodeType | None:
@@ -1654,6 +1812,7 @@ def prepare_debug(
         yield session
     finally:
         _current = None
+        session._live = False
         try:
             with _own_time(session):
                 session.stop()

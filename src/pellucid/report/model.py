@@ -230,6 +230,11 @@ class Compile:
     times: dict[str, float | None]
     # "equivalent" or "not-verified: <reason>" (None in dumps older than the validator)
     verification: str | None = None
+    # resume function global -> the key of the function it is (which resume function, when
+    # two graph breaks on one line make two with one name)
+    resume_function_keys: dict[str, str] = field(default_factory=dict)
+    # "compiled", "failed" (Dynamo gave up: no cache entry), "no_code" (nothing to compile)
+    outcome: str = "compiled"
     function: Function | None = None
     graphs: list[Graph] = field(default_factory=list)
     breaks: list[GraphBreak] = field(default_factory=list)
@@ -517,6 +522,10 @@ def _compile(raw: dict[str, Any]) -> Compile:
         recompile_reason=raw.get("recompile_reason"),
         times=times,
         verification=raw.get("verification") if isinstance(raw.get("verification"), str) else None,
+        resume_function_keys={
+            str(k): str(v) for k, v in _dict(raw.get("resume_function_keys")).items() if v
+        },
+        outcome=_s(raw.get("outcome"), "compiled"),
     )
 
 
@@ -565,7 +574,11 @@ def _link(session_raw: dict[str, Any], number: int, sources: SourceCache) -> Ses
     by_key: dict[str, Function] = {}
     for f in functions:
         by_key.setdefault(f.key, f)
-    compiles = [_compile(c) for c in _list(session_raw.get("compiles")) if isinstance(c, dict)]
+    compiles = [
+        _compile(c)
+        for c in [*_list(session_raw.get("compiles")), *_list(session_raw.get("compiles_without_code"))]
+        if isinstance(c, dict)
+    ]
     graphs: dict[str, Graph] = {}
     for g in _list(session_raw.get("graphs")):
         if isinstance(g, dict) and g.get("name"):
@@ -625,7 +638,7 @@ def _link(session_raw: dict[str, Any], number: int, sources: SourceCache) -> Ses
                 key=c.function_key,
                 name=name,
                 filename=filename,
-                firstlineno=_int(line),
+                firstlineno=_int(line.partition("#")[0]),
                 kind="resume" if name.startswith(RESUME_PREFIX) else "user",
                 compiled_before=False,
                 full_code_file=None,
@@ -644,15 +657,23 @@ def _link(session_raw: dict[str, Any], number: int, sources: SourceCache) -> Ses
             if b.compile_id is not None and b.compile_id == c.compile_id:
                 c.breaks.append(b)
 
-    # resume functions under the function they resume (same file, name with the prefix removed)
+    # the compiles whose code calls each resume function (the index names it by its key)
+    callers: dict[str, list[Compile]] = {}
+    for c in sorted(compiles, key=lambda c: compile_sort_key(c.compile_id)):
+        for key in dict.fromkeys(c.resume_function_keys.values()):
+            callers.setdefault(key, []).append(c)
+
+    # resume functions under the function whose compile calls them; in an index that does not
+    # say, under the function they are named after (same file, the prefix removed)
     for f in functions:
         parsed = resume_parent(f.name)
         if parsed is None:
             continue
+        called_by = [x.function for x in callers.get(f.key, []) if x.function not in (None, f)]
         parent_name, _ = parsed
         candidates = [p for p in functions if p.name == parent_name and p is not f]
         same_file = [p for p in candidates if p.filename == f.filename]
-        parent = (same_file or candidates or [None])[0]
+        parent = (called_by or same_file or candidates or [None])[0]
         if parent is not None and f not in parent.children and parent.root is not f:
             f.parent = parent
             parent.children.append(f)
@@ -667,6 +688,16 @@ def _link(session_raw: dict[str, Any], number: int, sources: SourceCache) -> Ses
             continue
         parsed = resume_parent(fn.name)
         line = parsed[1] if parsed else fn.firstlineno
+        if fn.key in callers:
+            # the graph breaks of the compiles whose code calls this resume function
+            for pc in callers[fn.key]:
+                hits = [b for b in pc.breaks if b.loc.lineno == line] or pc.breaks[-1:]
+                for b in hits:
+                    if c.compile_id and c.compile_id not in b.resumed_by:
+                        b.resumed_by.append(c.compile_id)
+                if hits and c.resumed_from is None:
+                    c.resumed_from = hits[-1]
+            continue
         # Dynamo names a resume function after the original function even when the break
         # happened in another resume frame: look through the whole family, earlier frames first.
         family = [x for x in fn.root.family() if x is not fn]

@@ -364,6 +364,13 @@ def break_event(site: Site, s: Session, b: GraphBreak, here: str) -> Markup:
     )
 
 
+# what a compile that made no cache entry came to (index.json's Compile.outcome)
+COMPILE_OUTCOMES = {
+    "failed": "compile failed: no cache entry",
+    "no_code": "no code: Dynamo left the frame as it is",
+}
+
+
 def recompile_event(site: Site, s: Session, r: Recompile, here: str) -> Markup:
     c = r.compile
     fn = c.function
@@ -407,6 +414,15 @@ def recompile_event(site: Site, s: Session, r: Recompile, here: str) -> Markup:
             + " (why the earlier cache entries did not match):",
         ),
         h("ul", [h("li", h("code", g)) for g in guards]),
+        h(
+            "div",
+            h("span", COMPILE_OUTCOMES[c.outcome], class_="pill bad"),
+            " ",
+            h("code", c.failure or ""),
+            class_="bad",
+        )
+        if c.outcome in ("failed", "no_code")
+        else None,
         h("div", r.hint, class_="muted") if r.hint else None,
         reason_details(r.reason) if r.reason.strip() not in guards else None,
         class_="event recompile",
@@ -832,6 +848,16 @@ def session_body(site: Site, s: Session, multi: bool) -> list[Any]:
         )
         out.append(h("div", h("code", " ".join(s.argv)), class_="muted"))
     out.append(cards(s))
+    if s.raw.get("complete") is False:
+        out.append(
+            h(
+                "div",
+                "This session did not finish: the program ended before prepare_debug's exit "
+                "(killed, say). Everything dumped up to its last event is here; guards and "
+                "full_code files, written at the exit, are not.",
+                class_="event failure",
+            )
+        )
     for m in s.messages:
         out.append(h("div", m, class_="event failure"))
     out.append(h("h2", f"Graph breaks ({len(s.breaks)})", id=f"{sid}graph-breaks"))
@@ -976,7 +1002,17 @@ def compile_section(site: Site, s: Session, c: Compile, root: Function, here: st
         display_name(fn, c.function_key),
     ]
     status = []
-    if c.failure:
+    if c.outcome in ("failed", "no_code"):
+        status.append(
+            h(
+                "div",
+                h("span", COMPILE_OUTCOMES[c.outcome], class_="pill bad"),
+                " ",
+                h("code", c.failure or ""),
+                class_="bad",
+            )
+        )
+    elif c.failure:
         status.append(
             h(
                 "div",
