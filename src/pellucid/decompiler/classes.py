@@ -31,7 +31,6 @@ from pellucid.decompiler.instructions import Instr
 
 PY = sys.version_info[:2]
 CO_OPTIMIZED_NEWLOCALS = 0x3
-CO_FUTURE_ANNOTATIONS = 0x1000000
 
 
 def is_class_body(code: CodeType) -> bool:

@@ -19,13 +19,12 @@ from pellucid.decompiler.classes import (
     store_class,
 )
 from pellucid.decompiler.errors import DecompilationError
-from pellucid.decompiler.evaluate import BINOPS, const, name
+from pellucid.decompiler.evaluate import BINOPS, CO_FUTURE_ANNOTATIONS, const, name
 from pellucid.decompiler.generators import finish_generator_body, is_async_code
 from pellucid.decompiler.instructions import Instr, flagged_docstring, normalize
 from pellucid.decompiler.structure import Walker, _negate, restore_final_else
 
 CO_VARARGS = 0x04
-CO_FUTURE_ANNOTATIONS = 0x1000000
 CO_VARKEYWORDS = 0x08
 COMPREHENSIONS = {"<listcomp>": "list", "<setcomp>": "set", "<dictcomp>": "dict", "<genexpr>": "gen"}
 
