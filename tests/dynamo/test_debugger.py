@@ -132,16 +132,20 @@ def test_pdb_stops_in_transformed_code_and_graph(tmp_path, backend, graph_stage,
     tline = first_body_line(tfile, compiles[0]["transformed_function"])
 
     assert "Breakpoint 1" in s.send(f"b {tfile}:{tline}")
-    assert "Breakpoint 2" in s.send(f"b {graph_file}:{graph_line}")
     out = s.send("c")
     assert f"{tfile}({tline})" in out, out
-    # Step from the transformed code into the graph: lands in the graph's file, not torch's wrappers.
-    out = s.send("s")
-    for _ in range(5):
-        if os.path.basename(graph_file) in out or "eval_frame.py" in out:
-            break
-        out = s.send("s")
-    assert os.path.basename(graph_file) in out and "eval_frame.py" not in out, out
+    # Step from the transformed code into the graph, with no breakpoint there: lands in the
+    # graph's file (Inductor: its output code's call()), never in torch's wrappers.
+    steps = [s.send("s")]
+    while len(steps) < 6 and os.path.basename(graph_file) not in steps[-1]:
+        steps.append(s.send("s"))
+    out = "".join(steps)
+    assert f"{graph_file}(" in steps[-1] and f"){graph_func}()" in steps[-1], out
+    assert "eval_frame.py" not in out and "site-packages" not in out, out
+    # A breakpoint in the graph's file hits too (only breakpoints stop under `c`).
+    assert "Breakpoint 2" in s.send(f"b {graph_file}:{graph_line}")
+    out = s.send("c")
+    assert f"{graph_file}({graph_line}){graph_func}()" in out, out
     # Run to the end: any further stop is continued.
     for _ in range(6):
         s.proc.stdin.write("c\n")

@@ -90,9 +90,23 @@ class PellucidPdb(pdb.Pdb):
             self._cache[filename] = hit
         return hit
 
+    def _in_dump(self, filename: str) -> bool:
+        return bool(self._dump_dirs) and os.path.abspath(filename).startswith(self._dump_dirs)
+
     def stop_here(self, frame: Any) -> bool:
-        if frame is not self.botframe and self._is_plumbing(frame.f_code.co_filename):
+        filename = frame.f_code.co_filename
+        if frame is not self.botframe and self._is_plumbing(filename):
             return False
+        if self.skip and self._in_dump(filename):
+            # A dump file is user-facing whatever its module is called.  Inductor loads its
+            # output code as ``torch._inductor.runtime.compile_tasks.<key>``, a name the
+            # ``torch.*`` skip pattern matches, so ``step`` would pass over its ``call()``
+            # (a breakpoint there still hits: breakpoints ignore ``skip``).
+            skip, self.skip = self.skip, None
+            try:
+                return super().stop_here(frame)
+            finally:
+                self.skip = skip
         return super().stop_here(frame)
 
 
