@@ -7,8 +7,9 @@ with the guard that failed (a breakpoint that never stops otherwise goes unexpla
 
 With the default ``breakpoint()`` hook the pause uses a ``pdb.Pdb`` that skips torch's and the
 standard library's frames, so ``step`` from transformed code lands in the graph's ``forward``
-file rather than in Dynamo's wrappers.  Under another debugger (debugpy/VS Code) its own
-``breakpoint()`` hook is used.
+file (Inductor: its output code's ``call()``) rather than in Dynamo's wrappers.  Under
+debugpy/pydevd (VS Code, PyCharm) the pause is that debugger's, stopped in the caller's frame;
+any other ``breakpoint()`` hook is called as it is.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import os
 import pdb
 import sys
 import sysconfig
-from types import CodeType, TracebackType
+from types import CodeType, FrameType, TracebackType
 from typing import Any
 
 from pellucid.dynamo import adapter, session
@@ -115,6 +116,37 @@ def make_pdb(dump_dirs: tuple[str, ...] = (), **kwargs: Any) -> pdb.Pdb:
     return PellucidPdb(dump_dirs, **kwargs)
 
 
+def _pause(caller: FrameType, dump_dirs: tuple[str, ...]) -> None:
+    """Stop once in ``caller`` (the user's ``with pellucid.debug():`` frame), whichever debugger.
+
+    pdb (the default hook) gets :class:`PellucidPdb`.  Under debugpy/pydevd (VS Code, PyCharm)
+    ``breakpoint()`` would stop in this module's frame, and when pellucid is installed as a
+    library (in site-packages) "justMyCode" drops that stop altogether; pydevd's own
+    ``settrace(stop_at_frame=...)`` stops at the caller's next line instead.  Any other hook is
+    called as it is.
+    """
+    hook = sys.breakpointhook
+    if hook is sys.__breakpointhook__ and not os.environ.get("PYTHONBREAKPOINT"):
+        make_pdb(dump_dirs).set_trace(caller)
+        return
+    pydevd = sys.modules.get("pydevd")
+    owner = getattr(hook, "__module__", None) or ""
+    if (
+        pydevd is not None
+        and owner.startswith(("debugpy", "pydev", "sitecustomize"))
+        and getattr(pydevd, "get_global_debugger", lambda: None)() is not None
+    ):
+        pydevd.settrace(
+            suspend=True,
+            trace_only_current_thread=True,
+            patch_multiprocessing=False,
+            stop_at_frame=caller,
+            notify_stdin=False,
+        )
+        return
+    hook()
+
+
 class debug:  # noqa: N801 - depyf-compatible lower-case name
     """Context manager: ``with pellucid.debug(): compiled_fn(...)`` (after ``prepare_debug``)."""
 
@@ -145,13 +177,7 @@ class debug:  # noqa: N801 - depyf-compatible lower-case name
         self._patcher = adapter.Patcher()
         adapter.run_cached_reporting_misses(self._patcher, self._on_miss)
         if self.pause and os.environ.get("PYTHONBREAKPOINT") != "0":
-            caller = sys._getframe(1)
-            if sys.breakpointhook is sys.__breakpointhook__ and not os.environ.get(
-                "PYTHONBREAKPOINT"
-            ):
-                make_pdb((where,) if where else ()).set_trace(caller)
-            else:
-                sys.breakpointhook()
+            _pause(sys._getframe(1), (where,) if where else ())
         return self
 
     def __exit__(
