@@ -27,6 +27,8 @@ def model(x):
 model.__code__.co_filename
 """
 
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
 COMPILE_AND_RUN = """
 compiled = torch.compile(model, backend="inductor")
 with pellucid.prepare_debug(DUMP):
@@ -101,14 +103,20 @@ def _last_session(dump: str) -> dict[str, Any]:
 
 
 def _ran_from_file(dump: str, sess: dict[str, Any], cell_file: str) -> dict[str, Any]:
-    """The compile of ``model`` in ``sess``: checked to be of the cell's code, from a file."""
-    (fn,) = [f for f in sess["functions"] if f["name"] == "model"]
-    assert fn["filename"] == cell_file, fn
+    """The compile of ``model`` in ``sess``: checked to be of the cell's code, from a file.
+
+    A cell run again makes a new code object with the name, file and line of the old one,
+    which may still be alive (and then is listed as compiled before this session): each is a
+    function of its own, and the compile belongs to the new one."""
+    fns = {f["key"]: f for f in sess["functions"] if f["name"] == "model"}
+    (compiled,) = [c for c in sess["compiles"] if c["function"] in fns]
+    assert compiled["executed_from_file"] and compiled["failure"] is None, compiled
+    fn = fns.pop(compiled["function"])
+    assert all(f["compiled_before_prepare_debug"] for f in fns.values()), fns
+    assert fn["filename"] == cell_file and not fn["compiled_before_prepare_debug"], fn
     (entry,) = fn["cache_entries"]
     assert entry["executed_from_file"], entry
     assert os.path.isfile(os.path.join(dump, entry["transformed_code_file"])), entry
-    (compiled,) = [c for c in sess["compiles"] if c["function"] == fn["key"]]
-    assert compiled["executed_from_file"] and compiled["failure"] is None, compiled
     assert compiled["transformed_code_file"] == entry["transformed_code_file"]
     full = open(os.path.join(dump, fn["full_code_file"]), encoding="utf-8").read()
     assert "y = torch.relu(x)" in full  # the cell's source, from linecache
@@ -145,7 +153,12 @@ def test_prepare_debug_debug_and_report_in_an_ipython_kernel(tmp_path):
             stdin=[f"b {tfile}:{tline}", "c", "c"],
         )
         assert len(got["prompts"]) == 3, got["stream"]
-        assert f"{tfile}({tline})" in got["prompts"][2], got["prompts"][2]
+        # (stdin requests and output arrive on different channels: the output is read whole)
+        paused, _, rest = ANSI.sub("", got["stream"]).partition("Breakpoint 1 at")
+        # The pause is in the cell, at the compiled call (not in the transformed code it calls).
+        assert re.search(r"(ipykernel_\d+/\d+\.py|<ipython-input-[^>]*>)\(2\)<module>", paused)
+        assert "out2 = compiled(x)" in paused and tfile not in paused, paused
+        assert f"{tfile}({tline})" in rest, rest
         assert "RESULT [1.0, 1.0, 1.0, 3.0, 5.0]" in got["stream"], got["stream"]
 
         # The report, inline: show() displays it; a build_report() result renders as HTML too.
