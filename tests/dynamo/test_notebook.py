@@ -9,6 +9,7 @@ inline as rich output.
 
 from __future__ import annotations
 
+import html as html_lib
 import json
 import os
 import queue
@@ -170,5 +171,9 @@ def test_prepare_debug_debug_and_report_in_an_ipython_kernel(tmp_path):
         result = k.run("pellucid.report.build_report(DUMP)")["execute_result"]
         assert "pellucid report" in result["text/html"], result
         assert os.path.isfile(os.path.join(dump, "report", "index.html"))
+        # The function's page shows its source, which no file holds: the kernel's linecache.
+        page = open(os.path.join(dump, "report", "s0-fn0-model.html"), encoding="utf-8").read()
+        text = html_lib.unescape(re.sub(r"<[^>]+>", "", page))
+        assert "def model(x):" in text and "y = torch.relu(x)" in text, text[:3000]
     finally:
         k.close()
