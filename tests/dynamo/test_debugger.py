@@ -132,16 +132,20 @@ def test_pdb_stops_in_transformed_code_and_graph(tmp_path, backend, graph_stage,
     tline = first_body_line(tfile, compiles[0]["transformed_function"])
 
     assert "Breakpoint 1" in s.send(f"b {tfile}:{tline}")
-    assert "Breakpoint 2" in s.send(f"b {graph_file}:{graph_line}")
     out = s.send("c")
     assert f"{tfile}({tline})" in out, out
-    # Step from the transformed code into the graph: lands in the graph's file, not torch's wrappers.
-    out = s.send("s")
-    for _ in range(5):
-        if os.path.basename(graph_file) in out or "eval_frame.py" in out:
-            break
-        out = s.send("s")
-    assert os.path.basename(graph_file) in out and "eval_frame.py" not in out, out
+    # Step from the transformed code into the graph, with no breakpoint there: lands in the
+    # graph's file (Inductor: its output code's call()), never in torch's wrappers.
+    steps = [s.send("s")]
+    while len(steps) < 6 and os.path.basename(graph_file) not in steps[-1]:
+        steps.append(s.send("s"))
+    out = "".join(steps)
+    assert f"{graph_file}(" in steps[-1] and f"){graph_func}()" in steps[-1], out
+    assert "eval_frame.py" not in out and "site-packages" not in out, out
+    # A breakpoint in the graph's file hits too (only breakpoints stop under `c`).
+    assert "Breakpoint 2" in s.send(f"b {graph_file}:{graph_line}")
+    out = s.send("c")
+    assert f"{graph_file}({graph_line}){graph_func}()" in out, out
     # Run to the end: any further stop is continued.
     for _ in range(6):
         s.proc.stdin.write("c\n")
@@ -332,3 +336,81 @@ def test_debug_says_when_a_call_runs_eagerly_and_the_function_stays_compilable(t
     entries = len(adapter.cache_entries(code))
     fn(torch.randn(6), torch.randn(6))
     assert len(adapter.cache_entries(code)) > entries  # compiled again, not marked to skip
+
+
+LAUNCH_JSON = os.path.join(HERE, "..", "..", "examples", "vscode", "launch.json")
+
+
+def _line_inside_debug_block(path: str) -> int:
+    """The first line of the body of ``with pellucid.debug():`` in ``path``."""
+    for node in ast.walk(ast.parse(open(path, encoding="utf-8").read())):
+        expr = node.items[0].context_expr if isinstance(node, ast.With) else None
+        if isinstance(expr, ast.Call) and ast.unparse(expr.func) == "pellucid.debug":
+            return node.body[0].lineno
+    raise AssertionError(f"no `with pellucid.debug():` in {path}")
+
+
+def test_vscode_launch_json_pauses_steps_and_stops_in_dumped_files(tmp_path):
+    """examples/vscode/launch.json, sent to debugpy's adapter as VS Code sends it: debug()
+    pauses in the user's frame (not in pellucid's, which the config keeps out of "my code");
+    a breakpoint set then in the transformed-code file stops there; "step into" from it arrives
+    in Inductor's output code, with no torch or pellucid frame on the way."""
+    pytest.importorskip("debugpy")
+    from dap_client import DapClient
+
+    (config,) = json.load(open(LAUNCH_JSON, encoding="utf-8"))["configurations"]
+    assert config["type"] == "debugpy" and config["request"] == "launch"
+    assert config["program"] == "${file}" and config["cwd"] == "${workspaceFolder}"
+    d = str(tmp_path / "dump")
+    # What VS Code fills in: the open file, the workspace folder, the selected interpreter.
+    config = dict(config, program=TARGET, cwd=str(tmp_path), python=sys.executable)
+    config["args"] = [d, "inductor", "stub"]
+    c = DapClient()
+    try:
+        c.request(
+            "initialize",
+            clientID="vscode",
+            adapterID="debugpy",
+            pathFormat="path",
+            linesStartAt1=True,
+            columnsStartAt1=True,
+            supportsRunInTerminalRequest=True,
+        )
+        c.send("launch", **config)
+        c.event("initialized")
+        c.request("configurationDone")
+        ev = c.event("stopped", "terminated")
+        assert ev["event"] == "stopped", f"debug() did not pause: {c.log()}"
+        tid = ev["body"]["threadId"]
+        top = c.top_frame(tid)
+        assert (top["source"]["path"], top["line"]) == (TARGET, _line_inside_debug_block(TARGET))
+
+        sess = json.load(open(os.path.join(d, "index.json")))["sessions"][0]
+        (graph,) = sess["graphs"]
+        graph_file = os.path.join(d, graph["stages"]["inductor_forward"])
+        graph_line = first_body_line(graph_file, "call")
+        compiled = sess["compiles"][0]
+        assert compiled["executed_from_file"], compiled
+        tfile = os.path.join(d, compiled["transformed_code_file"])
+        tline = first_body_line(tfile, compiled["transformed_function"])
+        resp = c.request("setBreakpoints", source={"path": tfile}, breakpoints=[{"line": tline}])
+        assert resp["body"]["breakpoints"][0]["verified"], resp
+        c.request("continue", threadId=tid)
+        c.event("stopped")
+        top = c.top_frame(tid)
+        assert (top["source"]["path"], top["line"]) == (tfile, tline)
+
+        visited = []
+        while len(visited) < 5 and top["source"].get("path") != graph_file:
+            c.request("stepIn", threadId=tid)
+            c.event("stopped")
+            top = c.top_frame(tid)
+            visited.append((top["name"], top["source"].get("path"), top["line"]))
+        assert visited[-1] == ("call", graph_file, graph_line), visited
+        assert len(visited) == 1, visited  # straight in: no wrapper frame on the way
+
+        c.request("continue", threadId=tid)
+        c.event("terminated", "exited")
+    finally:
+        c.close()
+    assert "RESULT [1.0, 1.0, 1.0, 3.0, 5.0]" in "".join(c.debuggee_out), c.log()

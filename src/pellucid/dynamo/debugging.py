@@ -7,17 +7,20 @@ with the guard that failed (a breakpoint that never stops otherwise goes unexpla
 
 With the default ``breakpoint()`` hook the pause uses a ``pdb.Pdb`` that skips torch's and the
 standard library's frames, so ``step`` from transformed code lands in the graph's ``forward``
-file rather than in Dynamo's wrappers.  Under another debugger (debugpy/VS Code) its own
-``breakpoint()`` hook is used.
+file (Inductor: its output code's ``call()``) rather than in Dynamo's wrappers.  Under
+debugpy/pydevd (VS Code, PyCharm) the pause is that debugger's, stopped in the caller's frame;
+any other ``breakpoint()`` hook is called as it is.
 """
 
 from __future__ import annotations
 
+import linecache
 import os
 import pdb
+import re
 import sys
 import sysconfig
-from types import CodeType, TracebackType
+from types import CodeType, FrameType, TracebackType
 from typing import Any
 
 from pellucid.dynamo import adapter, session
@@ -61,13 +64,25 @@ def _plumbing_dirs() -> tuple[str, ...]:
     return tuple(os.path.join(d, "") for d in dirs)
 
 
+# ipykernel names a cell's code /tmp/ipykernel_<pid>/<hash>.py, plain IPython
+# <ipython-input-<n>-<hash>>; neither is a file on disk.
+_CELL_NAME = re.compile(r"^<ipython-input-\d+-|[/\\]ipykernel_\d+[/\\][^/\\]+\.py$")
+
+
+def _is_notebook_cell(filename: str) -> bool:
+    """Whether ``filename`` names an IPython cell: user code, though no file holds it."""
+    if filename in getattr(linecache, "_ipython_cache", {}):
+        return True
+    return bool(_CELL_NAME.search(filename)) and bool(linecache.getlines(filename))
+
+
 class PellucidPdb(pdb.Pdb):
     """``pdb.Pdb`` that steps over torch's wrappers: it only stops in user-facing files.
 
     A frame is plumbing (never stopped in while stepping) when its code comes from torch, the
     standard library or pellucid's torch integration, or from generated code with no file of
     its own (AOTAutograd's runtime wrappers, ``<eval_with_key>``); frames from the dump
-    directories are always user-facing.
+    directories and notebook cells are always user-facing.
     """
 
     def __init__(self, dump_dirs: tuple[str, ...] = (), **kwargs: Any) -> None:
@@ -83,6 +98,8 @@ class PellucidPdb(pdb.Pdb):
             path = os.path.abspath(filename)
             if path.startswith(self._dump_dirs):
                 hit = False
+            elif _is_notebook_cell(filename):
+                hit = False
             elif filename.startswith("<") or not os.path.exists(filename):
                 hit = True
             else:
@@ -90,15 +107,73 @@ class PellucidPdb(pdb.Pdb):
             self._cache[filename] = hit
         return hit
 
+    def _in_dump(self, filename: str) -> bool:
+        return bool(self._dump_dirs) and os.path.abspath(filename).startswith(self._dump_dirs)
+
     def stop_here(self, frame: Any) -> bool:
-        if frame is not self.botframe and self._is_plumbing(frame.f_code.co_filename):
+        filename = frame.f_code.co_filename
+        if frame is not self.botframe and self._is_plumbing(filename):
             return False
+        if self.skip and self._in_dump(filename):
+            # A dump file is user-facing whatever its module is called.  Inductor loads its
+            # output code as ``torch._inductor.runtime.compile_tasks.<key>``, a name the
+            # ``torch.*`` skip pattern matches, so ``step`` would pass over its ``call()``
+            # (a breakpoint there still hits: breakpoints ignore ``skip``).
+            skip, self.skip = self.skip, None
+            try:
+                return super().stop_here(frame)
+            finally:
+                self.skip = skip
         return super().stop_here(frame)
 
 
 def make_pdb(dump_dirs: tuple[str, ...] = (), **kwargs: Any) -> pdb.Pdb:
     """A pdb that does not stop in torch's or the standard library's plumbing."""
     return PellucidPdb(dump_dirs, **kwargs)
+
+
+def _pause(caller: FrameType, dump_dirs: tuple[str, ...]) -> None:
+    """Stop once in ``caller`` (the user's ``with pellucid.debug():`` frame), whichever debugger.
+
+    pdb (the default hook) gets :class:`PellucidPdb`.  Under debugpy/pydevd (VS Code, PyCharm)
+    ``breakpoint()`` would stop in this module's frame, and when pellucid is installed as a
+    library (in site-packages) "justMyCode" drops that stop altogether; pydevd's own
+    ``settrace(stop_at_frame=...)`` stops at the caller's next line instead.  debugpy's hook
+    with no client attached does nothing (ipykernel imports debugpy for its debugger, so in a
+    notebook ``breakpoint()`` is a no-op until the debugger is switched on): pdb pauses then.
+    Any other hook is called as it is.
+    """
+    hook = sys.breakpointhook
+    chosen = os.environ.get("PYTHONBREAKPOINT")
+    owner = getattr(hook, "__module__", None) or ""
+    if not chosen and owner.startswith(("debugpy", "pydev", "sitecustomize")):
+        pydevd = sys.modules.get("pydevd")
+        if pydevd is not None and _debugger_attached(owner, pydevd):
+            pydevd.settrace(
+                suspend=True,
+                trace_only_current_thread=True,
+                patch_multiprocessing=False,
+                stop_at_frame=caller,
+                notify_stdin=False,
+            )
+            return
+        if owner.startswith("debugpy"):
+            make_pdb(dump_dirs).set_trace(caller)
+            return
+    if hook is sys.__breakpointhook__ and not chosen:
+        make_pdb(dump_dirs).set_trace(caller)
+        return
+    hook()
+
+
+def _debugger_attached(owner: str, pydevd: Any) -> bool:
+    """Whether the pydevd-based debugger that owns the hook has a client (an IDE) attached."""
+    debugpy = sys.modules.get("debugpy")
+    if owner.startswith("debugpy") and debugpy is not None:
+        connected = getattr(debugpy, "is_client_connected", None)
+        return bool(connected()) if connected is not None else False
+    get = getattr(pydevd, "get_global_debugger", None)
+    return get is not None and get() is not None
 
 
 class debug:  # noqa: N801 - depyf-compatible lower-case name
@@ -131,13 +206,7 @@ class debug:  # noqa: N801 - depyf-compatible lower-case name
         self._patcher = adapter.Patcher()
         adapter.run_cached_reporting_misses(self._patcher, self._on_miss)
         if self.pause and os.environ.get("PYTHONBREAKPOINT") != "0":
-            caller = sys._getframe(1)
-            if sys.breakpointhook is sys.__breakpointhook__ and not os.environ.get(
-                "PYTHONBREAKPOINT"
-            ):
-                make_pdb((where,) if where else ()).set_trace(caller)
-            else:
-                sys.breakpointhook()
+            _pause(sys._getframe(1), (where,) if where else ())
         return self
 
     def __exit__(

@@ -1,6 +1,7 @@
 """A dump directory -> a static HTML report (offline: no server, no CDN; one local script).
 
 ``build_report(dump_dir)`` writes ``dump_dir/report/index.html`` and the pages it links to;
+``show(dump_dir)`` builds it and displays a summary inline in a notebook;
 modules: :mod:`.model` (read the index), :mod:`.pages` (render), :mod:`.svg` (draw graphs),
 :mod:`.fxgraph` (read FX graph files), :mod:`.highlight` (Pygments, optional),
 :mod:`.html` (escaping builder), :mod:`.assets` (the stylesheet).
@@ -13,17 +14,28 @@ import time
 
 from pellucid.report import graphview
 from pellucid.report.assets import stylesheet
+from pellucid.report.inline import Summary, show, summary
 from pellucid.report.model import Dump, DumpError, SourceCache, load_dump
 from pellucid.report.pages import STYLESHEET, Site, render_all
 
-__all__ = ["DumpError", "ReportResult", "build_report", "load_dump"]
+__all__ = ["DumpError", "ReportResult", "Summary", "build_report", "load_dump", "show", "summary"]
 
 
 class ReportResult(str):
-    """The path of ``index.html`` (a str), with the page names and build time attached."""
+    """The path of ``index.html`` (a str), with the page names and build time attached.
+
+    In a notebook, a ``ReportResult`` left as a cell's value shows the dump's summary and a
+    link to the report (:mod:`.inline`).
+    """
 
     pages: list[str]
     seconds: float
+    dump_dir: str
+
+    def _repr_html_(self) -> str:
+        from pellucid.report.inline import summary
+
+        return summary(self, self.dump_dir)._repr_html_()
 
 
 def build_report(
@@ -56,5 +68,6 @@ def build_report(
     pages = render_all(site, write)
     result = ReportResult(os.path.join(out, "index.html"))
     result.pages = pages
+    result.dump_dir = dump.path
     result.seconds = time.perf_counter() - t0
     return result

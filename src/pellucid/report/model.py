@@ -398,7 +398,15 @@ class SourceCache:
 
     @staticmethod
     def _read(filename: str) -> list[str] | None:
-        if not filename or filename.startswith("<") or not os.path.isfile(filename):
+        if filename and not os.path.isfile(filename):
+            # A notebook cell (ipykernel's /tmp/ipykernel_<pid>/<n>.py, IPython's
+            # <ipython-input-...>) has no file: its lines are in linecache while the kernel
+            # that ran it builds the report.
+            import linecache
+
+            cached = linecache.getlines(filename)
+            return [line.rstrip("\n") for line in cached] if cached else None
+        if not filename:
             return None
         try:
             import tokenize
