@@ -13,7 +13,9 @@ Each workload of ``tests/dynamo/workloads.py`` runs in a fresh process under
   each; the same program gives the same frames under either tool);
 * *files*: transformed-code files written (pellucid writes identical text once);
 * *run from file*: frames whose code the program actually executed from a dumped file
-  (pellucid's index; depyf runs every file it writes, so for it this is its file count);
+  (pellucid's index; depyf runs every file it writes, so for it this is its file count). A
+  frame whose file pellucid's translation validator could not prove equivalent to Dynamo's
+  bytecode runs Dynamo's bytecode; the frames are listed after the table;
 * *stmts*: Python statements in those files (``ast`` nodes, the ``def`` lines included): how
   much there is to read.  For pellucid, *untidied* is the same count had the graph-break tidy
   (``pellucid.dynamo.tidy``: Dynamo's frame-value lists followed away) been off, and *tidied*
@@ -111,6 +113,10 @@ if tool == "pellucid" and os.path.exists(os.path.join(dump, "index.json")):
     compiles = [c for s in index["sessions"] for c in s["compiles"]]
     result["frames"] = len(compiles)
     result["from_file"] = sum(1 for c in compiles if c.get("executed_from_file"))
+    result["unproven"] = sorted(
+        c["function"].split("@")[0] for c in compiles
+        if c.get("verification") not in (None, "equivalent")
+    )
     result["files"] = len({{c["transformed_code_file"] for c in compiles if c.get("executed_from_file")}})
 else:
     result["from_file"] = result["files"]
@@ -173,6 +179,7 @@ def run(args: argparse.Namespace) -> None:
     stmts = {tool: 0 for tool, _ in tools}
     untidied, tidied, resumes, resumes_decompiled = 0, 0, 0, 0
     failed_programs = {tool: 0 for tool, _ in tools}
+    unproven: dict[str, list[str]] = {}
     for name in names:
         rows = {tool: measure(py, tool, name, args.backend) for tool, py in tools}
         frames = rows["pellucid"].get("frames", 0)
@@ -195,7 +202,11 @@ def run(args: argparse.Namespace) -> None:
                 line += f" {r.get('resumes_decompiled', 0):>4d} of {r.get('resumes', 0):<2d}"
             line += f" {r['result']:<24s}"
         print(line, flush=True)
+        unproven[name] = rows["pellucid"].get("unproven", [])
     print("-" * len(header))
+    for name, functions in unproven.items():
+        if functions:  # these run Dynamo's bytecode; their files are for reading
+            print(f"not proven equivalent: {name}: {', '.join(functions)}")
     for tool, (frames, files, from_file) in totals.items():
         print(
             f"{tool}: {from_file} of {frames} transformed frames ran from a dumped file "
@@ -221,6 +232,7 @@ def torch_matrix(names: list[str], backend: str, releases: list[tuple[str, str]]
     print(header)
     print("-" * len(header))
     totals = {v: [0, 0, 0] for v, _ in releases}  # from_file, frames, workloads not same
+    unproven: list[str] = []
     for name in names:
         line = f"{name:{width}s}"
         for version, python in releases:
@@ -230,8 +242,12 @@ def torch_matrix(names: list[str], backend: str, releases: list[tuple[str, str]]
             totals[version][1] += frames
             totals[version][2] += r["result"] != "same"
             line += f" | {f'{from_file}/{frames}':>7s} {r['result'][:16]:>16s}"
+            if r.get("unproven"):
+                unproven.append(f"torch {version}: {name}: {', '.join(r['unproven'])}")
         print(line, flush=True)
     print("-" * len(header))
+    for line in unproven:  # these run Dynamo's bytecode; their files are for reading
+        print(f"not proven equivalent: {line}")
     for version, (from_file, frames, bad) in totals.items():
         print(
             f"torch {version}: {from_file} of {frames} transformed frames ran from a dumped "
