@@ -25,6 +25,10 @@ import warnings
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "src"))
 sys.path.insert(0, os.path.join(ROOT, "tests", "dynamo"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from page import about_from_doc, markdown_page  # noqa: E402
+from page import add_option as add_markdown_option  # noqa: E402
 
 
 def main() -> int:
@@ -35,7 +39,15 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--backend", default="eager")
     ap.add_argument("names", nargs="*", default=list(workloads.WORKLOADS))
+    add_markdown_option(ap)
     args = ap.parse_args()
+    title = f"Translation validation of Dynamo's frames ({args.backend} backend)"
+    with markdown_page(args.markdown, title, about_from_doc(__doc__)):
+        return run(args, workloads, validator)
+
+
+def run(args: argparse.Namespace, workloads, validator) -> int:
+    """Each workload in this process under prepare_debug; the verdicts from its index."""
 
     times: list[float] = []
     original = validator.validate
