@@ -51,8 +51,8 @@ def test_tiny_loop_programs_never_decompile_to_wrong_code() -> None:
 def test_nested_loop_programs_never_decompile_to_wrong_code() -> None:
     """One level deeper (``--nested``): a loop holding one compound statement (if, if/else,
     try/except, try/except/else, with) that holds a tiny statement, then nothing, a call or a
-    return.  Wrong on every version but 3.11 before the twentieth session (6 / 12 / 0 / 42 / 22
-    programs on 3.9-3.13)."""
+    return.  These were once wrong on every version but 3.11 (6 / 12 / 0 / 42 / 22 programs on
+    3.9-3.13)."""
     sources = programs.nested_programs()
     assert len(sources) == 6912
     _check(sources, 0.25)  # (at least 75 % decompiled: 80-86 % at the time of writing)
@@ -60,10 +60,10 @@ def test_nested_loop_programs_never_decompile_to_wrong_code() -> None:
 
 # Random programs with constant returns (``loop_try_programs.py --const-returns``) that were
 # wrong code, as seed:index: each must now be refused or behave the same on every version.
-# Twenty-second session: 3.11 102:186, code reached only from an inner clause came back after the
+# 3.11 102:186, code reached only from an inner clause came back after the
 # outer try; 116:26 and 117:328, such code came back as the outer try's else; 3.12 101:285, such
 # code was left out; 3.13 103:165, a clause's jump back to the code after the loop was read as a
-# `while True` around it.  Twenty-third: 3.12 104:171, a clause leaving a try/finally through
+# `while True` around it; 3.12 104:171, a clause leaving a try/finally through
 # the finally's copy went round the loop, but was read as going on after an if around the
 # statement (now refused); 3.11 117:131, the jump back ending an if's branch, which a `with`'s
 # suppressed exception also reaches, was taken for the with's own and dropped (now right).
