@@ -4,8 +4,11 @@ Dynamo's transformed code for a frame without graph breaks calls its graph once 
 an output: ``graph_out_0 = __compiled_fn_<k>(<args>); return graph_out_0[0]`` (plus profiling
 calls to ``record_pregraph_bytecode_enter/exit``, which torch 2.15 runs only under a profiler:
 ``if`` statements whose jumps and ``None`` constants sit between the graph's load and its call,
-and which load no argument).  This stub writes exactly that source, so the torch side (files,
-the code contract, debugging) is tested independently of the decompiler.
+and which load no argument).  This stand-in refuses every other frame, so the torch side
+(files, the code contract, debugging) is tested on frames of that one shape. Their source is
+the real decompiler's: a file runs only once the translation validator has proven it
+equivalent to Dynamo's code, which a hand-written stand-in that leaves out the profiling calls
+is not.
 """
 
 from __future__ import annotations
@@ -26,15 +29,10 @@ def decompile(code: types.CodeType, verify: bool = False) -> str:
         not gated_markers and any(i.opname.startswith(("POP_JUMP", "JUMP")) for i in instrs)
     ):
         raise pellucid.DecompilationError("stub handles straight-line graph calls only")
-    nargs = code.co_argcount
-    args = list(code.co_varnames[:nargs])
-    call_args = []
     seen_graph = False
     for i in instrs:
         if i.opname == "LOAD_GLOBAL" and i.argval == graph[0]:
             seen_graph = True
-        elif seen_graph and i.opname == "LOAD_FAST" and i.argval in args:
-            call_args.append(i.argval)
         elif seen_graph and i.opname == "STORE_FAST" and i.argval == "graph_out_0":
             break
         elif gated_markers and i.opname == "LOAD_CONST" and i.argval is None:
@@ -43,8 +41,9 @@ def decompile(code: types.CodeType, verify: bool = False) -> str:
             raise pellucid.DecompilationError(
                 "stub handles graphs called with plain arguments only"
             )
-    return (
-        f"def {code.co_name}({', '.join(args)}):\n"
-        f"    graph_out_0 = {graph[0]}({', '.join(call_args)})\n"
-        f"    return graph_out_0[0]\n"
-    )
+    # The file must be proven equivalent to Dynamo's code before it runs (translation
+    # validation), so the source is the real decompiler's: what this stand-in controls is which
+    # frames get a file at all (plain graph calls only).
+    from pellucid.decompiler.api import decompile as real_decompile
+
+    return real_decompile(code, verify=False)

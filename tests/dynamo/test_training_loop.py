@@ -170,8 +170,17 @@ def test_a_killed_training_job_leaves_an_index_of_its_files(tmp_path, signame):
             assert time.monotonic() < deadline
             time.sleep(0.1)
         time.sleep(0.5)  # training on, compiled
-        proc.send_signal(getattr(signal, signame))
-        _, err = proc.communicate(timeout=300)
+        for _ in range(12):
+            proc.send_signal(getattr(signal, signame))
+            try:
+                _, err = proc.communicate(timeout=10)
+                break
+            except subprocess.TimeoutExpired:
+                # A SIGINT that lands inside torch.compile's own compilation can be lost
+                # (seen with torch 2.15 without pellucid too): press Ctrl-C again, as a user does.
+                assert signame == "SIGINT", f"{signame} did not end the job"
+        else:
+            raise AssertionError(f"{signame}, sent 12 times, did not end the job")
     finally:
         if proc.poll() is None:
             proc.kill()
