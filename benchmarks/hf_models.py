@@ -205,8 +205,7 @@ def run(args: argparse.Namespace) -> int:
                 bad += 1
                 print(f"{name:12s} {backend:10s} {'error':>6s}  {r['error']}")
                 continue
-            ok = (r["from_file"] == r["frames"] == r["equivalent"] and not r["failures"] and not r["not_decompiled"]
-                  and r["result"] == "same")
+            ok = _all_right(r)
             bad += not ok
             print(f"{name:12s} {backend:10s} {r['frames']:6d} {r['from_file']:9d} "
                   f"{r['equivalent']:5d} {r['validate_ms']:6.1f} "
@@ -219,12 +218,17 @@ def run(args: argparse.Namespace) -> int:
     return 1 if bad else 0
 
 
+def _all_right(r: dict) -> bool:
+    """Every frame proven and run from its file, nothing failed, the eager result."""
+    return (r["from_file"] == r["frames"] == r["equivalent"] and not r["failures"]
+            and not r["not_decompiled"] and r["result"] == "same")
+
+
 def _cell(r: dict) -> tuple[str, bool]:
     """A matrix cell (frames from file / frames, result) and whether it is all right."""
     if "error" in r:
         return f"error {r['error'][:20]}", False
-    ok = (r["from_file"] == r["frames"] == r["equivalent"] and not r["failures"]
-          and not r["not_decompiled"] and r["result"] == "same")
+    ok = _all_right(r)
     text = f"{r['from_file']}/{r['frames']} eq {r['equivalent']} {r['result'][:12]}"
     if r["failures"] or r["not_decompiled"]:
         text += f" f{len(r['failures'])} r{r['not_decompiled']}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import contextlib
 import functools
 import inspect
 import sys
@@ -15,7 +16,7 @@ from types import (
     GeneratorType,
     MethodType,
 )
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, Iterator, TypeVar
 
 from pellucid.decompiler.errors import DecompilationError, UnsupportedVersionError
 
@@ -145,22 +146,19 @@ def first_difference(source: str, code: CodeType) -> str | None:
     """
     from pellucid.decompiler import verify as _verify
 
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, _RECURSION_LIMIT))
     try:
-        try:
-            recompiled = _verify.recompile(source, code)
-        except SyntaxError as e:
-            return f"the source does not compile ({e.msg}, line {e.lineno})"
-        except (ValueError, LookupError) as e:  # the original's code object is not in it
-            return f"the source cannot be checked: {e}"
-        diffs = _verify.compare_code(code, recompiled)
+        with _room_to_recurse():
+            try:
+                recompiled = _verify.recompile(source, code)
+            except SyntaxError as e:
+                return f"the source does not compile ({e.msg}, line {e.lineno})"
+            except (ValueError, LookupError) as e:  # the original's code object is not in it
+                return f"the source cannot be checked: {e}"
+            diffs = _verify.compare_code(code, recompiled)
     except (RecursionError, MemoryError) as e:
         return f"the check ran out of room ({type(e).__name__}): code too deeply nested"
     except Exception as e:  # noqa: BLE001 - a verifier bug must not pass for a verdict
         return f"the check failed ({type(e).__name__}: {e})"
-    finally:
-        sys.setrecursionlimit(limit)
     if not diffs:
         return None
     more = f" (and {len(diffs) - 1} more)" if len(diffs) > 1 else ""
@@ -204,7 +202,7 @@ def _guarded(make: Callable[[CodeType, Any], T], code: CodeType, fn: Any) -> T:
         raise DecompilationError(
             "the bytecode has an ENTER_EXECUTOR instruction without its executor (no compiler "
             "made it)",
-            code_name=getattr(code, "co_qualname", code.co_name),
+            code_name=_qualname(code),
         )
     bad = _unspellable_name(code)
     if bad is not None:
@@ -213,11 +211,9 @@ def _guarded(make: Callable[[CodeType, Any], T], code: CodeType, fn: Any) -> T:
             "rewriter, such as pytest's assertion rewriting)",
             code_name=_qualname(code),
         )
-    # long and/or chains and deep nesting recurse once per level
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, _RECURSION_LIMIT))
     try:
-        return make(code, fn)
+        with _room_to_recurse():
+            return make(code, fn)
     except DecompilationError:
         raise
     except (RecursionError, MemoryError) as e:
@@ -228,6 +224,16 @@ def _guarded(make: Callable[[CodeType, Any], T], code: CodeType, fn: Any) -> T:
     except Exception as e:
         # a bug or a code object no compiler made: say so, never guess
         raise _internal_error(f"internal error {type(e).__name__}: {e}", code) from e
+
+
+@contextlib.contextmanager
+def _room_to_recurse() -> Iterator[None]:
+    """A higher recursion limit for the block: long and/or chains and deep nesting recurse
+    once per level, in the decompiler and in the verifier alike."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, _RECURSION_LIMIT))
+    try:
+        yield
     finally:
         sys.setrecursionlimit(limit)
 
