@@ -2,7 +2,9 @@
 
 The oldest release lives in the checkout's ``.venv``; each other one in
 ``$PELLUCID_CACHE/venvs/py3.11-torch<version>`` (default cache ``~/.cache/pellucid``). The
-releases are the ``requirements/torch-<version>.txt`` files.
+releases are the ``requirements/torch-<version>.txt`` files. The newest release is also
+installed for the newer CPythons of ``NEWER_PYTHONS`` (Debian's builds, see
+``scripts/pythons.sh``), in ``$PELLUCID_CACHE/venvs/py3.X-torch<version>``.
 """
 
 from __future__ import annotations
@@ -13,6 +15,12 @@ import re
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CACHE = os.environ.get("PELLUCID_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "pellucid")
+
+
+# Python the torch matrix runs on, and the newer ones with a venv of the newest torch release
+# (PELLUCID_MAIN_VERSION and PELLUCID_TORCH_PYTHONS in scripts/setup.sh).
+MAIN_PYTHON = "3.11"
+NEWER_PYTHONS = ("3.14",)
 
 
 def _key(version: str) -> tuple[int, ...]:
@@ -29,18 +37,22 @@ def supported_versions() -> list[str]:
     return sorted(found, key=_key)
 
 
-def torch_python(version: str) -> str:
-    """The interpreter of ``version``'s venv; SystemExit naming the set-up step if absent."""
+def torch_python(version: str, python: str = MAIN_PYTHON) -> str:
+    """The interpreter of the venv of torch ``version`` on CPython ``python``; SystemExit naming
+    the set-up step if absent."""
     versions = supported_versions()
     if version not in versions:
         raise SystemExit(f"torch {version} is not supported; the matrix is {', '.join(versions)}")
-    if version == versions[0]:
-        python = os.path.join(ROOT, ".venv", "bin", "python")
+    if python != MAIN_PYTHON and (python not in NEWER_PYTHONS or version != versions[-1]):
+        raise SystemExit(f"torch {version} on Python {python} is not set up: only "
+                         f"{versions[-1]} on {', '.join(NEWER_PYTHONS)}")
+    if version == versions[0] and python == MAIN_PYTHON:
+        path = os.path.join(ROOT, ".venv", "bin", "python")
     else:
-        python = os.path.join(CACHE, "venvs", f"py3.11-torch{version}", "bin", "python")
-    if not os.path.exists(python):
-        raise SystemExit(f"no venv for torch {version} ({python}): run scripts/setup.sh first")
-    return python
+        path = os.path.join(CACHE, "venvs", f"py{python}-torch{version}", "bin", "python")
+    if not os.path.exists(path):
+        raise SystemExit(f"no venv for torch {version} on Python {python} ({path}): run scripts/setup.sh first")
+    return path
 
 
 def parse_torch_option(text: str) -> list[tuple[str, str]]:

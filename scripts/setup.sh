@@ -25,6 +25,9 @@ PELLUCID_MAIN_VERSION=3.11
 
 # The torch releases pellucid supports, each tested on Python 3.11. The first is the one in .venv.
 PELLUCID_TORCH_VERSIONS=(2.13.0 2.14.1 2.15.0)
+# Newer CPythons on which torch.compile is tested too, with the newest torch release of the
+# matrix, in a cached venv $PELLUCID_CACHE/venvs/py3.X-torch<version>. (Dynamo refuses 3.15.)
+PELLUCID_TORCH_PYTHONS=(3.14)
 PELLUCID_CACHE="${PELLUCID_CACHE:-$HOME/.cache/pellucid}"
 
 # Extra packages of every venv: a per-test timeout, so that a hang (e.g. decompiled code that
@@ -147,40 +150,54 @@ pellucid_ensure_venv() {
     printf '%s\n' "$want" >"$stamp"
 }
 
-# Directory of the venv for torch release $1 (on Python 3.11).
+# Directory of the venv for torch release $1 on Python $2 (default 3.11).
 pellucid_torch_venv_dir() {
-    if [[ "$1" == "${PELLUCID_TORCH_VERSIONS[0]}" ]]; then
+    local pyver="${2:-$PELLUCID_MAIN_VERSION}"
+    if [[ "$1" == "${PELLUCID_TORCH_VERSIONS[0]}" && "$pyver" == "$PELLUCID_MAIN_VERSION" ]]; then
         pellucid_venv_dir "$PELLUCID_MAIN_VERSION"
     else
-        printf '%s/venvs/py%s-torch%s\n' "$PELLUCID_CACHE" "$PELLUCID_MAIN_VERSION" "$1"
+        printf '%s/venvs/py%s-torch%s\n' "$PELLUCID_CACHE" "$pyver" "$1"
     fi
 }
 
-# Ensure the cached venv of torch release $1 (not the first: that is .venv). The release's
-# requirements file pins torch and the test dependencies. pip runs without this machine's
-# configuration file (PIP_CONFIG_FILE=/dev/null), whose constraints may cap torch below a
-# supported release; the requirements pin exactly what is installed.
+# Ensure the cached venv of torch release $1 on Python $2 (default 3.11; torch $1 on 3.11 is
+# .venv when $1 is the first release). The release's requirements file pins torch and the test
+# dependencies. pip runs without this machine's configuration file (PIP_CONFIG_FILE=/dev/null),
+# whose constraints may cap torch below a supported release; the requirements pin exactly what is
+# installed. On a Debian CPython (PELLUCID_NEW_VERSIONS) the venv gets pip from its wheel, and
+# only wheels are accepted: that interpreter has no build tool chain of its own, and the
+# registry has cp3X wheels of torch and of every test dependency.
 pellucid_ensure_torch_venv() {
-    local ver="$1" py venv req want stamp log tv
-    py="$(pellucid_find_python "$PELLUCID_MAIN_VERSION")"
-    [[ -n "$py" ]] || { _pellucid_log "Python $PELLUCID_MAIN_VERSION not found"; return 1; }
-    venv="$(pellucid_torch_venv_dir "$ver")"
+    local ver="$1" pyver="${2:-$PELLUCID_MAIN_VERSION}" py venv req want stamp log tv
+    local debian="" pipopts=()
+    if [[ " ${PELLUCID_NEW_VERSIONS[*]} " == *" $pyver "* ]]; then
+        py="$(pellucid_ensure_debian_python "$pyver")" || return 1
+        debian=1
+        pipopts=(--only-binary=:all:)
+    else
+        py="$(pellucid_find_python "$pyver")"
+    fi
+    [[ -n "$py" ]] || { _pellucid_log "Python $pyver not found"; return 1; }
+    venv="$(pellucid_torch_venv_dir "$ver" "$pyver")"
     req="$PELLUCID_ROOT/requirements/torch-$ver.txt"
     [[ -f "$req" ]] || { _pellucid_log "no $req"; return 1; }
-    want="$({ cat "$req"; printf '%s\n' "$py" "${PELLUCID_COMMON_PKGS[@]}"; } | sha256sum | cut -d' ' -f1)"
+    want="$({ cat "$req"; printf '%s\n' "$py" "${PELLUCID_COMMON_PKGS[@]}" "${pipopts[@]}"; } \
+        | sha256sum | cut -d' ' -f1)"
     stamp="$venv/.pellucid-stamp"
     if [[ -x "$venv/bin/python" && -f "$stamp" && "$(cat "$stamp")" == "$want" ]]; then
         return 0
     fi
     mkdir -p "$(dirname "$venv")" || return 1
-    if [[ ! -x "$venv/bin/python" ]] || ! "$venv/bin/python" -c 'pass' >/dev/null 2>&1; then
+    if [[ -n "$debian" ]]; then
+        pellucid_ensure_debian_venv "$pyver" "$venv" >/dev/null || return 1
+    elif [[ ! -x "$venv/bin/python" ]] || ! "$venv/bin/python" -c 'pass' >/dev/null 2>&1; then
         _pellucid_log "creating $venv with $py"
         rm -rf "$venv"
         "$py" -m venv "$venv" || return 1
     fi
     _pellucid_log "installing torch $ver and the test dependencies into $venv (several GB the first time)"
     log="$venv/pip-install.log"
-    if ! PIP_CONFIG_FILE=/dev/null "$venv/bin/python" -m pip install --no-input \
+    if ! PIP_CONFIG_FILE=/dev/null "$venv/bin/python" -m pip install --no-input "${pipopts[@]}" \
         -r "$req" "${PELLUCID_COMMON_PKGS[@]}" >"$log" 2>&1; then
         tail -n 40 "$log" >&2
         _pellucid_log "pip install failed for $venv (full log: $log)"
@@ -207,6 +224,9 @@ pellucid_setup_all() {
     done
     for ver in "${PELLUCID_TORCH_VERSIONS[@]:1}"; do
         pellucid_ensure_torch_venv "$ver" || failed=1
+    done
+    for ver in "${PELLUCID_TORCH_PYTHONS[@]}"; do
+        pellucid_ensure_torch_venv "${PELLUCID_TORCH_VERSIONS[-1]}" "$ver" || failed=1
     done
     return "$failed"
 }
