@@ -122,3 +122,63 @@ def with_class_annotations(
         pos = q + len(pending) + 1
         pending = []
     return body + pending
+
+
+# The name a function is written under when only its ``__annotate__`` is at hand: that code
+# says which annotations the function has, not what it is called.
+ANNOTATED_NAME = "_annotated"
+
+
+def annotate_source(annotate: CodeType) -> list[ast.stmt]:
+    """An ``__annotate__`` function alone (3.14+): the definition the compiler made it for.
+
+    A function's (``BUILD_MAP n``) comes back as ``def _annotated(a: A, ...) -> R: pass``:
+    its parameters' kinds and the function's name change nothing in the ``__annotate__``
+    they compile to.  A class body's or a module's (``BUILD_MAP 0`` and one store per
+    annotation) comes back as the annotated names, ``a: A`` each; a class body's reads the
+    class namespace, which the caller's class scope gives back (verify wraps code with a
+    ``__classdict__`` cell in one).  Any other shape, such as annotations under ``if`` that
+    check ``__conditional_annotations__``, is refused: which statement guards them is not
+    in this code.  Under ``from __future__ import annotations`` the values are the source
+    text, parsed back (the caller adds the import)."""
+    from pellucid.decompiler.classes import _parsed_annotation
+    from pellucid.decompiler.emit import CodeWalker
+    from pellucid.decompiler.evaluate import CO_FUTURE_ANNOTATIONS
+
+    walker = CodeWalker(annotate)
+    future = bool(annotate.co_flags & CO_FUTURE_ANNOTATIONS)
+    read = annotations_of(annotate)
+    if read is not None:
+        if future:
+            # `from __future__ import annotations` keeps them as source text
+            read = {k: _parsed_annotation(v, walker) for k, v in read.items()}
+        returns = read.pop("return", None)
+        params = [ast.arg(arg=name, annotation=value) for name, value in read.items()]
+        if not all(name.isidentifier() for name in read):
+            raise walker.fail("__annotate__ names a parameter no source can spell")
+        node = ast.FunctionDef(
+            name=ANNOTATED_NAME,
+            args=ast.arguments(
+                posonlyargs=[], args=params, vararg=None, kwonlyargs=[], kw_defaults=[],
+                kwarg=None, defaults=[],
+            ),
+            body=[ast.Pass()],
+            decorator_list=[],
+            returns=returns,
+            type_comment=None,
+            type_params=[],
+            lineno=0,
+        )
+        return [node]
+    pairs = class_annotations(annotate)
+    if pairs is None or not all(name.isidentifier() for name, _ in pairs):
+        raise walker.fail(
+            "__annotate__ of a shape the compiler makes only with its definition (annotations "
+            "under a condition): decompile the code that defines it instead"
+        )
+    if future:
+        pairs = [(n, _parsed_annotation(a, walker)) for n, a in pairs]
+    return [
+        ast.AnnAssign(target=ast.Name(id=name, ctx=ast.Store()), annotation=value, value=None, simple=1)
+        for name, value in pairs
+    ]

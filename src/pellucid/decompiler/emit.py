@@ -789,7 +789,15 @@ def _annotation_ast(v: Any, future: bool) -> ast.expr:
     return _value_ast(v)
 
 
-if hasattr(ast, "_Unparser"):
+try:  # 3.14+: ast.unparse's unparser lives in a module of its own
+    from _ast_unparse import Unparser as _AstUnparser  # type: ignore[import-not-found]
+    from _ast_unparse import _Precedence  # type: ignore[import-not-found]
+except ImportError:
+    _AstUnparser = getattr(ast, "_Unparser", None)
+    _Precedence = getattr(ast, "_Precedence", None)
+
+
+if _AstUnparser is not None:
 
     class _Delimit:
         """What ``ast._Unparser.delimit`` makes with ``@contextmanager`` (a generator and a
@@ -814,7 +822,7 @@ if hasattr(ast, "_Unparser"):
         ``-1j``): then its text is a unary minus expression, not an atom."""
         return isinstance(value, _NUMBERS) and not isinstance(value, bool) and repr(value).startswith("-")
 
-    class _Unparser(ast._Unparser):  # type: ignore[name-defined,misc]
+    class _Unparser(_AstUnparser):  # type: ignore[misc,valid-type]
         """``ast.unparse``'s own unparser, the same methods and output in about two thirds of
         the time: its per-node method lookup is cached by node class (``NodeVisitor.visit``
         builds the method name and looks it up for every node), names and simple constants
@@ -855,7 +863,7 @@ if hasattr(ast, "_Unparser"):
             # like a unary minus, so it is bracketed where a tighter operand stands
             # (`(-1) ** n`, `(-0.0).hex()`), not read back as `-(1 ** n)`
             if _signed(node.value):
-                with self.require_parens(ast._Precedence.FACTOR, node):  # type: ignore[attr-defined]
+                with self.require_parens(_Precedence.FACTOR, node):
                     super().visit_Constant(node)
             else:
                 super().visit_Constant(node)
@@ -875,7 +883,8 @@ if hasattr(ast, "_Unparser"):
                 self.set_precedence(self.get_precedence(node), text)
                 self.traverse(text)
 
-        def fill(self, text: str = "") -> None:
+        def fill(self, text: str = "", *, allow_semicolon: bool = True) -> None:
+            # (allow_semicolon, 3.14+: joins statements of an ast.Interactive, never unparsed here)
             source = self._source  # (maybe_newline and write, inline: once per statement)
             if source:
                 source.append("\n")
@@ -1064,6 +1073,11 @@ def tree_for(code: CodeType, fn: FunctionType | None, as_def: bool = False) -> t
         return node, bool(code.co_flags & CO_FUTURE_ANNOTATIONS) and _writes_annotations(node)
     if code.co_name.startswith(_GENERIC_SCOPE) and code.co_name.endswith(">"):
         return ast.Module(body=generic_scope_source(code), type_ignores=[]), False
+    if code.co_name == "__annotate__" and code.co_argcount == 1 and flagged_docstring(code) is not False:
+        # 3.14+: a function the compiler made to evaluate annotations lazily
+        from pellucid.decompiler.annotate import annotate_source
+
+        return ast.Module(body=annotate_source(code), type_ignores=[]), bool(code.co_flags & CO_FUTURE_ANNOTATIONS)
     if code.co_name == "<lambda>" and not as_def:
         # a lambda is an expression: give it as one, unless its body is statements no lambda
         # holds (torch.compile rewrites a lambda's frame so): then as a def

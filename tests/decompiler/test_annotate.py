@@ -1,0 +1,49 @@
+"""Annotations evaluated lazily (3.14+, PEP 649/749): an ``__annotate__`` function handed over
+alone comes back as the definition it was made for, verified, and runs alike.
+
+Earlier versions have no ``__annotate__`` functions; there these tests do not apply.  (No
+``from __future__ import annotations`` here: under it the compiler makes no ``__annotate__``.)"""
+
+import sys
+
+import pytest
+
+from pellucid.decompiler import DecompilationError, decode, decompile
+
+pytestmark = pytest.mark.skipif(
+    sys.version_info < (3, 14) or decode.unsupported_version() is not None,
+    reason="__annotate__ functions exist on 3.14+ (and this Python's bytecode must be supported)",
+)
+
+
+def _run(source: str, name: str) -> dict:
+    ns: dict = {}
+    exec(compile(source, "<decompiled>", "exec"), ns)
+    return ns[name]
+
+
+def test_a_functions_annotate_comes_back_as_a_def_with_those_annotations():
+    def f(a: int, *args: str, b: "int | None" = 1, **kw: float) -> list[int]:
+        return [a]
+
+    source = decompile(f.__annotate__)
+    back = _run(source, "_annotated")
+    assert back.__annotate__(1) == f.__annotate__(1)
+
+
+class Annotated:
+    x: int
+    y: str = "a"
+
+
+def test_a_class_bodys_annotate_comes_back_as_the_annotated_names():
+    source = decompile(Annotated.__annotate__)
+    assert source.split() == ["x:", "int", "y:", "str"]
+
+
+def test_conditional_annotations_alone_are_refused():
+    source = "flag = 1\nclass C:\n    if flag:\n        x: int\n"
+    ns: dict = {}
+    exec(compile(source, "<m>", "exec"), ns)
+    with pytest.raises(DecompilationError, match="under a condition"):
+        decompile(ns["C"].__annotate__)
