@@ -403,6 +403,22 @@ class CodeWalker(Walker):
                     gen.ifs.append(_negate(body[0].test))
                     body = body[1:]
                     continue
+                if (
+                    len(body) >= 2
+                    and isinstance(body[0], ast.Assign)
+                    and len(body[0].targets) == 1
+                ):
+                    # 3.14+ compile `for t in [v]` (one element, not starred) as `t = v`: a
+                    # comprehension body holds no other assignment
+                    gen = ast.comprehension(
+                        target=body[0].targets[0],
+                        iter=ast.List(elts=[body[0].value], ctx=ast.Load()),
+                        ifs=[],
+                        is_async=0,
+                    )
+                    gens.append(gen)
+                    body = body[1:]
+                    continue
                 break
             if len(body) == 1 and isinstance(body[0], (ast.For, ast.AsyncFor)):
                 node = body[0]

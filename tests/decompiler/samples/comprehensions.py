@@ -136,6 +136,20 @@ def comp_iterable_evaluated_outside(n):
 
 
 @cases(
+    ([1, 0, 3],),
+    ([],),
+)
+def comp_one_element_clauses(xs):
+    # 3.14+ compile `for t in [v]` / `for t in (v,)` as an assignment inside the loop
+    return (
+        [(x, y, z) for x in xs for y, z in [(x, x + 1)] if y for w in (x,)],
+        {k: v for k in xs for v in [k * 2] if v},
+        list(a + b for a in xs for b in [a]),
+        {s for s in xs for _ in [0] for t in [s, s]},
+    )
+
+
+@cases(
     ([1, 2, 3],),
 )
 def comp_tuple_targets(xs):
