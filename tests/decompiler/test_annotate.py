@@ -47,3 +47,10 @@ def test_conditional_annotations_alone_are_refused():
     exec(compile(source, "<m>", "exec"), ns)
     with pytest.raises(DecompilationError, match="under a condition"):
         decompile(ns["C"].__annotate__)
+
+
+def test_a_starred_annotation_comes_back_on_the_varargs_parameter():
+    # (as text: 3.9-3.11 cannot parse this file otherwise)
+    ident = _run("def ident[T, *Ts](a: T, *rest: *Ts) -> T:\n    return a\n", "ident")
+    source = decompile(ident.__annotate__)
+    assert "*rest: *Ts" in source, source

@@ -32,6 +32,34 @@ def _is_guard(ins: list, format_name: str) -> bool:
     )
 
 
+def format_guard_end(code: CodeType, ins: list) -> int:
+    """Where the body of a lazily evaluated function starts: after the ``format`` check 3.14+
+    put first in every such function (``__annotate__``, a type alias's value, a type
+    parameter's bound, constraints or default; the argument is ``.format`` in the latter),
+    else 0.  The check is the compiler's, never the source's."""
+    if code.co_argcount == 1 and _is_guard(ins, code.co_varnames[0]):
+        return 6
+    return 0
+
+
+def _starred_temporaries(body: list[ast.stmt]) -> dict[str, ast.expr] | None:
+    """``*args: *Ts`` compiles to ``Ts`` unpacked into one value (``UNPACK_SEQUENCE 1``),
+    which the walker reads as ``(tmp,) = Ts``: each such temporary's ``*Ts``, by name.  None
+    when ``body`` holds anything else."""
+    out: dict[str, ast.expr] = {}
+    for st in body:
+        if not (
+            isinstance(st, ast.Assign)
+            and len(st.targets) == 1
+            and isinstance(st.targets[0], ast.Tuple)
+            and len(st.targets[0].elts) == 1
+            and isinstance(st.targets[0].elts[0], ast.Name)
+        ):
+            return None
+        out[st.targets[0].elts[0].id] = ast.Starred(value=st.value, ctx=ast.Load())
+    return out
+
+
 def annotations_of(annotate: CodeType) -> dict[str, ast.expr] | None:
     """The annotations an ``__annotate__`` function returns, by name; None for code of
     another shape."""
@@ -46,9 +74,18 @@ def annotations_of(annotate: CodeType) -> dict[str, ast.expr] | None:
     if ins[-1].op != "RETURN_VALUE":
         return None
     body, stack = walker.walk(6, len(ins) - 1, [], frozenset())
-    if body or len(stack) != 1 or not isinstance(stack[0], ast.Dict):
+    if len(stack) != 1 or not isinstance(stack[0], ast.Dict):
         return None
     result = stack[0]
+    starred = _starred_temporaries(body)
+    if starred is None:
+        return None
+    if starred:
+        result.values = [
+            starred.pop(v.id) if isinstance(v, ast.Name) and v.id in starred else v for v in result.values
+        ]
+        if starred:
+            return None
     if not all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in result.keys):
         return None
     return {k.value: v for k, v in zip(result.keys, result.values)}
@@ -156,10 +193,15 @@ def annotate_source(annotate: CodeType) -> list[ast.stmt]:
         params = [ast.arg(arg=name, annotation=value) for name, value in read.items()]
         if not all(name.isidentifier() for name in read):
             raise walker.fail("__annotate__ names a parameter no source can spell")
+        # `*args: *Ts` (a starred annotation) belongs to the one parameter that can hold it
+        vararg = [p for p in params if isinstance(p.annotation, ast.Starred)]
+        if len(vararg) > 1:
+            raise walker.fail("__annotate__ with more than one starred annotation")
+        params = [p for p in params if p not in vararg]
         node = ast.FunctionDef(
             name=ANNOTATED_NAME,
             args=ast.arguments(
-                posonlyargs=[], args=params, vararg=None, kwonlyargs=[], kw_defaults=[],
+                posonlyargs=[], args=params, vararg=vararg[0] if vararg else None, kwonlyargs=[], kw_defaults=[],
                 kwarg=None, defaults=[],
             ),
             body=[ast.Pass()],

@@ -105,7 +105,12 @@ class CodeWalker(Walker):
 
     def returned_expr(self, code: CodeType, ins: Instr | None) -> ast.expr:
         """The expression a lazily evaluated body returns (a type alias's value, a bound)."""
-        value = _returns_as_expression(CodeWalker(code).body())
+        from pellucid.decompiler.annotate import format_guard_end
+
+        walker = CodeWalker(code)
+        start = format_guard_end(code, walker.ins)
+        body = walker.walk(start, walker.n, [], frozenset())[0] if start else walker.body()
+        value = _returns_as_expression(body)
         if value is None:
             raise self.fail(f"{code.co_name}: not a single returned expression", ins)
         return value
@@ -243,7 +248,8 @@ class CodeWalker(Walker):
 
     def _generic_function(self, fn: tuple, params: list, ins: Instr) -> V.FunctionValue:
         """A generic function's value from its MAKE_FUNCTION attributes (defaults 1,
-        keyword defaults 2, annotations 4 as a (name, value, ...) tuple)."""
+        keyword defaults 2, annotations 4 as a (name, value, ...) tuple, 3.14+: annotate 16,
+        an ``__annotate__`` function)."""
         attrs = fn[2]
         defaults, kwdefaults, notes = attrs.get(1), attrs.get(2), attrs.get(4)
         out = V.FunctionValue(code=fn[1], type_params=params)
@@ -260,6 +266,15 @@ class CodeWalker(Walker):
             if elts is None or len(elts) % 2 or not all(_is_str(k) for k in elts[0::2]):
                 raise self.fail("generic function annotations that are not name/value pairs", ins)
             out.annotations = {k.value: v for k, v in zip(elts[0::2], elts[1::2])}
+        annotate = attrs.get(16)
+        if annotate is not None:
+            # 3.14+: the annotations, made lazily by an __annotate__ function
+            from pellucid.decompiler.annotate import annotations_of
+
+            read = annotations_of(annotate[1]) if _is_function(annotate) else None
+            if read is None:
+                raise self.fail("generic function annotations of an unknown shape", ins)
+            out.annotations = read
         return out
 
     def next_is_comprehension(self, ins: Instr) -> bool:
