@@ -54,3 +54,49 @@ def test_a_starred_annotation_comes_back_on_the_varargs_parameter():
     ident = _run("def ident[T, *Ts](a: T, *rest: *Ts) -> T:\n    return a\n", "ident")
     source = decompile(ident.__annotate__)
     assert "*rest: *Ts" in source, source
+
+
+_MODULE = '''
+x: int = 1
+y: "str"
+if x:
+    z: list[int] = [x]
+else:
+    w: float
+for i in range(2):
+    q: int = i
+try:
+    t: tuple = ()
+except ValueError:
+    pass
+
+
+class C:
+    a: int
+
+
+def f(b: int) -> str:
+    return str(b)
+'''
+
+
+def _module_namespace(source: str) -> dict:
+    ns: dict = {"__name__": "annotated_module"}
+    exec(compile(source, "<m>", "exec"), ns)
+    return ns
+
+
+def test_module_annotations_come_back_where_they_ran():
+    back = decompile(compile(_MODULE, "<m>", "exec"), strict=True)
+    assert "z: list[int] = [x]" in back and "    w: float" in back, back
+    original, decompiled = _module_namespace(_MODULE), _module_namespace(back)
+    assert decompiled["__annotate__"](1) == original["__annotate__"](1)
+    assert decompiled["C"].__annotations__ == original["C"].__annotations__
+
+
+def test_a_module_whose_only_annotations_keep_nothing_is_refused():
+    # `o.a: int` evaluates `o` and nothing else, yet the module records that it has
+    # annotations: no source can be said to be the original's
+    source = "import types\no = types.SimpleNamespace()\no.a: int\n"
+    with pytest.raises(DecompilationError, match="only annotations are of attributes"):
+        decompile(compile(source, "<m>", "exec"))

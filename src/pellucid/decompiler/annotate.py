@@ -224,3 +224,107 @@ def annotate_source(annotate: CodeType) -> list[ast.stmt]:
         ast.AnnAssign(target=ast.Name(id=name, ctx=ast.Store()), annotation=value, value=None, simple=1)
         for name, value in pairs
     ]
+
+
+# A module's annotations (3.14+) are all conditional: each ``x: T`` statement records that it ran,
+# ``__conditional_annotations__.add(<index>)`` (a SET_ADD on the set the module made first), and
+# the module's ``__annotate__`` keeps entry <index> only when it did::
+#
+#     <index>; LOAD __conditional_annotations__; CONTAINS_OP 0; POP_JUMP_IF_FALSE next
+#     <annotation>; COPY 2; LOAD_CONST 'x'; STORE_SUBSCR
+_CONDITIONAL = "__conditional_annotations__"
+
+
+class AnnotationMark(ast.stmt):
+    """Where an annotation statement ran: its index in the scope's ``__annotate__``, replaced
+    by the statement itself (:func:`place_annotations`)."""
+
+    _fields = ("index",)
+
+    def __init__(self, index: int) -> None:
+        super().__init__()
+        self.index = index
+
+
+def is_conditional_set(value: object) -> bool:
+    """``value`` is the set in which a scope records which annotations ran."""
+    return isinstance(value, ast.Name) and value.id == _CONDITIONAL
+
+
+def conditional_annotations(annotate: CodeType) -> dict[int, tuple[str, ast.expr]] | None:
+    """The entries of a module's ``__annotate__``, by index: (name, annotation).  None for
+    another shape."""
+    from pellucid.decompiler.emit import CodeWalker
+
+    if annotate.co_name != "__annotate__" or annotate.co_argcount != 1:
+        return None
+    walker = CodeWalker(annotate)
+    ins = walker.ins
+    if not _is_guard(ins, annotate.co_varnames[0]):
+        return None
+    if ins[6].op != "BUILD_MAP" or ins[6].arg != 0 or ins[-1].op != "RETURN_VALUE":
+        return None
+    out: dict[int, tuple[str, ast.expr]] = {}
+    k, end = 7, len(ins) - 1
+    while k < end:
+        head = ins[k : k + 4]
+        if not (
+            len(head) == 4
+            and head[0].op == "LOAD_CONST" and type(head[0].argval) is int
+            and head[1].argval == _CONDITIONAL
+            and head[2].op == "CONTAINS_OP" and head[2].arg == 0
+            and head[3].op == "POP_JUMP_IF_FALSE"
+        ):
+            return None
+        nxt = head[3].target
+        j = nxt - 3
+        if not (
+            k + 4 < j and nxt <= end
+            and ins[j].op == "COPY" and ins[j].arg == 2
+            and ins[j + 1].op == "LOAD_CONST" and isinstance(ins[j + 1].argval, str)
+            and ins[j + 2].op == "STORE_SUBSCR"
+        ) or any(i.target is not None for i in ins[k + 4 : j]):
+            return None
+        body, stack = walker.walk(k + 4, j, [], frozenset())
+        if body or len(stack) != 1 or not isinstance(stack[0], ast.expr):
+            return None
+        out[head[0].argval] = (ins[j + 1].argval, stack[0])
+        k = nxt
+    return out
+
+
+def place_annotations(body: list[ast.stmt], entries: dict[int, tuple[str, ast.expr]], fail) -> list[ast.stmt]:
+    """``body`` with each :class:`AnnotationMark` replaced by its annotation statement:
+    ``x: T = v`` when an assignment ``x = v`` comes right before it (the value is stored
+    before the mark), ``x: T`` otherwise.  Nested blocks of the same scope are searched too
+    (``if``, loops, ``try``, ``with``); nested functions and classes are other scopes."""
+    out: list[ast.stmt] = []
+    for st in body:
+        if isinstance(st, AnnotationMark):
+            entry = entries.pop(st.index, None)
+            if entry is None:
+                raise fail(f"annotation {st.index} recorded but not in __annotate__")
+            name, annotation = entry
+            prev = out[-1] if out else None
+            target = ast.Name(id=name, ctx=ast.Store())
+            if (
+                isinstance(prev, ast.Assign)
+                and len(prev.targets) == 1
+                and isinstance(prev.targets[0], ast.Name)
+                and prev.targets[0].id == name
+            ):
+                out[-1] = ast.AnnAssign(target=target, annotation=annotation, value=prev.value, simple=1)
+            else:
+                out.append(ast.AnnAssign(target=target, annotation=annotation, value=None, simple=1))
+            continue
+        if not isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            for field in ("body", "orelse", "finalbody"):
+                block = getattr(st, field, None)
+                if isinstance(block, list) and block:
+                    setattr(st, field, place_annotations(block, entries, fail))
+            for handler in getattr(st, "handlers", ()) or ():
+                handler.body = place_annotations(handler.body, entries, fail)
+            for case in getattr(st, "cases", ()) or ():
+                case.body = place_annotations(case.body, entries, fail)
+        out.append(st)
+    return out

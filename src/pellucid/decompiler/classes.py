@@ -518,11 +518,27 @@ def module_body(code: CodeType) -> list[ast.stmt]:
     from pellucid.decompiler.emit import CodeWalker
 
     w = CodeWalker(code, "module")
-    if "__conditional_annotations__" in code.co_names + code.co_cellvars:
-        # 3.14+: which module-level annotations ran is recorded as they run, for the module's
-        # __annotate__ function; that bookkeeping is not read back into annotations yet
-        raise w.fail("module-level annotations (3.14+) are not read back yet")
     body = w.body()
+    annotate = getattr(w, "module_annotate", None)
+    if annotate is not None:
+        # 3.14+: the annotations are in a function of their own, and each statement that
+        # ran left a mark where it stands
+        from pellucid.decompiler.annotate import conditional_annotations, place_annotations
+
+        entries = conditional_annotations(annotate)
+        if entries is None:
+            raise w.fail("a module's __annotate__ function of an unknown shape")
+        if code.co_flags & CO_FUTURE_ANNOTATIONS:
+            entries = {k: (n, _parsed_annotation(a, w)) for k, (n, a) in entries.items()}
+        body = place_annotations(body, entries, w.fail)
+        if entries:
+            raise w.fail("annotations in __annotate__ that no statement of the module records")
+    elif getattr(w, "module_records_annotations", False) and not any(
+        i.op == "SETUP_ANNOTATIONS" for i in w.ins  # (they are stored as they run: future import)
+    ):
+        # only annotations of attributes or subscripts (`o.x: T`), of which the compiler
+        # keeps nothing but the target's evaluation: no source can be said to be theirs
+        raise w.fail("a module whose only annotations are of attributes or subscripts (3.14+ keep nothing of them)")
     body = _finish_body(w, body, _is_none_return)
     # the docstring is the first store of __doc__ (3.9/3.10 after SETUP_ANNOTATIONS)
     if (

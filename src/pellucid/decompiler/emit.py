@@ -10,6 +10,7 @@ from types import CodeType, FunctionType
 from typing import Any
 
 from pellucid.decompiler import values as V
+from pellucid.decompiler.annotate import AnnotationMark, is_conditional_set
 from pellucid.decompiler.classes import (
     ClassValue,
     class_source_def,
@@ -43,6 +44,10 @@ class CompAppend(ast.stmt):
 
 class SentValue(V.Marker):
     """What a genexpr's YIELD_VALUE pushes back; always discarded."""
+
+
+# The set of annotations that ran, once SET_ADD recorded one in it (popped right after)
+_RECORDED = V.Marker()
 
 
 # 3.12+ intrinsics that make a type parameter from its name, and the ast node each writes as
@@ -299,6 +304,14 @@ class CodeWalker(Walker):
 
     def op_SET_ADD(self, ins: Instr, stack: list) -> None:
         v = self.pop_expr(stack, ins)
+        if (
+            ins.arg == 1 and stack and is_conditional_set(stack[-1])
+            and isinstance(v, ast.Constant) and type(v.value) is int
+        ):
+            # 3.14+: an annotation statement ran (the module records it for __annotate__)
+            stack[-1] = _RECORDED  # (first: emitting saves names still on the stack)
+            self.emit(AnnotationMark(v.value))
+            return
         if self._literal_target(ins, stack, ast.Set):
             stack[-ins.arg].elts.append(v)
             return
@@ -333,7 +346,7 @@ class CodeWalker(Walker):
         stack.append(SentValue())
 
     def op_POP_TOP(self, ins: Instr, stack: list) -> None:
-        if stack and isinstance(stack[-1], SentValue):
+        if stack and (isinstance(stack[-1], SentValue) or stack[-1] is _RECORDED):
             stack.pop()
             return
         super().op_POP_TOP(ins, stack)

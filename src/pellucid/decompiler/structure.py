@@ -2726,6 +2726,25 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         ):
             self.class_annotate = value.code  # 3.14+: class_body writes its annotations
             return
+        if (
+            isinstance(target, ast.Name)
+            and target.id == "__annotate__"
+            and isinstance(value, V.FunctionValue)
+            and value.code.co_name == "__annotate__"
+            and getattr(self, "mode", None) == "module"
+        ):
+            self.module_annotate = value.code  # 3.14+: module_body writes its annotations
+            return
+        if (
+            isinstance(target, ast.Name)
+            and target.id == "__conditional_annotations__"
+            and isinstance(value, ast.Set)
+            and not value.elts
+            and getattr(self, "mode", None) == "module"
+        ):
+            # 3.14+: the set in which the module records which annotations ran
+            self.module_records_annotations = True
+            return
         if isinstance(value, V.TypeAliasValue):
             if not (isinstance(target, ast.Name) and target.id == value.name):
                 raise self.fail(f"type alias {value.name} stored as another name", ins)
