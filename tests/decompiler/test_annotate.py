@@ -100,3 +100,23 @@ def test_a_module_whose_only_annotations_keep_nothing_is_refused():
     source = "import types\no = types.SimpleNamespace()\no.a: int\n"
     with pytest.raises(DecompilationError, match="only annotations are of attributes"):
         decompile(compile(source, "<m>", "exec"))
+
+
+def test_a_modules_annotate_comes_back_as_the_annotated_names():
+    ns = _module_namespace(_MODULE)
+    back = decompile(ns["__annotate__"], strict=True)
+    assert back.split() == ["x:", "int", "y:", "'str'", "z:", "list[int]", "w:", "float", "q:", "int", "t:", "tuple"]
+
+
+def test_a_lazily_evaluated_value_alone_comes_back_as_a_definition_of_its_name():
+    import types
+
+    source = "type Pair = tuple[int, int]\ndef first[P: Pair](p: P) -> int:\n    return p[0]\n"
+    code = compile(source, "<m>", "exec")
+    found, todo = {}, [code]
+    while todo:
+        c = todo.pop()
+        todo.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
+        if c.co_varnames[:1] == (".format",):
+            found[c.co_name] = decompile(c, strict=True).strip()
+    assert found == {"Pair": "type Pair = tuple[int, int]", "P": "type P = Pair"}

@@ -172,10 +172,11 @@ def annotate_source(annotate: CodeType) -> list[ast.stmt]:
     A function's (``BUILD_MAP n``) comes back as ``def _annotated(a: A, ...) -> R: pass``:
     its parameters' kinds and the function's name change nothing in the ``__annotate__``
     they compile to.  A class body's or a module's (``BUILD_MAP 0`` and one store per
-    annotation) comes back as the annotated names, ``a: A`` each; a class body's reads the
-    class namespace, which the caller's class scope gives back (verify wraps code with a
-    ``__classdict__`` cell in one).  Any other shape, such as annotations under ``if`` that
-    check ``__conditional_annotations__``, is refused: which statement guards them is not
+    annotation, or for a module's each under a check that its statement ran) comes back as
+    the annotated names, ``a: A`` each; a class body's reads the class namespace, which the
+    caller's class scope gives back (verify wraps code with a ``__classdict__`` cell in one).
+    A class body's annotations under ``if`` (checked against ``__conditional_annotations__``)
+    are refused: which statement guards them is not
     in this code.  Under ``from __future__ import annotations`` the values are the source
     text, parsed back (the caller adds the import)."""
     from pellucid.decompiler.classes import _parsed_annotation
@@ -213,10 +214,15 @@ def annotate_source(annotate: CodeType) -> list[ast.stmt]:
         )
         return [node]
     pairs = class_annotations(annotate)
+    if pairs is None and not annotate.co_freevars:
+        # a module's: every entry conditional, in the order the statements stand
+        entries = conditional_annotations(annotate)
+        if entries is not None and sorted(entries) == list(range(len(entries))):
+            pairs = [entries[k] for k in range(len(entries))]
     if pairs is None or not all(name.isidentifier() for name, _ in pairs):
         raise walker.fail(
-            "__annotate__ of a shape the compiler makes only with its definition (annotations "
-            "under a condition): decompile the code that defines it instead"
+            "__annotate__ of a shape the compiler makes only with its definition (a class's "
+            "annotations under a condition): decompile the code that defines it instead"
         )
     if future:
         pairs = [(n, _parsed_annotation(a, walker)) for n, a in pairs]

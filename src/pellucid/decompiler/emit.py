@@ -1075,6 +1075,22 @@ def generic_scope_source(code: CodeType) -> list[ast.stmt]:
     return w.block
 
 
+def lazy_value_source(code: CodeType) -> list[ast.stmt]:
+    """A lazily evaluated value alone (3.14+: the function of a type alias's value or of a
+    type parameter's bound, constraints or default, whose argument is ``.format``): written
+    as ``type <name> = <value>``, a definition that compiles to a function of that name and
+    body (which of them it was made for is not in this code)."""
+    w = CodeWalker(code)
+    if not code.co_name.isidentifier():
+        raise w.fail(f"a lazily evaluated value named {code.co_name!r}, which no source can spell")
+    value = w.returned_expr(code, None)
+    return [
+        ast.TypeAlias(  # type: ignore[attr-defined] - 3.12+, where it is made
+            name=ast.Name(id=code.co_name, ctx=ast.Store()), type_params=[], value=value
+        )
+    ]
+
+
 def def_name(co_name: str) -> str:
     """The name a code object whose name is no identifier (``<lambda>``) is written under as
     a ``def`` (verify looks the recompiled code up by it)."""
@@ -1117,6 +1133,8 @@ def tree_for(code: CodeType, fn: FunctionType | None, as_def: bool = False) -> t
         return node, bool(code.co_flags & CO_FUTURE_ANNOTATIONS) and _writes_annotations(node)
     if code.co_name.startswith(_GENERIC_SCOPE) and code.co_name.endswith(">"):
         return ast.Module(body=generic_scope_source(code), type_ignores=[]), False
+    if code.co_argcount == 1 and code.co_varnames[0] == ".format" and flagged_docstring(code) is not False:
+        return ast.Module(body=lazy_value_source(code), type_ignores=[]), False
     if code.co_name == "__annotate__" and code.co_argcount == 1 and flagged_docstring(code) is not False:
         # 3.14+: a function the compiler made to evaluate annotations lazily
         from pellucid.decompiler.annotate import annotate_source
