@@ -18,6 +18,7 @@ else reaches a mark is left as it is: its ``LOAD_SPECIAL`` is then refused, neve
 
 from __future__ import annotations
 
+import bisect
 import dis
 from types import CodeType
 from typing import NamedTuple
@@ -58,13 +59,32 @@ def _effect(ins: Raw, jump: bool) -> int:
     return dis.stack_effect(ins.opcode, arg, jump=jump)
 
 
+class _OffsetIndex:
+    """Index of the instruction at a byte offset.  A jump to an instruction with a long
+    argument names the offset of its ``EXTENDED_ARG`` prefix, which the decoder folded into
+    the instruction: such an offset maps to the instruction it prefixes."""
+
+    def __init__(self, raw: list[Raw]) -> None:
+        self._offsets = [ins.offset for ins in raw]
+        self._at = {off: k for k, off in enumerate(self._offsets)}
+
+    def get(self, offset: int, default: int | None = None) -> int | None:
+        k = self._at.get(offset)
+        if k is not None:
+            return k
+        k = bisect.bisect_left(self._offsets, offset)
+        if k < len(self._offsets) and self._offsets[k] - offset <= 6:  # up to three prefixes
+            return k
+        return default
+
+
 def rewrite_withs(code: CodeType, raw: list[Raw]) -> WithRewrite | None:
     """The 3.13 reading of ``code``'s ``with`` statements, or None when it has none or they
     cannot be read that way."""
     setups = {k: kind for k in range(len(raw)) if (kind := _setup_kind(raw, k))}
     if not setups:
         return None
-    index = {ins.offset: k for k, ins in enumerate(raw)}
+    index = _OffsetIndex(raw)
     table = dis._parse_exception_table(code)  # type: ignore[attr-defined]
     entry_of: list = [None] * len(raw)
     for e in table:
@@ -181,7 +201,7 @@ def _apply(raw, setups, exit_calls, dropped, rewritten, states, table) -> WithRe
             out.append(ins._replace(arg=rewritten[k], argval=rewritten[k]))
         elif k not in dropped:
             out.append(ins)
-    index = {ins.offset: k for k, ins in enumerate(raw)}
+    index = _OffsetIndex(raw)
     depths = {}
     for e in table:
         state = states.get(index.get(e.start, -1))
