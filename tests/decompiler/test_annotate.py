@@ -41,12 +41,36 @@ def test_a_class_bodys_annotate_comes_back_as_the_annotated_names():
     assert source.split() == ["x:", "int", "y:", "str"]
 
 
-def test_conditional_annotations_alone_are_refused():
-    source = "flag = 1\nclass C:\n    if flag:\n        x: int\n"
-    ns: dict = {}
-    exec(compile(source, "<m>", "exec"), ns)
-    with pytest.raises(DecompilationError, match="under a condition"):
-        decompile(ns["C"].__annotate__)
+_CLASS_MODULE = """
+flag = 1
+class C:
+    a: int
+    if flag:
+        b: str = 'x'
+    else:
+        e: bytes
+    c: float = 1.0
+    for i in range(2):
+        d: list[int] = [i]
+"""
+
+
+def test_conditional_class_annotations_come_back_where_they_ran():
+    back = decompile(compile(_CLASS_MODULE, "<m>", "exec"), strict=True)
+    assert "    a: int\n    if flag:\n        b: str = 'x'\n    else:\n        e: bytes\n" in back, back
+    original, decompiled = _module_namespace(_CLASS_MODULE), _module_namespace(back)
+    assert decompiled["C"].__annotations__ == original["C"].__annotations__
+    assert decompiled["C"].__dict__.keys() == original["C"].__dict__.keys()
+
+
+def test_a_class_annotate_alone_puts_conditional_ones_under_an_if():
+    # which statement guarded them is not in the __annotate__ code: any `if` compiles alike
+    ns = _module_namespace(_CLASS_MODULE)
+    back = decompile(ns["C"].__annotate__, strict=True)
+    assert back.split() == [
+        "a:", "int", "if", "True:", "b:", "str", "if", "True:", "e:", "bytes", "c:", "float",
+        "if", "True:", "d:", "list[int]",
+    ]
 
 
 def test_a_starred_annotation_comes_back_on_the_varargs_parameter():

@@ -91,12 +91,17 @@ def annotations_of(annotate: CodeType) -> dict[str, ast.expr] | None:
     return {k.value: v for k, v in zip(result.keys, result.values)}
 
 
-def class_annotations(annotate: CodeType) -> list[tuple[str, ast.expr]] | None:
-    """The annotations a class body's ``__annotate__`` builds, in order::
+def scope_annotations(annotate: CodeType) -> list[tuple[str, ast.expr, int | None]] | None:
+    """The annotations a class body's or a module's ``__annotate__`` builds, in order:
+    (name, annotation, index), the index None for an annotation the scope always has::
 
-        BUILD_MAP 0; (<annotation>; COPY 2; LOAD_CONST 'name'; STORE_SUBSCR)*; RETURN_VALUE
+        BUILD_MAP 0; (entry)*; RETURN_VALUE
+        entry: <annotation>; COPY 2; LOAD_CONST 'name'; STORE_SUBSCR
+            or <index>; LOAD __conditional_annotations__; CONTAINS_OP 0; POP_JUMP_IF_FALSE next
+               <annotation>; COPY 2; LOAD_CONST 'name'; STORE_SUBSCR
 
-    None for another shape (annotations under ``if``/``try``, which it guards one by one)."""
+    (the second for a statement that may not run: under ``if``, ``try``, a loop... in a class
+    body, every one in a module).  None for another shape."""
     from pellucid.decompiler.emit import CodeWalker
 
     if annotate.co_name != "__annotate__" or annotate.co_argcount != 1:
@@ -107,27 +112,54 @@ def class_annotations(annotate: CodeType) -> list[tuple[str, ast.expr]] | None:
         return None
     if ins[6].op != "BUILD_MAP" or ins[6].arg != 0 or ins[-1].op != "RETURN_VALUE":
         return None
-    out = []
+    out: list[tuple[str, ast.expr, int | None]] = []
     k, end = 7, len(ins) - 1
     while k < end:
-        j = next(
-            (
-                j for j in range(k, end - 2)
-                if ins[j].op == "COPY" and ins[j].arg == 2
-                and ins[j + 1].op == "LOAD_CONST" and isinstance(ins[j + 1].argval, str)
-                and ins[j + 2].op == "STORE_SUBSCR"
-            ),
-            None,
-        )
-        if j is None or any(i.target is not None and not k <= i.target <= j for i in ins[k:j]):
+        head = ins[k : k + 4]
+        index = None
+        if (
+            len(head) == 4
+            and head[0].op == "LOAD_CONST" and type(head[0].argval) is int
+            and head[1].argval == _CONDITIONAL
+            and head[2].op == "CONTAINS_OP" and head[2].arg == 0
+            and head[3].op == "POP_JUMP_IF_FALSE"
+        ):
+            index, k, nxt = head[0].argval, k + 4, head[3].target
+            j = nxt - 3
+        else:
+            j = next(
+                (
+                    j for j in range(k, end - 2)
+                    if ins[j].op == "COPY" and ins[j].arg == 2
+                    and ins[j + 1].op == "LOAD_CONST" and isinstance(ins[j + 1].argval, str)
+                    and ins[j + 2].op == "STORE_SUBSCR"
+                ),
+                -1,
+            )
+            nxt = j + 3
+        if not (
+            k < j and nxt <= end
+            and ins[j].op == "COPY" and ins[j].arg == 2
+            and ins[j + 1].op == "LOAD_CONST" and isinstance(ins[j + 1].argval, str)
+            and ins[j + 2].op == "STORE_SUBSCR"
+        ) or any(i.target is not None and not k <= i.target <= j for i in ins[k:j]):
             return None
         # each annotation on its own: a plain expression between two stores
         body, stack = walker.walk(k, j, [], frozenset())
         if body or len(stack) != 1 or not isinstance(stack[0], ast.expr):
             return None
-        out.append((ins[j + 1].argval, stack[0]))
-        k = j + 3
+        out.append((ins[j + 1].argval, stack[0], index))
+        k = nxt
     return out
+
+
+def class_annotations(annotate: CodeType) -> list[tuple[str, ast.expr]] | None:
+    """The annotations of a class body's ``__annotate__``, in order, when it always has them
+    all; None otherwise."""
+    read = scope_annotations(annotate)
+    if read is None or any(index is not None for _, _, index in read):
+        return None
+    return [(name, value) for name, value, _ in read]
 
 
 def with_class_annotations(
@@ -172,13 +204,13 @@ def annotate_source(annotate: CodeType) -> list[ast.stmt]:
     A function's (``BUILD_MAP n``) comes back as ``def _annotated(a: A, ...) -> R: pass``:
     its parameters' kinds and the function's name change nothing in the ``__annotate__``
     they compile to.  A class body's or a module's (``BUILD_MAP 0`` and one store per
-    annotation, or for a module's each under a check that its statement ran) comes back as
-    the annotated names, ``a: A`` each; a class body's reads the class namespace, which the
-    caller's class scope gives back (verify wraps code with a ``__classdict__`` cell in one).
-    A class body's annotations under ``if`` (checked against ``__conditional_annotations__``)
-    are refused: which statement guards them is not
-    in this code.  Under ``from __future__ import annotations`` the values are the source
-    text, parsed back (the caller adds the import)."""
+    annotation, see :func:`scope_annotations`) comes back as the annotated names, ``a: A``
+    each; a class body's reads the class namespace, which the caller's class scope gives back
+    (verify wraps code with a ``__classdict__`` cell in one).  A class body's annotation whose
+    statement may not run (checked against ``__conditional_annotations__``) comes back under
+    ``if True:``: which statement guarded it is not in this code, and any compiles alike.
+    Under ``from __future__ import annotations`` the values are the source text, parsed back
+    (the caller adds the import)."""
     from pellucid.decompiler.classes import _parsed_annotation
     from pellucid.decompiler.emit import CodeWalker
     from pellucid.decompiler.evaluate import CO_FUTURE_ANNOTATIONS
@@ -213,23 +245,23 @@ def annotate_source(annotate: CodeType) -> list[ast.stmt]:
             lineno=0,
         )
         return [node]
-    pairs = class_annotations(annotate)
-    if pairs is None and not annotate.co_freevars:
-        # a module's: every entry conditional, in the order the statements stand
-        entries = conditional_annotations(annotate)
-        if entries is not None and sorted(entries) == list(range(len(entries))):
-            pairs = [entries[k] for k in range(len(entries))]
-    if pairs is None or not all(name.isidentifier() for name, _ in pairs):
-        raise walker.fail(
-            "__annotate__ of a shape the compiler makes only with its definition (a class's "
-            "annotations under a condition): decompile the code that defines it instead"
+    read = scope_annotations(annotate)
+    if read is None or not all(name.isidentifier() for name, _, _ in read):
+        raise walker.fail("__annotate__ of a shape no definition compiles to")
+    # a module's are all conditional (and written plainly); a class body's conditional ones
+    # stand under an `if` whose test this code does not hold: `if True:` compiles alike
+    in_class = "__classdict__" in annotate.co_freevars
+    out: list[ast.stmt] = []
+    for name, value, index in read:
+        if future:
+            value = _parsed_annotation(value, walker)
+        st: ast.stmt = ast.AnnAssign(
+            target=ast.Name(id=name, ctx=ast.Store()), annotation=value, value=None, simple=1
         )
-    if future:
-        pairs = [(n, _parsed_annotation(a, walker)) for n, a in pairs]
-    return [
-        ast.AnnAssign(target=ast.Name(id=name, ctx=ast.Store()), annotation=value, value=None, simple=1)
-        for name, value in pairs
-    ]
+        if in_class and index is not None:
+            st = ast.If(test=ast.Constant(value=True), body=[st], orelse=[])
+        out.append(st)
+    return out
 
 
 # A module's annotations (3.14+) are all conditional: each ``x: T`` statement records that it ran,
@@ -258,45 +290,12 @@ def is_conditional_set(value: object) -> bool:
 
 
 def conditional_annotations(annotate: CodeType) -> dict[int, tuple[str, ast.expr]] | None:
-    """The entries of a module's ``__annotate__``, by index: (name, annotation).  None for
-    another shape."""
-    from pellucid.decompiler.emit import CodeWalker
-
-    if annotate.co_name != "__annotate__" or annotate.co_argcount != 1:
+    """The conditional entries of a scope's ``__annotate__``, by index: (name, annotation).
+    None for another shape."""
+    read = scope_annotations(annotate)
+    if read is None:
         return None
-    walker = CodeWalker(annotate)
-    ins = walker.ins
-    if not _is_guard(ins, annotate.co_varnames[0]):
-        return None
-    if ins[6].op != "BUILD_MAP" or ins[6].arg != 0 or ins[-1].op != "RETURN_VALUE":
-        return None
-    out: dict[int, tuple[str, ast.expr]] = {}
-    k, end = 7, len(ins) - 1
-    while k < end:
-        head = ins[k : k + 4]
-        if not (
-            len(head) == 4
-            and head[0].op == "LOAD_CONST" and type(head[0].argval) is int
-            and head[1].argval == _CONDITIONAL
-            and head[2].op == "CONTAINS_OP" and head[2].arg == 0
-            and head[3].op == "POP_JUMP_IF_FALSE"
-        ):
-            return None
-        nxt = head[3].target
-        j = nxt - 3
-        if not (
-            k + 4 < j and nxt <= end
-            and ins[j].op == "COPY" and ins[j].arg == 2
-            and ins[j + 1].op == "LOAD_CONST" and isinstance(ins[j + 1].argval, str)
-            and ins[j + 2].op == "STORE_SUBSCR"
-        ) or any(i.target is not None for i in ins[k + 4 : j]):
-            return None
-        body, stack = walker.walk(k + 4, j, [], frozenset())
-        if body or len(stack) != 1 or not isinstance(stack[0], ast.expr):
-            return None
-        out[head[0].argval] = (ins[j + 1].argval, stack[0])
-        k = nxt
-    return out
+    return {index: (name, value) for name, value, index in read if index is not None}
 
 
 def place_annotations(body: list[ast.stmt], entries: dict[int, tuple[str, ast.expr]], fail) -> list[ast.stmt]:
@@ -333,4 +332,60 @@ def place_annotations(body: list[ast.stmt], entries: dict[int, tuple[str, ast.ex
             for case in getattr(st, "cases", ()) or ():
                 case.body = place_annotations(case.body, entries, fail)
         out.append(st)
+    return out
+
+
+def _assigns(st: ast.stmt, name: str) -> bool:
+    return (
+        isinstance(st, ast.Assign)
+        and len(st.targets) == 1
+        and isinstance(st.targets[0], ast.Name)
+        and st.targets[0].id == name
+    )
+
+
+def with_scope_annotations(
+    body: list[ast.stmt], scope: list[tuple[str, ast.expr, int | None]], fail
+) -> list[ast.stmt]:
+    """A class body with its annotations written back, some of them conditional (3.14+,
+    see :func:`scope_annotations`): each conditional one where its statement left its mark,
+    each other one as :func:`with_class_annotations` places it, in the order of the
+    ``__annotate__`` (an unconditional one goes after the statement holding the mark of the
+    conditional one before it)."""
+    where: dict[int, int] = {}
+    for q, st in enumerate(body):
+        for node in ast.walk(st):
+            if isinstance(node, AnnotationMark):
+                where[node.index] = q
+    before: dict[int, list[ast.stmt]] = {}
+    replaced: dict[int, ast.stmt] = {}
+    pending: list[ast.stmt] = []
+    pos = 0
+    for name, annotation, index in scope:
+        target = ast.Name(id=name, ctx=ast.Store())
+        if index is not None:
+            q = where.get(index)
+            if q is None:
+                raise fail(f"annotation {index} in __annotate__ that no statement records")
+            before.setdefault(q, []).extend(pending)
+            pending = []
+            pos = max(pos, q + 1)
+            continue
+        j = next((j for j in range(pos, len(body)) if j not in replaced and _assigns(body[j], name)), None)
+        if j is None:
+            pending.append(ast.AnnAssign(target=target, annotation=annotation, value=None, simple=1))
+            continue
+        before.setdefault(j, []).extend(pending)
+        pending = []
+        replaced[j] = ast.AnnAssign(target=target, annotation=annotation, value=body[j].value, simple=1)
+        pos = j + 1
+    out: list[ast.stmt] = []
+    for q, st in enumerate(body):
+        out.extend(before.get(q, ()))
+        out.append(replaced.get(q, st))
+    out.extend(pending)
+    conditional = {index: (name, value) for name, value, index in scope if index is not None}
+    out = place_annotations(out, conditional, fail)
+    if conditional:
+        raise fail("annotations in __annotate__ that no statement of the scope records")
     return out

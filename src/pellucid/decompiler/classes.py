@@ -408,15 +408,23 @@ def class_body(code: CodeType) -> list[ast.stmt]:
     body = _finish_body(w, _drop_static_attributes(body), _is_classcell_return)
     annotate = getattr(w, "class_annotate", None)
     if annotate is not None:  # 3.14+: the annotations are in a function of their own
-        from pellucid.decompiler.annotate import class_annotations, with_class_annotations
+        from pellucid.decompiler.annotate import (
+            scope_annotations,
+            with_class_annotations,
+            with_scope_annotations,
+        )
 
-        read = class_annotations(annotate)
-        if read is None:
+        scope = scope_annotations(annotate)
+        if scope is None:
             raise w.fail("a class's __annotate__ function of an unknown shape")
         if code.co_flags & CO_FUTURE_ANNOTATIONS:
             # `from __future__ import annotations` keeps them as source text
-            read = [(n, _parsed_annotation(a, w)) for n, a in read]
-        body = with_class_annotations(body, read)
+            scope = [(n, _parsed_annotation(a, w), k) for n, a, k in scope]
+        if any(k is not None for _, _, k in scope):
+            # those whose statement may not run left a mark where they stand
+            body = with_scope_annotations(body, scope, w.fail)
+        else:
+            body = with_class_annotations(body, [(n, a) for n, a, _ in scope])
     pre = declarations(code, w.ins)
     if doc is not None:
         pre.insert(0, ast.Expr(value=ast.Constant(value=doc)))

@@ -2740,9 +2740,9 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             and target.id == "__conditional_annotations__"
             and isinstance(value, ast.Set)
             and not value.elts
-            and getattr(self, "mode", None) == "module"
+            and getattr(self, "mode", None) in ("module", "class")
         ):
-            # 3.14+: the set in which the module records which annotations ran
+            # 3.14+: the set in which the scope records which annotations ran
             self.module_records_annotations = True
             return
         if isinstance(value, V.TypeAliasValue):

@@ -661,9 +661,9 @@ def _class_def(name: str, body: list[ast.stmt]) -> ast.ClassDef:
     return node
 
 
-# cells a class body makes for the code in it: zero-argument super() and (3.12+) the
-# namespace that annotation scopes read
-_CLASS_CELLS = frozenset({"__class__", "__classdict__"})
+# cells a class body makes for the code in it: zero-argument super(), (3.12+) the
+# namespace that annotation scopes read and (3.14+) the record of which annotations ran
+_CLASS_CELLS = frozenset({"__class__", "__classdict__", "__conditional_annotations__"})
 
 
 def wrap_source_tree(tree: ast.Module, original: CodeType) -> ast.Module:
