@@ -144,3 +144,13 @@ def test_a_lazily_evaluated_value_alone_comes_back_as_a_definition_of_its_name()
         if c.co_varnames[:1] == (".format",):
             found[c.co_name] = decompile(c, strict=True).strip()
     assert found == {"Pair": "type Pair = tuple[int, int]", "P": "type P = Pair"}
+
+
+def test_a_handwritten_annotate_function_is_decompiled_like_any_other():
+    def __annotate__(format):
+        if format == 1:
+            return {"x": int}
+        raise NotImplementedError
+
+    back = decompile(__annotate__, strict=True)
+    assert back.startswith("def __annotate__(format):"), back

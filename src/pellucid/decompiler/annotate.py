@@ -198,8 +198,9 @@ def with_class_annotations(
 ANNOTATED_NAME = "_annotated"
 
 
-def annotate_source(annotate: CodeType) -> list[ast.stmt]:
-    """An ``__annotate__`` function alone (3.14+): the definition the compiler made it for.
+def annotate_source(annotate: CodeType) -> list[ast.stmt] | None:
+    """An ``__annotate__`` function alone (3.14+): the definition the compiler made it for;
+    None for one of no shape the compiler makes (a ``def __annotate__`` written by hand).
 
     A function's (``BUILD_MAP n``) comes back as ``def _annotated(a: A, ...) -> R: pass``:
     its parameters' kinds and the function's name change nothing in the ``__annotate__``
@@ -246,8 +247,10 @@ def annotate_source(annotate: CodeType) -> list[ast.stmt]:
         )
         return [node]
     read = scope_annotations(annotate)
-    if read is None or not all(name.isidentifier() for name, _, _ in read):
-        raise walker.fail("__annotate__ of a shape no definition compiles to")
+    if read is None:
+        return None
+    if not all(name.isidentifier() for name, _, _ in read):
+        raise walker.fail("__annotate__ names an annotation no source can spell")
     # a module's are all conditional (and written plainly); a class body's conditional ones
     # stand under an `if` whose test this code does not hold: `if True:` compiles alike
     in_class = "__classdict__" in annotate.co_freevars

@@ -1139,7 +1139,9 @@ def tree_for(code: CodeType, fn: FunctionType | None, as_def: bool = False) -> t
         # 3.14+: a function the compiler made to evaluate annotations lazily
         from pellucid.decompiler.annotate import annotate_source
 
-        return ast.Module(body=annotate_source(code), type_ignores=[]), bool(code.co_flags & CO_FUTURE_ANNOTATIONS)
+        made = annotate_source(code)
+        if made is not None:
+            return ast.Module(body=made, type_ignores=[]), bool(code.co_flags & CO_FUTURE_ANNOTATIONS)
     if code.co_name == "<lambda>" and not as_def:
         # a lambda is an expression: give it as one, unless its body is statements no lambda
         # holds (torch.compile rewrites a lambda's frame so): then as a def
