@@ -258,10 +258,18 @@ def _call_function_ex_flag(code: CodeType, raw: list[Raw]) -> list[Raw]:
             if out and out[-1].opname == "PUSH_NULL":
                 out.pop()
                 ins = ins._replace(arg=0, argval=0)
+            elif [(i.opname, i.arg) for i in out[-4:]] == _NULLS_UNDER_ARGS:
+                # Dynamo's: `func, args; PUSH_NULL; PUSH_NULL; SWAP 3; SWAP 2` leaves
+                # func, NULL, args, NULL: the 3.13 spelling is `PUSH_NULL; SWAP 2` and no mapping
+                del out[-3:-1]
+                ins = ins._replace(arg=0, argval=0)
             else:
                 ins = ins._replace(arg=1, argval=1)
         out.append(ins)
     return out
+
+
+_NULLS_UNDER_ARGS = [("PUSH_NULL", None), ("PUSH_NULL", None), ("SWAP", 3), ("SWAP", 2)]
 
 
 def _with_setups(code: CodeType, raw: list[Raw]) -> list[Raw]:
