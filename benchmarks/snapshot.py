@@ -18,11 +18,15 @@ offset, name and version the message adds), ``internal <reason>`` (one marked ``
   (a property-generator module whole, a loop program's ``f``).
 
 ``--quick`` keeps every 4th stdlib module, every sample file and 50 programs per family.
+``--src`` decompiles with another checkout's ``src`` (a baseline from ``main``, say), and
+``--force`` lets the decoder read a version ``decode.SUPPORTED_VERSIONS`` leaves out (to
+compare the readings of a version being taught).
 
 Usage::
 
     python benchmarks/snapshot.py record [--dir build/snapshot] [--versions 3.9,3.13]
                                          [--count 300] [--quick] [--jobs 2]
+                                         [--src OTHER_CHECKOUT/src] [--force]
     python benchmarks/snapshot.py compare OLD_DIR NEW_DIR [--versions ...] [--show 40]
 
 ``compare`` prints, per version, how many results changed, appeared or disappeared, grouped by
@@ -137,13 +141,16 @@ def _samples():
                     yield f"sample:{os.path.relpath(path, SAMPLES)}", path, f.read()
 
 
-def worker(programs_path: str, out_path: str, quick: bool) -> int:
+def worker(programs_path: str, out_path: str, quick: bool, force: bool) -> int:
     """Write this interpreter's snapshot of every corpus to ``out_path``."""
     import warnings
 
     warnings.simplefilter("ignore")  # generated code is full of `x is 1`
-    sys.path.insert(0, SRC)
     import pellucid
+    from pellucid.decompiler import decode
+
+    if force and decode.PY not in decode.SUPPORTED_VERSIONS:
+        decode.SUPPORTED_VERSIONS += (decode.PY,)
 
     signal.signal(signal.SIGVTALRM, _on_alarm)
     with open(programs_path, encoding="utf-8") as f:
@@ -235,10 +242,9 @@ def record(args: argparse.Namespace) -> int:
             return f"{version}: no interpreter found, skipped"
         out = os.path.join(args.dir, f"{version}.tsv")
         cmd = [python, os.path.abspath(__file__), "worker", programs, out]
-        if args.quick:
-            cmd.append("--quick")
+        cmd += ["--quick"] * args.quick + ["--force"] * args.force
         started = time.perf_counter()
-        env = dict(os.environ, PYTHONPATH=SRC)
+        env = dict(os.environ, PYTHONPATH=os.path.abspath(args.src))
         done = subprocess.run(cmd, env=env, capture_output=True, text=True)
         if done.returncode != 0:
             return f"{version}: worker failed\n{done.stderr[-3000:]}"
@@ -282,6 +288,8 @@ def main(argv: list[str] | None = None) -> int:
     rec.add_argument("--count", type=int, help="programs per random family (default 300)")
     rec.add_argument("--quick", action="store_true", help="a quarter of the stdlib, 50 programs")
     rec.add_argument("--jobs", type=int, default=1, help="versions run at once")
+    rec.add_argument("--src", default=SRC, help="the pellucid source tree to decompile with")
+    rec.add_argument("--force", action="store_true", help="read unsupported versions too")
     cmp = sub.add_parser("compare", help="print how NEW differs from OLD; exit 1 if it does")
     cmp.add_argument("old")
     cmp.add_argument("new")
@@ -291,9 +299,10 @@ def main(argv: list[str] | None = None) -> int:
     work.add_argument("programs")
     work.add_argument("out")
     work.add_argument("--quick", action="store_true")
+    work.add_argument("--force", action="store_true")
     args = parser.parse_args(argv)
     if args.command == "worker":
-        return worker(args.programs, args.out, args.quick)
+        return worker(args.programs, args.out, args.quick, args.force)
     return record(args) if args.command == "record" else compare(args)
 
 
