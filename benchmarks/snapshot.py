@@ -4,8 +4,10 @@ For each CPython version, one file ``DIR/3.X.tsv`` with one line per code object
 
     <label> TAB <result>
 
-where *result* is ``ok <hash>`` (the first 16 hex digits of the SHA-256 of the decompiled
-source, ``verify=False``), ``refused <reason>`` (a ``DecompilationError``'s reason, without the
+where *result* is ``ok <hash> <check>`` (the first 16 hex digits of the SHA-256 of the
+decompiled source, ``verify=False``; *check* is what ``verify`` says of it, as
+``benchmarks/roundtrip.py`` asks: ``exact``, ``mismatch:<category>`` or ``no-compile``, or
+``-`` with ``--no-verify``), ``refused <reason>`` (a ``DecompilationError``'s reason, without the
 offset, name and version the message adds), ``internal <reason>`` (one marked ``.internal``),
 ``crash <exception type>`` or ``timeout``.  The corpora, all compiled by the version under test:
 
@@ -26,7 +28,7 @@ Usage::
 
     python benchmarks/snapshot.py record [--dir build/snapshot] [--versions 3.9,3.13]
                                          [--count 300] [--quick] [--jobs 2]
-                                         [--src OTHER_CHECKOUT/src] [--force]
+                                         [--src OTHER_CHECKOUT/src] [--force] [--no-verify]
     python benchmarks/snapshot.py compare OLD_DIR NEW_DIR [--versions ...] [--show 40]
 
 ``compare`` prints, per version, how many results changed, appeared or disappeared, grouped by
@@ -83,8 +85,8 @@ def _on_alarm(signum, frame):
 _ADDR = re.compile(r" at 0x[0-9a-fA-F]+")
 
 
-def result_of(code: types.CodeType, pellucid) -> str:
-    """The snapshot result of decompiling ``code``: its hash or why it was refused."""
+def result_of(code: types.CodeType, pellucid, verify=None) -> str:
+    """The snapshot result of decompiling ``code``: its hash and check, or why it was refused."""
     signal.setitimer(signal.ITIMER_VIRTUAL, DECOMPILE_SECONDS, 0.5)
     try:
         try:
@@ -99,7 +101,23 @@ def result_of(code: types.CodeType, pellucid) -> str:
         return f"{kind} {' '.join(reason.split())[:200]}"
     except Exception as exc:  # a bug in the decompiler
         return f"crash {type(exc).__name__}"
-    return "ok " + hashlib.sha256(source.encode("utf-8")).hexdigest()[:16]
+    digest = hashlib.sha256(source.encode("utf-8")).hexdigest()[:16]
+    return f"ok {digest} {_check(source, code, verify)}"
+
+
+def _check(source: str, code: types.CodeType, verify) -> str:
+    """What ``verify`` says of ``source`` as ``code``'s decompilation."""
+    if verify is None:
+        return "-"
+    try:
+        try:
+            recompiled = verify.recompile(source, code)
+        except (SyntaxError, ValueError, LookupError):
+            return "no-compile"
+        diffs = verify.differences(code, recompiled)
+    except Exception as exc:  # a bug in verify
+        return f"verify-crash:{type(exc).__name__}"
+    return f"mismatch:{diffs[0].category}" if diffs else "exact"
 
 
 def _functions(module_code: types.CodeType):
@@ -117,10 +135,10 @@ def _compile(text: str, path: str):
         return None
 
 
-def _module_rows(prefix: str, module_code: types.CodeType, pellucid):
+def _module_rows(prefix: str, module_code: types.CodeType, pellucid, verify):
     for qualname, code in _functions(module_code):
-        yield f"{prefix}:{qualname}", result_of(code, pellucid)
-    yield prefix, result_of(module_code, pellucid)
+        yield f"{prefix}:{qualname}", result_of(code, pellucid, verify)
+    yield prefix, result_of(module_code, pellucid, verify)
 
 
 def _stdlib(quick: bool):
@@ -141,7 +159,7 @@ def _samples():
                     yield f"sample:{os.path.relpath(path, SAMPLES)}", path, f.read()
 
 
-def worker(programs_path: str, out_path: str, quick: bool, force: bool) -> int:
+def worker(programs_path: str, out_path: str, quick: bool, force: bool, check: bool) -> int:
     """Write this interpreter's snapshot of every corpus to ``out_path``."""
     import warnings
 
@@ -151,6 +169,9 @@ def worker(programs_path: str, out_path: str, quick: bool, force: bool) -> int:
 
     if force and decode.PY not in decode.SUPPORTED_VERSIONS:
         decode.SUPPORTED_VERSIONS += (decode.PY,)
+    verify = None
+    if check:
+        from pellucid.decompiler import verify
 
     signal.signal(signal.SIGVTALRM, _on_alarm)
     with open(programs_path, encoding="utf-8") as f:
@@ -159,7 +180,7 @@ def worker(programs_path: str, out_path: str, quick: bool, force: bool) -> int:
     for prefix, path, text in list(_stdlib(quick)) + list(_samples()):
         module_code = _compile(text, path)
         if module_code is not None:
-            rows.extend(_module_rows(prefix, module_code, pellucid))
+            rows.extend(_module_rows(prefix, module_code, pellucid, verify))
     for programs in families.values():
         for program in programs:
             module_code = _compile(program["source"], "<random>")
@@ -168,9 +189,9 @@ def worker(programs_path: str, out_path: str, quick: bool, force: bool) -> int:
             label = "random:" + program["label"]
             if program["kind"] == "loop":
                 code = next(c for c in module_code.co_consts if getattr(c, "co_name", "") == "f")
-                rows.append((label, result_of(code, pellucid)))
+                rows.append((label, result_of(code, pellucid, verify)))
             else:
-                rows.append((label, result_of(module_code, pellucid)))
+                rows.append((label, result_of(module_code, pellucid, verify)))
     with open(out_path, "w", encoding="utf-8") as f:
         for label, result in rows:
             f.write(f"{label}\t{result}\n")
@@ -206,7 +227,13 @@ def load(path: str) -> dict:
 
 
 def _kind(result: str | None) -> str:
-    return "absent" if result is None else result.split(" ", 1)[0]
+    """``absent``, ``refused``, ``internal``, ``crash``, ``timeout``, or ``ok/<check>``."""
+    if result is None:
+        return "absent"
+    parts = result.split(" ")
+    if parts[0] == "ok" and len(parts) > 2 and parts[2] != "-":
+        return "ok/" + parts[2].split(":")[0]
+    return parts[0]
 
 
 def compare_files(old: dict, new: dict, show: int) -> list[str]:
@@ -242,7 +269,9 @@ def record(args: argparse.Namespace) -> int:
             return f"{version}: no interpreter found, skipped"
         out = os.path.join(args.dir, f"{version}.tsv")
         cmd = [python, os.path.abspath(__file__), "worker", programs, out]
-        cmd += ["--quick"] * args.quick + ["--force"] * args.force
+        cmd += (
+            ["--quick"] * args.quick + ["--force"] * args.force + ["--no-verify"] * args.no_verify
+        )
         started = time.perf_counter()
         env = dict(os.environ, PYTHONPATH=os.path.abspath(args.src))
         done = subprocess.run(cmd, env=env, capture_output=True, text=True)
@@ -290,6 +319,7 @@ def main(argv: list[str] | None = None) -> int:
     rec.add_argument("--jobs", type=int, default=1, help="versions run at once")
     rec.add_argument("--src", default=SRC, help="the pellucid source tree to decompile with")
     rec.add_argument("--force", action="store_true", help="read unsupported versions too")
+    rec.add_argument("--no-verify", action="store_true", help="hashes only (twice as fast)")
     cmp = sub.add_parser("compare", help="print how NEW differs from OLD; exit 1 if it does")
     cmp.add_argument("old")
     cmp.add_argument("new")
@@ -300,9 +330,10 @@ def main(argv: list[str] | None = None) -> int:
     work.add_argument("out")
     work.add_argument("--quick", action="store_true")
     work.add_argument("--force", action="store_true")
+    work.add_argument("--no-verify", action="store_true")
     args = parser.parse_args(argv)
     if args.command == "worker":
-        return worker(args.programs, args.out, args.quick, args.force)
+        return worker(args.programs, args.out, args.quick, args.force, not args.no_verify)
     return record(args) if args.command == "record" else compare(args)
 
 
