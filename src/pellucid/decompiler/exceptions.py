@@ -39,6 +39,7 @@ import ast
 from dataclasses import dataclass, field, replace
 
 from pellucid.decompiler import values as V
+from pellucid.decompiler.cfg import build as build_cfg
 from pellucid.decompiler.decode import decode
 from pellucid.decompiler.evaluate import const, name
 from pellucid.decompiler.exceptgroups import ExceptGroupOps, is_star_clause_handler
@@ -825,20 +826,10 @@ class ExceptionStructure(ExceptGroupOps):
         # `return None` may sit before trailing clean-up code)
         init = getattr(self, "initially_reachable", None)
         if init is not None and self._handlers:  # (without handlers __init__ found it all)
-            ins, n = self.ins, self.n
-            seen = [False] * n
-            work = [0] + list(self._handlers)
-            while work:
-                k = work.pop()
-                if k >= n or seen[k]:
-                    continue
-                seen[k] = True
-                init[k] = True
-                i = ins[k]  # (self._succ(k), inline)
-                if i.target is not None:
-                    work.append(i.target)
-                if i.op not in TERMINAL and i.op != "JUMP":
-                    work.append(k + 1)
+            seen, _ = build_cfg(self.ins).reach([0, *self._handlers])
+            for k in range(self.n):
+                if seen[k]:
+                    init[k] = True
         if TABLE.forward_only_conditional_jumps:
             self._fix_latches()
 

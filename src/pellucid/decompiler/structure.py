@@ -16,6 +16,7 @@ from types import CodeType
 from typing import Any
 
 from pellucid.decompiler import values as V
+from pellucid.decompiler.cfg import build as build_cfg
 from pellucid.decompiler.classes import ClassOps
 from pellucid.decompiler.errors import DecompilationError
 from pellucid.decompiler.evaluate import Evaluator, InPlace, const, name, store_ctx
@@ -350,26 +351,13 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         return set(self.code.co_varnames) | set(self.code.co_cellvars) | set(self.code.co_freevars)
 
     def _reachability(self) -> list[bool]:
-        n, instrs = self.n, self.ins
-        seen = [False] * (n + 1)
-        work = [0]
-        handlers = self._handler_starts()
-        work.extend(handlers)
-        while work:
-            i = work.pop()
-            if i >= n:
-                # past the last instruction: no interpreter runs that (it would read beyond
-                # the bytecode), so no source means it; check_supported refuses such code
-                self.runs_off_end = True
-                continue
-            if seen[i]:
-                continue
-            seen[i] = True
-            ins = instrs[i]
-            if ins.target is not None:
-                work.append(ins.target)
-            if ins.op not in TERMINAL and ins.op != "JUMP":
-                work.append(i + 1)
+        """Instructions reached from the entry along the CFG's normal-flow edges (3.9/3.10's
+        SETUP_* targets included)."""
+        seen, off_end = build_cfg(self.ins).reach([0, *self._handler_starts()])
+        if off_end:
+            # past the last instruction: no interpreter runs that (it would read beyond
+            # the bytecode), so no source means it; check_supported refuses such code
+            self.runs_off_end = True
         return seen
 
     def _handler_starts(self) -> list[int]:
