@@ -25,14 +25,12 @@ from types import CodeType
 from typing import Any
 
 from pellucid.decompiler.instructions.decode import TABLE, Raw, decode
-from pellucid.decompiler.instructions.vocabulary import (  # noqa: F401 - re-exported
+from pellucid.decompiler.instructions.vocabulary import (
     _TO_BOOL_USERS,
-    CONDITIONAL_JUMPS,
     DROPPED,
     INVERSE_JUMPS,
     JUMP_ALIASES,
     TERMINAL,
-    VALUE_JUMPS,
 )
 
 # Whether the compiler spells a jump on `not (a is b)` / `not (a in b)` with the inverse
