@@ -648,7 +648,9 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
     def _explicit_continue(self, i: int, loop: Loop) -> bool:
         """Is the jump back at ``i``, which ends the loop body, a written `continue`?"""
         if not TABLE.keeps_dead_jumps:
-            return loop.tested and i == self.latch.get(loop.header)
+            # a tested loop whose test is copied to its bottom closes with that copy: a jump
+            # back there is written; without the copy (3.14+) it is the loop's own end
+            return TABLE.duplicates_loop_tests and loop.tested and i == self.latch.get(loop.header)
         # 3.9 keeps the body's own (dead) jump back after it
         nxt = self.ins[i + 1] if i + 1 < self.n else None
         return (
@@ -740,6 +742,11 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             if rest is not None:
                 tail_end = follow = loop.follow = rest
                 loop.break_targets = {rest}
+        if test is None and not breaks and not conditional_latch and tail_end == body_end:
+            rest = self._forever_rest_past_latch(h, body_end, stop)
+            if rest is not None:
+                tail_end = follow = loop.follow = rest
+                loop.break_targets = {rest}
         leaves_at_end = test is None and self._forever_body_goes_on(h, body_end, breaks)
         if leaves_at_end:
             tail_end = follow
@@ -809,6 +816,37 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         return not any(
             j.target is not None and a <= j.target < b and not h <= j.index < b for j in self.ins
         )
+
+    def _forever_rest_past_latch(self, h: int, a: int, stop: int) -> int | None:
+        """Where the body of a `while True` that nothing breaks out of goes on past its last
+        jump back, at a (3.14+ lay that jump where the body's path goes round, the arms that
+        return or raise after it).  The rest is the code the loop's conditional jumps reach
+        past a, up to a return or raise: reached only from the loop, jumping nowhere past
+        its end, in the loop's own handler level.  None when a is not such code."""
+        if not TABLE.lays_forever_back_edge_inline or a >= min(stop, self.n):
+            return None
+        ins = self.ins
+        b = a
+        while True:
+            far = max(
+                (j.target for j in ins[h:b] if j.target is not None and j.target >= b and self.reachable[j.index]),
+                default=None,
+            )
+            if far is None:
+                break
+            b = far
+            while b < self.n and not (self.reachable[b] and ins[b].op in TERMINAL):
+                b += 1
+            b += 1
+            if b > min(stop, self.n):
+                return None
+        if b == a or not self.reachable[a] or ins[b - 1].op not in TERMINAL:
+            return None
+        if any(self.home[k] != self.home[h] for k in range(a, b) if self.reachable[k]):
+            return None
+        if any(j.target is not None and a <= j.target < b and not h <= j.index < b for j in ins):
+            return None  # (reached from outside the loop: not the loop's code)
+        return b
 
     def _body_goes_on(self, h: int, a: int, b: int) -> bool:
         """Is [a, b), between a while loop's last jump back and its exit b, the rest of its

@@ -96,8 +96,11 @@ class Table:
     # small exit blocks (a return, raise, the implicit return) are copied into each
     # predecessor (3.10+)
     copies_exit_blocks: bool
-    # a `while` loop's test is copied to the bottom of the loop (3.10+)
+    # a `while` loop's test is copied to the bottom of the loop (3.10-3.13)
     duplicates_loop_tests: bool
+    # a `while True` loop's jump back is laid where its body's path goes round, the arms that
+    # return or raise after it (3.14+), not at the end of the body
+    lays_forever_back_edge_inline: bool
     # an unreachable `return None` is kept after a final compound statement (3.9/3.10)
     keeps_dead_final_return: bool
     # `if t: continue` is one conditional jump to the loop head (3.11+)

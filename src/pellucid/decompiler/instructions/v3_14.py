@@ -151,6 +151,27 @@ def _unskip_value_tests(out: list[Instr]) -> None:
             i.extra["unskipped_test"] = out[t].offset if t < len(out) else None
 
 
+_JUMPS = frozenset(dis.hasjrel) | frozenset(dis.hasjabs)
+
+
+def _return_consts(code: CodeType, raw: list[Raw]) -> list[Raw]:
+    """3.14 dropped ``RETURN_CONST``: ``return <constant>`` is ``LOAD_CONST; RETURN_VALUE`` in
+    one block (in a loop, after the iterator's ``POP_TOP``, where ``return <expression>``
+    computes first and pops the iterator from under its value).  A constant a jump brings to
+    a ``RETURN_VALUE`` (a conditional expression's arm) is an operand, as on 3.12/3.13.  The
+    pair with no jump to its ``RETURN_VALUE`` is the 3.13 ``RETURN_CONST``."""
+    targets = {ins.argval for ins in raw if ins.opcode in _JUMPS}
+    out: list[Raw] = []
+    for ins in raw:
+        if ins.opname == "RETURN_VALUE" and out and ins.offset not in targets:
+            spelled = _SPELLINGS_314.get(out[-1].opname, lambda i: i)(out[-1])
+            if spelled.opname == "LOAD_CONST":  # (a small int or common constant too)
+                out[-1] = spelled._replace(opname="RETURN_CONST")
+                continue
+        out.append(ins)
+    return out
+
+
 def _with_depths(code: CodeType) -> dict:
     """Exception-table depths once ``_with_setups`` dropped each ``with``'s extra value."""
     from pellucid.decompiler.instructions.decode import decode  # (decode imports this table)
@@ -164,8 +185,10 @@ TABLE = replace(
     version=(3, 14),
     docstring_flag=True,
     jumps_fold_not_into_compare=False,
+    duplicates_loop_tests=False,
+    lays_forever_back_edge_inline=True,
     spellings=_SPELLINGS_314,
-    layout_passes=(_undo_inlined_builtins, _call_function_ex_flag, _with_setups),
+    layout_passes=(_undo_inlined_builtins, _call_function_ex_flag, _with_setups, _return_consts),
     normalized_passes=(_unskip_value_tests,),
     exception_depths=_with_depths,
 )

@@ -40,6 +40,7 @@ TABLE = Table(
     keeps_dead_jumps=True,
     copies_exit_blocks=False,
     duplicates_loop_tests=False,
+    lays_forever_back_edge_inline=False,
     keeps_dead_final_return=True,
     jumps_to_loop_head_from_test=False,
     inline_handlers=False,
