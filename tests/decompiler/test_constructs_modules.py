@@ -29,6 +29,18 @@ from samples._harness import (
 
 MODULE_DIR = Path(__file__).resolve().parent / "samples" / "modules"
 _MIN = re.compile(r"#\s*min-version:\s*(\d+)\.(\d+)")
+# ``# refused-from: 3.14: <reason>``: from that version on the module's bytecode carries too
+# little of it to decompile (3.14+ keep nothing of an annotation whose target is an attribute
+# or a subscript), and the decompiler must refuse it with that reason instead
+_REFUSED_FROM = re.compile(r"^#\s*refused-from:\s*(\d+)\.(\d+):\s*(.+)$", re.M)
+
+
+def _refusal(path: Path) -> str | None:
+    """The reason this Python must refuse the module with, or None when it must decompile."""
+    m = _REFUSED_FROM.search(path.read_text(encoding="utf-8"))
+    if m is None or sys.version_info[:2] < (int(m.group(1)), int(m.group(2))):
+        return None
+    return m.group(3).strip()
 
 
 def _module_files():
@@ -83,8 +95,20 @@ def _source(path: Path, verify: bool) -> str:
     return source_or_outcome(f"modules.{path.stem}", code, "modules", verify)
 
 
+def _assert_refused(path: Path, reason: str, verify: bool) -> None:
+    from pellucid import decompile
+    from pellucid.decompiler.errors import DecompilationError
+
+    with pytest.raises(DecompilationError, match=re.escape(reason)):
+        decompile(_compile(path), verify=verify)
+
+
 @pytest.mark.parametrize("path", MODULES)
 def test_module_verified(path):
+    reason = _refusal(path)
+    if reason is not None:
+        _assert_refused(path, reason, verify=True)
+        return
     src = _source(path, verify=True)
     compile(src, "<decompiled>", "exec", dont_inherit=True)
 
@@ -92,6 +116,10 @@ def test_module_verified(path):
 @pytest.mark.parametrize("path", MODULES)
 @pytest.mark.parametrize("run_as", ["__main__", "imported_sample"])
 def test_module_behaviour(path, run_as):
+    reason = _refusal(path)
+    if reason is not None:
+        _assert_refused(path, reason, verify=False)
+        return
     src = _source(path, verify=False)
     original = _run_module(_compile(path), run_as)
     decompiled = _run_module(compile(src, str(path), "exec", dont_inherit=True), run_as)

@@ -1,5 +1,7 @@
 """An attribute annotation, without value, is the only annotation of the module."""
 
+# refused-from: 3.14: a module whose only annotations are of attributes or subscripts
+
 import types
 
 o = types.SimpleNamespace(real=0)

@@ -1,6 +1,8 @@
 """Annotations whose target is an attribute or a subscript are the module's only annotations:
 they are evaluated (not stored), and yet ``__annotations__`` is created."""
 
+# refused-from: 3.14: a module whose only annotations are of attributes or subscripts
+
 import types
 
 o = types.SimpleNamespace(real=0)
