@@ -245,8 +245,8 @@ def test_renamed_globals_and_named_constants_are_the_originals():
     """The file reads Dynamo's uuid-named globals by stable names, and live constants by names
     bound in the frame's globals: both stand for what the original reads."""
     marker = object()
-    original = code_of("def f(x):\n return __compiled_fn_1_uuid(x, 1)")
-    original = original.replace(co_consts=tuple(marker if c == 1 else c for c in original.co_consts))
+    original = code_of("def f(x):\n return __compiled_fn_1_uuid(x, 1.5)")
+    original = original.replace(co_consts=tuple(marker if c == 1.5 else c for c in original.co_consts))
     candidate = code_of("def f(x):\n return __compiled_fn_1(x, __c0)")
     aliases = {"__compiled_fn_1": "__compiled_fn_1_uuid"}
     assert validate(original, candidate, aliases, {"__c0": marker}).equivalent
