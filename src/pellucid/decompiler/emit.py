@@ -757,6 +757,11 @@ def _explicit_final_return(w: CodeWalker) -> bool:
     if not TABLE.copies_exit_blocks or w.n < 2:
         return False
     first = w.n - 2
+    if TABLE.copies_exits_without_line:
+        # 3.12+ copy a return without a line into each of its predecessors: one that several
+        # jumps (conditional ones too) land on has a line, the source's own
+        if sum(1 for i in w.ins if i.target == first) >= 2:
+            return True
     return any(i.target == first and i.op == "JUMP" for i in w.ins)
 
 

@@ -713,6 +713,14 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 test = expr
                 body_start = T
                 loop.tested = self.ins[latch].op == "JUMP"
+                if not breaks and F == body_end < stop:
+                    # a break whose jump the compiler replaced by copies (a finally, the
+                    # return after the else): where it goes ends the else
+                    p = self.finally_copied_break(T, body_end, body_end, stop)
+                    breaks = [p] if p is not None else []
+                    if p is not None:
+                        follow = loop.follow = p
+                        loop.break_targets = {p}
                 if not breaks:
                     follow = F
                     loop.follow = F
