@@ -21,7 +21,7 @@ from pellucid.decompiler.classes import (
 from pellucid.decompiler.errors import DecompilationError
 from pellucid.decompiler.evaluate import BINOPS, CO_FUTURE_ANNOTATIONS, const, name
 from pellucid.decompiler.generators import finish_generator_body, is_async_code
-from pellucid.decompiler.instructions import TABLE, Instr, flagged_docstring, normalize
+from pellucid.decompiler.instructions import TABLE, TERMINAL, Instr, flagged_docstring, normalize
 from pellucid.decompiler.structure import Walker, _negate, restore_final_else
 
 CO_VARARGS = 0x04
@@ -759,8 +759,12 @@ def _explicit_final_return(w: CodeWalker) -> bool:
     first = w.n - 2
     if TABLE.copies_exits_without_line:
         # 3.12+ copy a return without a line into each of its predecessors: one that several
-        # jumps (conditional ones too) land on has a line, the source's own
-        if sum(1 for i in w.ins if i.target == first) >= 2:
+        # jumps (conditional ones too) land on, or a jump and the code before it, has a line,
+        # the source's own
+        jumps = sum(1 for i in w.ins if i.target == first)
+        before = w.ins[first - 1]
+        falls_in = w.initially_reachable[first - 1] and before.op not in TERMINAL and before.op != "JUMP"
+        if jumps >= 2 or (jumps and falls_in):
             return True
     return any(i.target == first and i.op == "JUMP" for i in w.ins)
 
