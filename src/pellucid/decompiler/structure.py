@@ -750,8 +750,8 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             if rest is not None:
                 tail_end = follow = loop.follow = rest
                 loop.break_targets = {rest}
-        if test is None and not breaks and not conditional_latch and tail_end == body_end:
-            rest = self._forever_rest_past_latch(h, body_end, stop)
+        if test is None and not breaks and tail_end == body_end:
+            rest = self._forever_rest_past_latch(h, body_end, stop, conditional_latch)
             if rest is not None:
                 tail_end = follow = loop.follow = rest
                 loop.break_targets = {rest}
@@ -825,16 +825,23 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             j.target is not None and a <= j.target < b and not h <= j.index < b for j in self.ins
         )
 
-    def _forever_rest_past_latch(self, h: int, a: int, stop: int) -> int | None:
+    def _forever_rest_past_latch(self, h: int, a: int, stop: int, falls_in: bool) -> int | None:
         """Where the body of a `while True` that nothing breaks out of goes on past its last
         jump back, at a (3.14+ lay that jump where the body's path goes round, the arms that
         return or raise after it).  The rest is the code the loop's conditional jumps reach
         past a, up to a return or raise: reached only from the loop, jumping nowhere past
-        its end, in the loop's own handler level.  None when a is not such code."""
+        its end, in the loop's own handler level (and, through a conditional jump back, the
+        code it falls into).  None when a is not such code."""
         if not TABLE.lays_forever_back_edge_inline or a >= min(stop, self.n):
             return None
         ins = self.ins
         b = a
+        if falls_in:
+            while b < self.n and not (self.reachable[b] and ins[b].op in TERMINAL):
+                b += 1
+            b += 1
+            if b > min(stop, self.n):
+                return None
         while True:
             far = max(
                 (j.target for j in ins[h:b] if j.target is not None and j.target >= b and self.reachable[j.index]),
