@@ -981,14 +981,41 @@ class ExceptionStructure(ExceptGroupOps):
         if breaks or len(edges) != 1 or edges[0] <= last:
             return None
         far = edges[0]
-        if ins[far].op != "JUMP" or ins[far - 1].op not in TERMINAL | {"JUMP"}:
+        if ins[far].op != "JUMP":
+            return None
+        start = far
+        if TABLE.lays_forever_back_edge_inline:
+            # 3.14+ lay the jump back at the end of the path that goes round: the block it
+            # ends (a finally body's copy on a clause's way out) is the one jumped to
+            while (
+                start > last + 1
+                and ins[start - 1].op not in TERMINAL | {"JUMP"}
+                and ins[start - 1].target is None
+                and not any(i.target == start for i in ins)
+            ):
+                start -= 1
+            if start < far and not self._is_finally_copy(start, far - start):
+                return None  # (code of the loop body after a statement, not a copy)
+        if ins[start - 1].op not in TERMINAL | {"JUMP"}:
             return None  # (fallen into: a clause's own `continue`)
-        sources = [i for i in ins if i.target == far]
+        sources = [i for i in ins if i.target == start]
         if not sources or any(i.op != "JUMP" or home[i.index] in (None, -1) for i in sources):
             return None
         if any(home[q] == home[t] for q in range(last + 1, far + 1)):
             return None
         return far
+
+    def _is_finally_copy(self, a: int, n: int) -> bool:
+        """Is [a, a + n) a copy of the whole body of a finally handler (PUSH_EXC_INFO; body;
+        RERAISE)?"""
+        return any(
+            h.kind == "try"
+            and self._is_finally(H)
+            and H + n + 1 < self.n
+            and self.ins[H + n + 1].op == "RERAISE"
+            and self._same(a, H + 1, n)
+            for H, h in self._handlers.items()
+        )
 
     def _copied_loop_test(self, k: int, t: int) -> bool:
         """Does the conditional jump at k back to t end a copy of the `while` test just
