@@ -26,7 +26,7 @@ objects nothing reaches, branch outcomes over results nothing holds.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+from typing import Any, Callable
 
 END = ("end-of-path",)
 
@@ -44,6 +44,7 @@ def compare(a: Any, b: Any, max_paths: int, too_many: Callable[[], Exception]) -
     merging); raises :class:`Differs` at the first difference, and ``too_many()`` past
     ``max_paths`` path ends."""
     seen: set = set()
+    seen_bases: set = set()
     todo = [(0, [a.start()], [b.start()])]
     ends = 0
     while todo:
@@ -63,10 +64,19 @@ def compare(a: Any, b: Any, max_paths: int, too_many: Callable[[], Exception]) -
                 # (past a join point: a node the same as one already walked is not walked again)
                 for s in sa + sb:
                     s.joined = False
-                key = node_key(a, sa, b, sb, at + 1)
-                if key in seen:
+                base, truths = node_key(a, sa, b, sb, at + 1)
+                if (base, truths) in seen:
                     continue
-                seen.add(key)
+                if truths and base in seen_bases:
+                    # The same node but for branch outcomes decided before: walked once with
+                    # them forgotten (see the module's docstring), for every such node.
+                    for s in sa + sb:
+                        s.truths = {}
+                    truths = ()
+                    if (base, truths) in seen:
+                        continue
+                seen_bases.add(base)
+                seen.add((base, truths))
             todo.append((at + 1, sa, sb))
     return ends
 
@@ -104,6 +114,11 @@ def _difference(at: int, ga: dict, gb: dict) -> str:
 # ----------------------------------------------------------------------------- node keys
 
 _NAMED = ("res", "exc", "raised-exc")  # terms named by the step that made them
+# Other opaque values no step makes again: the arguments, and the values of locals at the head
+# of a loop (named by the loop's number on the path; a loop entered later has a new number).
+# The executor does nothing with an opaque value but pass it on and compare it for equality,
+# so one may stand for another when both programs' states have it in the same places.
+_ATOMS = ("arg", "loop-var")
 
 
 class _Canon:
@@ -114,6 +129,7 @@ class _Canon:
         self.objects: dict = {}  # heap id -> its name, per state (each has its own heap)
         self.pending: list = []  # heap objects reached, not yet written out
         self.fresh = 0
+        self.tokens: dict = {}  # made function -> its name, per state
 
     def name(self, key: tuple) -> int:
         n = self.names.get(key)
@@ -128,13 +144,24 @@ class _Canon:
         if kind is not tuple or not t:
             return t
         tag = t[0]
-        if tag in _NAMED and len(t) == 2 and type(t[1]) is int:
-            return (tag, self.name((tag, t[1])))
+        if (tag in _NAMED and len(t) == 2 and type(t[1]) is int) or tag in _ATOMS:
+            return ("opaque", self.name(t))
+        if tag == "made" and len(t) == 4:
+            return (tag, self.name(("made", t[1], t[2])), t[3])
+        if tag == "fn-made" and len(t) == 3:
+            return (tag, self.token(t[1]), t[2])
         if tag == "cell-value" and len(t) == 3:
             return (tag, t[1], self.version(t[2]))
         if tag in ("ref", "list-iter", "listmeth") and len(t) >= 2 and type(t[1]) is int:
             return (tag, self.obj(t[1], st)) + tuple(self.term(x, st) for x in t[2:])
         return tuple(self.term(x, st) for x in t)
+
+    def token(self, n: int) -> int:
+        """A made function's identity within its state (never seen outside as such)."""
+        name = self.tokens.get(n)
+        if name is None:
+            name = self.tokens[n] = len(self.tokens)
+        return name
 
     def version(self, v: Any) -> Any:
         return v if v == -1 else ("v", self.name(("version", v)))
@@ -155,17 +182,17 @@ class _Canon:
     def ids_in(self, t: Any, out: list) -> None:
         if type(t) is not tuple or not t:
             return
-        if t[0] in _NAMED and len(t) == 2 and type(t[1]) is int:
-            out.append((t[0], t[1]))
+        if (t[0] in _NAMED and len(t) == 2 and type(t[1]) is int) or t[0] in _ATOMS:
+            out.append(t)
             return
         for x in t:
             self.ids_in(x, out)
 
 
 def _state_key(ex: Any, st: Any, at: int, c: _Canon) -> tuple:
-    c.objects, c.pending, c.fresh = {}, [], 0
+    c.objects, c.pending, c.fresh, c.tokens = {}, [], 0, {}
     if st.ended:
-        return ("ended", tuple(c.term(s, st) for s in st.path[at:]))
+        return ("ended", tuple(c.term(s, st) for s in st.path[at:])), ()
     live = ex.key_live()[st.pc]
     local = tuple(
         (name, c.term(st.local[name], st) if name in st.local else ("unbound",))
@@ -179,8 +206,8 @@ def _state_key(ex: Any, st: Any, at: int, c: _Canon) -> tuple:
         tuple(c.term(t, st) for t in st.exc_info),
         tuple(sorted((h, c.term(v, st)) for h, v in st.heads.items())),
         tuple(sorted((name, c.version(v)) for name, v in st.cells.items())),
-        st.kwnames, st.escapes, tuple(sorted(st.loops)), st.floor, st.visits, st.functions,
-        st.loop_count, st.inside, tuple(sorted(st.shown_functions.items())),
+        st.kwnames, st.escapes, tuple(sorted(st.loops)), st.floor, st.visits,
+        st.loop_count, st.inside,
     ]
     heap = []
     while c.pending:
@@ -197,14 +224,21 @@ def _state_key(ex: Any, st: Any, at: int, c: _Canon) -> tuple:
         c.ids_in(t, ids)
         if all(k in c.names for k in ids):
             truths.append((c.term(t, st), v))
-    parts.append(tuple(sorted(truths, key=repr)))
-    return tuple(parts)
+    # functions made and seen: only those still held may be seen again
+    at_now = len(st.path)
+    parts.append(sum(1 for d in st.shown_functions.values() if d[1] == at_now))
+    parts.append(tuple(sorted(
+        ((c.tokens[t[1]], t[2]), c.term(d, st))
+        for t, d in st.shown_functions.items() if t[1] in c.tokens
+    )))
+    return tuple(parts), tuple(sorted(truths, key=repr))
 
 
-def node_key(a: Any, sa: Iterable, b: Any, sb: Iterable, at: int) -> tuple:
-    """What the comparison ahead of a node depends on, up to the names of results."""
+def node_key(a: Any, sa: list, b: Any, sb: list, at: int) -> tuple[tuple, tuple]:
+    """What the comparison ahead of a node depends on, up to the names of results: the
+    states, and apart from them the branch outcomes they may still consult."""
     c = _Canon()
-    return (
-        tuple(_state_key(a, st, at, c) for st in sa),
-        tuple(_state_key(b, st, at, c) for st in sb),
-    )
+    keys = [_state_key(a, st, at, c) for st in sa] + [_state_key(b, st, at, c) for st in sb]
+    n = len(sa)
+    base = (tuple(k for k, _ in keys[:n]), tuple(k for k, _ in keys[n:]))
+    return base, tuple(t for _, t in keys)

@@ -248,7 +248,7 @@ class _State:
     visits: int = 0  # backward jumps taken (a bound on loops run concretely)
     heads: dict = field(default_factory=dict)  # loop head -> the stack there
     functions: int = 0  # functions made on this path
-    shown_functions: dict = field(default_factory=dict)  # made function -> number once shown
+    shown_functions: dict = field(default_factory=dict)  # made function -> its name once seen
     cells: dict = field(default_factory=dict)  # bound cells only this frame writes -> version
     loop_count: int = 0  # loops entered on this path
     holders: dict = field(default_factory=dict)  # object made before a loop -> who held it
@@ -479,11 +479,15 @@ class _Executor:
         if tag == "listmeth":
             raise NotModelled("a method of a list the code built used as a value")
         if tag == "fn-made":
-            number = st.shown_functions.get(term)
-            if number is None:
-                number = len(st.shown_functions) + 1
-                st.shown_functions = {**st.shown_functions, term: number}
-            return ("made", number, term[2])
+            # (named by the step where it is first seen, like a result: j tells apart those
+            # first seen at the same step)
+            shown = st.shown_functions.get(term)
+            if shown is None:
+                k = len(st.path)
+                j = sum(1 for d in st.shown_functions.values() if d[1] == k)
+                shown = ("made", k, j, term[2])
+                st.shown_functions = {**st.shown_functions, term: shown}
+            return shown
         if tag in ("const", "arg", "res", "exc", "global", "code", "object", "cell", "null",
                    "lasti"):
             return term
@@ -795,7 +799,7 @@ class _Executor:
 
     def _function(self, st: _State, code: Any, parts: list) -> tuple:
         # building a function runs no code; what it closes over and its defaults escape.  Each
-        # function made is another object: numbered in the order they are first seen outside
+        # function made is another object: named by the step where it is first seen outside
         # (one made only to read its closure is never seen), with the loop it was made in (one
         # made before a loop is the same object in every iteration, one made in it is not).
         st.functions += 1
