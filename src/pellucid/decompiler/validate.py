@@ -267,6 +267,23 @@ class _State:
         return st
 
 
+class _Live:
+    """The live locals at each instruction, as sets made when first asked for."""
+
+    def __init__(self, masks: list[int], names: list[str]) -> None:
+        self.masks, self.names = masks, names
+        self.sets: dict[int, frozenset] = {}
+
+    def __getitem__(self, index: int) -> frozenset:
+        got = self.sets.get(index)
+        if got is None:
+            m = self.masks[index]
+            got = self.sets[index] = frozenset(
+                name for k, name in enumerate(self.names) if m >> k & 1
+            )
+        return got
+
+
 class _PathEnd(Exception):
     pass
 
@@ -316,7 +333,7 @@ class _Executor:
             if i.op.startswith("SETUP_") or i.op in ("POP_BLOCK", "BEGIN_FINALLY"):
                 raise NotModelled(f"exception blocks of Python {PY[0]}.{PY[1]} ({i.op})")
         self.steps = 0
-        self._live: list[frozenset] | None = None
+        self._live: _Live | None = None
         self.looping_back = False
         # loop heads (targets of backward jumps) -> the last jump back to each
         self.loop_ends: dict[int, int] = {}
@@ -329,7 +346,7 @@ class _Executor:
         # instructions more than one way leads to (where lockstep looks for paths to merge)
         self.joins = {b.target for b in self.ins if b.target is not None}
         self.joins |= {h[2] for h in self.handlers}
-        self._key_live: list[frozenset] | None = None
+        self._key_live: _Live | None = None
 
     # --------------------------------------------------------------- driving
 
@@ -391,7 +408,7 @@ class _Executor:
             if len(st.path) > until:
                 return
 
-    def key_live(self) -> list[frozenset]:
+    def key_live(self) -> _Live:
         """The locals each instruction may read before they are bound again, a delete
         counting as a read (it raises when the local is unbound): what of the locals the
         rest of a path can depend on."""
@@ -1265,14 +1282,14 @@ class _Executor:
                 holders.setdefault(t[1], ("local", name))
         st.holders = holders
 
-    def _live_in(self) -> list[frozenset]:
+    def _live_in(self) -> _Live:
         """The locals each instruction may read before they are bound again (live at it),
         over jumps, fall-through and exception edges: a backward dataflow to a fixed point."""
         if self._live is None:
             self._live = self._liveness(("LOAD_FAST",))
         return self._live
 
-    def _liveness(self, uses: tuple) -> list[frozenset]:
+    def _liveness(self, uses: tuple) -> _Live:
         ins, n = self.ins, len(self.ins)
         succ: list[list[int]] = [[] for _ in range(n)]
         for b in ins:
@@ -1283,20 +1300,30 @@ class _Executor:
             h = self._handler(b.index)
             if h is not None:
                 succ[b.index].append(h[0])
-        live: list[frozenset] = [frozenset()] * (n + 1)
+        # (sets of locals as bits of an int: the fixed point takes a few passes over the code)
+        bits: dict[str, int] = {}
+        gen, kill = [0] * n, [0] * n
+        for b in ins:
+            if b.op in uses or b.op in ("STORE_FAST", "DELETE_FAST"):
+                one = bits.setdefault(b.argval, 1 << len(bits))
+                if b.op in uses:
+                    gen[b.index] = one
+                else:
+                    kill[b.index] = one
+        live = [0] * (n + 1)
         changed = True
         while changed:
             changed = False
-            for b in reversed(ins):
-                out: frozenset = frozenset().union(*(live[k] for k in succ[b.index] if k <= n))
-                if b.op in uses:
-                    out = out | {b.argval}
-                elif b.op in ("STORE_FAST", "DELETE_FAST"):
-                    out = out - {b.argval}
-                if out != live[b.index]:
-                    live[b.index] = out
+            for k in range(n - 1, -1, -1):
+                out = 0
+                for j in succ[k]:
+                    if j <= n:
+                        out |= live[j]
+                out = (out & ~kill[k]) | gen[k]
+                if out != live[k]:
+                    live[k] = out
                     changed = True
-        return live
+        return _Live(live, list(bits))
 
     def _loop_back(self, st: _State, head: int) -> None:
         stack, n, carried = st.heads[head]
