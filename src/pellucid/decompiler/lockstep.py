@@ -16,12 +16,24 @@ treats result names as names (it compares them for equality, never for order of 
 both programs name the results still to come by the same step numbers.  So the second such node
 is not walked again, and sequential ``if`` statements cost a sum instead of a product.
 
+A test of a condition a path has already tested is decided by the first outcome, so states
+that took different arms of an ``if`` on a flag differ in what they know, and a loop body
+testing ten flags would again make a product.  A node whose states are the same as an already
+walked one's but for those outcomes is walked once more with them forgotten, and every later
+such node is merged into that walk.  Forgetting only adds paths (a later test of the same
+condition takes both outcomes), in both programs alike, and every branch is recorded with its
+condition and outcome: the paths that agree with the outcomes a node did know are its own
+paths, picked out of the walked ones by the same rule in both programs, so equal walked sets
+give equal own sets.
+
 The key of a node (:func:`node_key`) is what its future depends on: each state with its
 pending steps, stack, live locals, the objects reachable from them, the branch outcomes it may
 still consult, and its loop bookkeeping, with result names and fresh objects renamed in order of
 first appearance.  Leaving a part of a state out of the key would be unsound, so the key leaves
 out only what no future step can read: locals that are not live (a delete counts as a read),
-objects nothing reaches, branch outcomes over results nothing holds.
+objects nothing reaches, branch outcomes over results nothing holds.  The arguments and the
+values locals have at the head of a loop are renamed like results: nothing makes them again,
+and the executor only passes them on and compares them.
 """
 
 from __future__ import annotations

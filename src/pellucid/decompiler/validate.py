@@ -14,7 +14,10 @@ recorded in order with its operand terms, and its result is the term ``("res", k
 k-th step of the path.  A branch records the outcome it takes, a path ends with the term it
 returns or the exception it raises.  The two programs are equivalent when their sets of paths
 are equal: every input takes the same path in both, so both do the same operations, on the
-same values, in the same order, and end the same way.
+same values, in the same order, and end the same way.  The two sets are compared as tries,
+walked together (:mod:`pellucid.decompiler.lockstep`): where the paths of a branch join again
+in states that are the same up to the names of results, the rest is compared once, so
+sequential ``if`` statements cost a sum of paths, not a product.
 
 Lists and dicts the code itself builds are followed concretely (a heap of fresh objects),
 so Dynamo's dance of lists and slices and the tidy's one call with list displays become the
