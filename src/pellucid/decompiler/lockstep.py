@@ -211,7 +211,7 @@ def _state_key(ex: Any, st: Any, at: int, c: _Canon) -> tuple:
         for name in sorted(live)
     )
     parts: list = [
-        st.pc,
+        st.pc, st.jumped_back,
         tuple(c.term(s, st) for s in st.path[at:]),
         tuple(c.term(t, st) for t in st.stack),
         local,

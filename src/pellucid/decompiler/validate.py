@@ -258,6 +258,7 @@ class _State:
     inside: tuple = ()  # (head, last index, floor before it) of the loops the path is in
     ended: bool = False  # the path has ended (returned, raised out, or looped back)
     joined: bool = False  # passed a join point since its node was last keyed (lockstep)
+    jumped_back: bool = False  # forked onto a backward jump, not yet taken
 
     def fork(self) -> _State:
         heap = {k: _Obj(o.kind, list(o.items), o.escaped) for k, o in self.heap.items()}
@@ -378,6 +379,12 @@ class _Executor:
     def _run_path(self, st: _State, work: list, until: int) -> None:
         ins = self.ins
         self.work = work
+        if st.jumped_back:
+            # (forked onto a backward jump: the jump is taken here, as for a path that runs it)
+            st.jumped_back = False
+            self._jumped_back(st)
+            if len(st.path) > until:
+                return
         while True:
             self.steps += 1
             if self.steps > MAX_STEPS:
@@ -398,18 +405,23 @@ class _Executor:
             if handler is None:
                 raise NotModelled(f"opcode {i.op} not modelled")
             handler(st, i)
-            if st.pc <= i.index:  # (a backward jump: a loop run concretely, or not modelled)
-                if st.pc in st.loops:
-                    self._loop_back(st, st.pc)
-                if ins[st.pc].op != "FOR_ITER":
-                    raise NotModelled("a loop entered other than at its head")
-                st.visits += 1
-                if st.visits > MAX_VISITS:
-                    raise NotModelled("a loop that is not over an iterable")
+            if st.pc <= i.index:
+                self._jumped_back(st)
             if st.pc in self.joins:
                 st.joined = True
             if len(st.path) > until:
                 return
+
+    def _jumped_back(self, st: _State) -> None:
+        """A backward jump: the end of an iteration of a loop run by induction, or of one
+        run concretely (over a list the code built), or a loop not modelled."""
+        if st.pc in st.loops:
+            self._loop_back(st, st.pc)
+        if self.ins[st.pc].op != "FOR_ITER":
+            raise NotModelled("a loop entered other than at its head")
+        st.visits += 1
+        if st.visits > MAX_VISITS:
+            raise NotModelled("a loop that is not over an iterable")
 
     def key_live(self) -> _Live:
         """The locals each instruction may read before they are bound again, a delete
@@ -1167,6 +1179,8 @@ class _Executor:
             st.path.append(("branch", base, True))
             if self._decide(alt, t) == jump_if:
                 alt.pc = target
+                if target <= self.cur.index:
+                    alt.jumped_back = True
             self.work.append(alt)
             outcome = self._decide(st, t)
         if outcome == jump_if:
