@@ -57,14 +57,17 @@ def compare(a: Any, b: Any, max_paths: int, too_many: Callable[[], Exception]) -
     ``max_paths`` path ends."""
     seen: set = set()
     seen_bases: set = set()
-    todo = [(0, [a.start()], [b.start()])]
+    todo = [(0, [a.start()], [b.start()], False)]
     ends = 0
     while todo:
-        at, mine, theirs = todo.pop()
+        at, mine, theirs, widened = todo.pop()
         ga = _next_steps(a, mine, at)
         gb = _next_steps(b, theirs, at)
         if ga.keys() != gb.keys():
-            raise Differs(_difference(at, ga, gb))
+            where = _difference(at, ga, gb)
+            if widened:
+                where += " (found where a condition tested before was taken both ways again)"
+            raise Differs(where)
         for step in ga:
             if step == END:
                 ends += 1
@@ -72,6 +75,7 @@ def compare(a: Any, b: Any, max_paths: int, too_many: Callable[[], Exception]) -
                     raise too_many()
                 continue
             sa, sb = ga[step], gb[step]
+            forgotten = widened
             if any(s.joined for s in sa) or any(s.joined for s in sb):
                 # (past a join point: a node the same as one already walked is not walked again)
                 for s in sa + sb:
@@ -85,11 +89,12 @@ def compare(a: Any, b: Any, max_paths: int, too_many: Callable[[], Exception]) -
                     for s in sa + sb:
                         s.truths = {}
                     truths = ()
+                    forgotten = True
                     if (base, truths) in seen:
                         continue
                 seen_bases.add(base)
                 seen.add((base, truths))
-            todo.append((at + 1, sa, sb))
+            todo.append((at + 1, sa, sb, forgotten))
     return ends
 
 
