@@ -13,7 +13,7 @@ import dis
 from dataclasses import dataclass, field
 from itertools import repeat
 from types import CodeType
-from typing import Any
+from typing import Any, Callable
 
 from pellucid.decompiler import values as V
 from pellucid.decompiler.classes import ClassOps
@@ -41,6 +41,7 @@ from pellucid.decompiler.instructions import (
 )
 from pellucid.decompiler.patterns import PatternOps
 from pellucid.decompiler.reentry import splice_reentries
+from pellucid.decompiler.regions.chains import ChainOps
 
 # where try_at() can be true without an exception-table entry or a copy
 _TRY_START_OPS = frozenset({"BEFORE_WITH"} if PY >= (3, 11) else {"SETUP_FINALLY", "SETUP_WITH"})
@@ -117,7 +118,7 @@ _NOT_CHECKED_PLACED = frozenset({
 })
 
 
-class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
+class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
     def __init__(self, code: CodeType, thread_jumps: bool = False) -> None:
         self.code = code
         self.varnames = frozenset(code.co_varnames)
@@ -467,7 +468,13 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         exits: frozenset,
         until_cond: bool = False,
         base_stack: list | None = None,
+        until: Callable[[list], bool] | None = None,
     ) -> tuple[list[ast.stmt], list]:
+        """Structure [start, stop) on ``stack``: the statements, and the stack left.
+
+        ``until``: stop early, before the first instruction at which it holds of the stack,
+        recording that instruction in ``self.stopped_at`` (an operand evaluated up to the
+        instruction that consumed a value)."""
         saved = self.block
         self.block = []
         # after return/raise/break/continue the stack is dead; structured code
@@ -488,6 +495,9 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         copies, cover = getattr(self, "_copies", None), getattr(self, "_cover", None)
         try:
             while i < stop:
+                if until is not None and until(stack):
+                    self.stopped_at = i
+                    return self.block, stack
                 if until_cond and self.block:
                     # a statement: not a condition chain, which its callers then give up on
                     return self.block, stack
@@ -2433,21 +2443,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             raise self.fail("chained comparison without clean-up", ins)
         shared = stack[-1]
         st = list(stack)
-        saved, self.block = self.block, []
-        i = resume
-        try:
-            while any(x is shared for x in st):
-                if i >= L:
-                    raise self.fail("chained comparison operand not found", ins)
-                cur = self.ins[i]
-                if cur.target is not None:
-                    raise self.fail("jump inside a chained comparison operand", cur)
-                self.apply(cur, st)
-                i += 1
-            if self.block:
-                raise self.fail("statement inside a chained comparison", ins)
-        finally:
-            self.block = saved
+        i = self.chain_operand(resume, st, shared, L, ins)
         right = st.pop()
         if not (isinstance(right, ast.Compare) and right.left is shared):
             raise self.fail("chained comparison operand is not a comparison", ins)
@@ -2509,6 +2505,11 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         try:
             while True:
                 cur = self.ins[i]
+                if any(x is shared for x in st) and st[-1] is not shared and self.operand_jumps_at(i, st):
+                    # an operand with jumps of its own (a ternary, an and/or); not the last
+                    # link's test fused into its jump (3.11+ `... is None`), which tests shared
+                    i = self.chain_operand(i, st, shared, L, first)
+                    continue
                 if cur.target is not None:
                     if cur.op == "POP_JUMP_IF_FALSE" and cur.target == L and not any(x is shared for x in st):
                         # another link: its left operand is the comparison just built
