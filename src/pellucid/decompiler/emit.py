@@ -410,6 +410,12 @@ class CodeWalker(Walker):
             if len(body) == 1 and isinstance(body[0], CompAppend) and body[0].kind == kind:
                 app = body[0]
                 break
+            if not body:
+                # a filter that is a false constant: the compiler dropped the element as dead
+                # code (3.10+), so any element and a false filter compile to this loop
+                gen.ifs.append(const(False))
+                app = CompAppend(kind, const(None), const(None) if kind == "dict" else None)
+                break
             raise self.fail("comprehension body is not a single append", ins)
         if kind == "list":
             return ast.ListComp(elt=app.elt, generators=gens)
