@@ -1948,8 +1948,8 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
                 and not else_body
                 and len(st1) == len(stack) + 1
                 and len(st2) == len(stack) + 1
-                and _is_value(st1[-1])
-                and _is_value(st2[-1])
+                and _is_arm_value(st1[-1])
+                and _is_arm_value(st2[-1])
             ):
                 stack.append(
                     ast.IfExp(test=expr, body=self.as_expr(st1[-1], ins), orelse=self.as_expr(st2[-1], ins))
@@ -3019,6 +3019,12 @@ def _with_parts(e: ast.expr, done: dict[int, ast.Name]) -> ast.expr:
 def _is_value(v: Any) -> bool:
     """A real expression (not a marker, not half of an augmented assignment)."""
     return isinstance(v, ast.expr) and not isinstance(v, InPlace)
+
+
+def _is_arm_value(v: Any) -> bool:
+    """An arm of a conditional expression: an expression, or a function MAKE_FUNCTION made
+    (a lambda, which only a store would turn into a def)."""
+    return _is_value(v) or type(v) is V.FunctionValue
 
 
 def _merge_compare(left: ast.Compare, right: ast.Compare) -> ast.Compare:
