@@ -279,3 +279,10 @@ def op_chained_condition_operand_with_jumps(a, b, c, d, e):
     if not a <= b < (c if d else e if c else d) or e > 5:
         return 3
     return 4
+
+
+@cases((1, [2]), (None, []))
+def op_chained_function_operand(a, b):
+    # the middle operand is made by MAKE_FUNCTION (a lambda): both links share it
+    f = lambda: a  # noqa: E731
+    return a is not (lambda: 1) is not f, f not in b != (lambda: 2), a == f"{a}" != b
