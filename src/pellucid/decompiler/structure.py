@@ -2349,11 +2349,10 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
         return stmts, st, L
 
     def _arm_tail_copies(self, lo: int, L: int) -> list[int]:
-        """3.10+ `x = a or (b if c else d)` before a small exit block at ``L``: the
-        compiler replaced the first arm's jump to ``L`` by a copy of that block.  Starts of
-        such copies in [lo, L) (each followed by the next arm, which something jumps to)."""
-        if PY < (3, 10):
-            return []
+        """`x = a or (b if c else d)` before a small exit block at ``L``: the compiler
+        replaced the first arm's jump to ``L`` by a copy of that block (3.10+; 3.9's peephole
+        does so for a jump to a lone RETURN_VALUE).  Starts of such copies in [lo, L) (each
+        followed by the next arm, which something jumps to)."""
         n = self._terminal_len(L)
         if n is None:
             return []
