@@ -9,6 +9,7 @@ else-jump ending a then-branch); anything else raises DecompilationError.
 from __future__ import annotations
 
 import ast
+import bisect
 import dis
 from dataclasses import dataclass, field
 from itertools import repeat
@@ -1339,6 +1340,22 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
             return None
         return self.condition_chain(j, first, stack, start)
 
+    def _copies_of(
+        self, T: int, size: int, falls: dict[int, int], copies: dict[int, int]
+    ) -> list[tuple[int, int]] | None:
+        """The copied arm bodies of a chain of ``size`` tests, as (start, size), each a copy of
+        the code at ``T``; None when one is not.  Copies are recorded in order, so a size
+        whose first copy differs fails at its first comparison."""
+        used = []
+        for n, length in copies.items():
+            if n >= size - 1:
+                break
+            if n in falls:
+                if not self._same_code(falls[n], T, length):
+                    return None
+                used.append((falls[n], length))
+        return used
+
     def condition_chain(
         self, j: int, first: ast.expr, stack: list, start: int
     ) -> tuple[ast.expr, int, int] | None:
@@ -1380,6 +1397,12 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
             blocks.append(self._block(e, jj, k))
             k = self._next(jj)
         for size in range(len(blocks), 0, -1):
+            # the arms' copied bodies must be copies of what follows this chain: checked before
+            # the chain is built, so that a long elif chain of returns stays quadratic, not cubic
+            T = self._next(blocks[size - 1].jump)
+            used = self._copies_of(T, size, falls, copies)
+            if used is None:
+                continue
             chain = [
                 Block(
                     b.expr,
@@ -1392,10 +1415,6 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
                 )
                 for n, b in enumerate(blocks[:size])
             ]
-            T = self._next(chain[-1].jump)
-            used = [(b.fall, copies[n]) for n, b in enumerate(chain) if n in copies and b.fall is not None]
-            if any(not self._same_code(c, T, size_) for c, size_ in used):
-                continue
             for n, b in enumerate(chain):
                 if n in copies and b.fall is not None:
                     b.fall = T
@@ -1526,6 +1545,7 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
     def _is_target(self, k: int) -> bool:
         if not hasattr(self, "_targets"):
             self._targets = {i.target for i in self.ins if i.target is not None}
+            self._sorted_targets = sorted(self._targets)
         return k in self._targets
 
     def _merge_exit_copies(self, targets: set[int], T: int) -> int | None:
@@ -2356,10 +2376,14 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
         n = self._terminal_len(L)
         if n is None:
             return []
+        # a copy is followed by a jump target: look only there, not at every index (a long
+        # `and` chain asks this once per operand)
+        self._is_target(lo)
+        ends = self._sorted_targets
         return [
-            p
-            for p in range(lo, L - n)
-            if self.reachable[p] and self._is_target(p + n) and self._same_code(p, L, n)
+            t - n
+            for t in ends[bisect.bisect_left(ends, lo + n):bisect.bisect_left(ends, L)]
+            if self.reachable[t - n] and self._same_code(t - n, L, n)
         ]
 
     def _arm_end_before(self, lo: int, L: int) -> int | None:
