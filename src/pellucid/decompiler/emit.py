@@ -397,6 +397,19 @@ class CodeWalker(Walker):
                     len(body) >= 2
                     and isinstance(body[0], ast.If)
                     and not body[0].orelse
+                    and all(isinstance(s, ast.Pass) for s in body[0].body)
+                ):
+                    # a filter true once its test ran (`if q or 2`): the compiler keeps the
+                    # test, whose jump goes where it falls through.  It jumps when `q` is
+                    # true, the sense opposite to the `if not q: pass` the walk read
+                    test = _negate(body[0].test)
+                    gen.ifs.append(ast.BoolOp(op=ast.Or(), values=[test, const(True)]))
+                    body = body[1:]
+                    continue
+                if (
+                    len(body) >= 2
+                    and isinstance(body[0], ast.If)
+                    and not body[0].orelse
                     and len(body[0].body) == 1
                     and isinstance(body[0].body[0], ast.Continue)
                 ):

@@ -327,3 +327,10 @@ def comp_false_constant_filter(xs, ys):
         list(x for x in xs if False),
         [y for x in xs if x for y in ys if 0],
     )
+
+
+@cases(([1, 0, 2], 5), ([], 0))
+def comp_filter_true_after_its_test(xs, n):
+    # `q or 2` is true once `q` ran: 3.9 keeps the test, jumping where it falls through
+    seen = []
+    return [x * n for x in xs if seen.append(x) or 2], {x for x in xs if not x or 1 if x != n}, seen
