@@ -426,6 +426,19 @@ class CodeWalker(Walker):
                     len(body) >= 2
                     and isinstance(body[0], ast.If)
                     and not body[0].orelse
+                    and all(isinstance(s, ast.Pass) for s in body[0].body)
+                ):
+                    # a filter true once its test ran (`if q or 2`): the compiler keeps the
+                    # test, whose jump goes where it falls through.  It jumps when `q` is
+                    # true, the sense opposite to the `if not q: pass` the walk read
+                    test = _negate(body[0].test)
+                    gen.ifs.append(ast.BoolOp(op=ast.Or(), values=[test, const(True)]))
+                    body = body[1:]
+                    continue
+                if (
+                    len(body) >= 2
+                    and isinstance(body[0], ast.If)
+                    and not body[0].orelse
                     and len(body[0].body) == 1
                     and isinstance(body[0].body[0], ast.Continue)
                 ):
@@ -454,6 +467,12 @@ class CodeWalker(Walker):
                 continue
             if len(body) == 1 and isinstance(body[0], CompAppend) and body[0].kind == kind:
                 app = body[0]
+                break
+            if not body:
+                # a filter that is a false constant: the compiler dropped the element as dead
+                # code (3.10+), so any element and a false filter compile to this loop
+                gen.ifs.append(const(False))
+                app = CompAppend(kind, const(None), const(None) if kind == "dict" else None)
                 break
             raise self.fail("comprehension body is not a single append", ins)
         if kind == "list":

@@ -373,23 +373,33 @@ class Evaluator:
         inner = ast.UnaryOp(op=ast.Not(), operand=operand)
         stack.append(ast.UnaryOp(op=ast.Not(), operand=inner))
 
-    def op_COMPARE_OP(self, ins: Instr, stack: list) -> None:
+    def compared(self, stack: list, ins: Instr) -> tuple[ast.expr, ast.expr]:
+        """The two operands of a comparison, popped as expressions.
+
+        A chained comparison's link leaves a copy of its right operand beneath, for the next
+        link.  When that operand only became an expression here (a lambda, an f-string part),
+        the copy is replaced by the same expression: the links must share one node."""
+        raw = stack[-1] if stack else None
         right = self.pop_expr(stack, ins)
         left = self.pop_expr(stack, ins)
+        if stack and raw is not right and stack[-1] is raw:
+            stack[-1] = right
+        return left, right
+
+    def op_COMPARE_OP(self, ins: Instr, stack: list) -> None:
+        left, right = self.compared(stack, ins)
         op = CMPOPS.get(ins.argval)
         if op is None:
             raise self.fail(f"unknown comparison {ins.argval!r}", ins)
         stack.append(ast.Compare(left=left, ops=[op()], comparators=[right]))
 
     def op_IS_OP(self, ins: Instr, stack: list) -> None:
-        right = self.pop_expr(stack, ins)
-        left = self.pop_expr(stack, ins)
+        left, right = self.compared(stack, ins)
         op = ast.IsNot() if ins.arg else ast.Is()
         stack.append(ast.Compare(left=left, ops=[op], comparators=[right]))
 
     def op_CONTAINS_OP(self, ins: Instr, stack: list) -> None:
-        right = self.pop_expr(stack, ins)
-        left = self.pop_expr(stack, ins)
+        left, right = self.compared(stack, ins)
         op = ast.NotIn() if ins.arg else ast.In()
         stack.append(ast.Compare(left=left, ops=[op], comparators=[right]))
 
