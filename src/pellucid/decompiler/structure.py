@@ -18,7 +18,7 @@ from typing import Any
 from pellucid.decompiler import values as V
 from pellucid.decompiler.classes import ClassOps
 from pellucid.decompiler.errors import DecompilationError
-from pellucid.decompiler.evaluate import Evaluator, InPlace, const, name, store_ctx
+from pellucid.decompiler.evaluate import Evaluator, InPlace, augmented_target, const, name, store_ctx
 from pellucid.decompiler.exceptions import (
     Copy,
     ExceptionStructure,
@@ -2756,7 +2756,8 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             if self._store_function(value, target, ins):
                 return
         if isinstance(value, InPlace):
-            self.emit(ast.AugAssign(target=store_ctx(target), op=value.op, value=value.value))
+            place = augmented_target(value, store_ctx(target))
+            self.emit(ast.AugAssign(target=place, op=value.op, value=value.value))
             return
         # `a = b = value`: the same object is still on the stack
         if V.holds(stack, value):
