@@ -2289,6 +2289,8 @@ class ExceptionStructure(ExceptGroupOps):
         end = self._register_copies(H, home, s, e, matches)
         for k in set(self._copies) - before:
             self._copies[k].never_ends = never_ends
+        if L:
+            self._check_body_leaves_through_copies(s, e, H)
         # 3.12+: the normal exit's copy reached only from a clause of a try in the body (the
         # body itself returns) lies with that clause's code: a clause jumping there leaves
         # this statement too
@@ -2364,6 +2366,24 @@ class ExceptionStructure(ExceptGroupOps):
             node = ast.Try(body=body or [ast.Pass()], handlers=[], orelse=[], finalbody=final or [ast.Pass()])
         self.emit(node)
         return end
+
+    def _check_body_leaves_through_copies(self, s: int, e: int, H: int) -> None:
+        """Every jump out of a try body runs the finally body first: it lands on a copy of
+        it (after the pops that unwind a loop or a handler).  A jump landing elsewhere means
+        a copy was not recognized (3.12: the normal exit's copy, when the body ends
+        `if c: pass else: continue`), and whatever the walk made of it would skip the
+        finally body on that path, or run another path's copy instead."""
+        ins = self.ins
+        for q in range(s, e):
+            t = ins[q].target
+            if t is None or not self.reachable[q] or not self._in(q, H) or s <= t < e:
+                continue
+            k = self._past_nops(self._thread(t))
+            while k < self.n and ins[k].op in ("SWAP", "POP_TOP", "POP_EXCEPT") and k not in self._copies:
+                k = self._past_nops(k + 1)
+            if t in self._copies or k in self._copies or self._in(t, H):
+                continue
+            raise self.fail("a jump leaves the try body elsewhere than through its finally body's copy", ins[q])
 
     def _raising_finally_end(self, H: int, C: int) -> int | None:
         """A finally body that never ends (it raises or returns on every path) has
