@@ -581,6 +581,12 @@ class ExceptionStructure(ExceptGroupOps):
             T = self._thread(next(iter(ends)))
             if not (T < b and T in self.latch):
                 return None  # (unless the body's end goes back to the loop around the statement)
+            if ins[F - 1].op not in TERMINAL and ins[F - 1].op != "JUMP":
+                # the copy's end goes back to the loop, yet its last instruction falls into
+                # F: another exit of the finally body (its `break`) goes on there, and F is
+                # not where this copy's path continues (a `continue`'s copy, not the normal
+                # exit's)
+                return None
         if any(k not in used and self.home[k] is not None for k in range(b, F)):
             return None
         extra = frozenset(k for k in used if not b <= k < F)

@@ -18,7 +18,14 @@ from typing import Any
 from pellucid.decompiler import values as V
 from pellucid.decompiler.classes import ClassOps
 from pellucid.decompiler.errors import DecompilationError
-from pellucid.decompiler.evaluate import Evaluator, InPlace, augmented_target, const, name, store_ctx
+from pellucid.decompiler.evaluate import (
+    Evaluator,
+    InPlace,
+    augmented_target,
+    const,
+    name,
+    store_ctx,
+)
 from pellucid.decompiler.exceptions import (
     Copy,
     ExceptionStructure,
