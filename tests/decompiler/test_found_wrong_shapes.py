@@ -84,6 +84,20 @@ SHAPES = {
                         break
             return ('end', log, n)
         """, [([2] * 20,), ([2, 1, 2, 2],), ([1],), ([2, 2, 1, 1, 1],)]),
+    "nested_try_finally_under_finally_break": ("""
+        def f(ks):
+            log = []
+            for k in ks:
+                try:
+                    try:
+                        log.append(nxt(ks))
+                    finally:
+                        log.append('f')
+                finally:
+                    log.append('g')
+                    if nxt(ks) % 2:
+                        break
+        """, [([2, 2, 2, 2, 1],), ([1, 2],), ([2, 2],), ([0, 0, 0, 0, 1],)]),
     "continue_under_returning_finally": ("""
         def f(ks):
             n = 0

@@ -106,6 +106,9 @@ class ExceptionStructure(ExceptGroupOps):
 
     def _exc_setup(self) -> None:
         self._copies: dict[int, Copy] = {}
+        # start of a finally body's copy -> the loop head its path goes back to, when that
+        # is not the code after it (see _graph_copy)
+        self._back_to_loop: dict[int, int] = {}
         self._started: set[int] = set()
         self._with_flags: dict[int, str] = {}  # with statement -> its flag (do_with)
         # each with being walked whose suppressed path raises or leaves the with around it:
@@ -581,6 +584,7 @@ class ExceptionStructure(ExceptGroupOps):
             T = self._thread(next(iter(ends)))
             if not (T < b and T in self.latch):
                 return None  # (unless the body's end goes back to the loop around the statement)
+            self._back_to_loop[b] = T
             if ins[F - 1].op not in TERMINAL and ins[F - 1].op != "JUMP":
                 # the copy's end goes back to the loop, yet its last instruction falls into
                 # F: another exit of the finally body (its `break`) goes on there, and F is
@@ -1537,6 +1541,10 @@ class ExceptionStructure(ExceptGroupOps):
     def _tail_end(self, k: int) -> int | None:
         """If an exit tail (return, loop jump) starts at k, the index after it."""
         while k < self.n:
+            if k in self._back_to_loop and k in self._copies:
+                # a finally body's copy whose path goes back to the loop: what follows it
+                # is not where that path goes on (it may be the finally's own `break`)
+                return None
             if k in self._copies:
                 k += self._copies[k].length
                 continue
