@@ -98,6 +98,47 @@ SHAPES = {
                     if nxt(ks) % 2:
                         break
         """, [([2, 2, 2, 2, 1],), ([1, 2],), ([2, 2],), ([0, 0, 0, 0, 1],)]),
+    "return_under_finally_break_in_loops": ("""
+        def f(ks):
+            log = []
+            n = 0
+            while True:
+                if n > 12:
+                    break
+                n += 1
+                while len(log) < 40:
+                    log.append('w')
+                    try:
+                        while len(log) < 40:
+                            log.append(nxt(ks))
+                            return None
+                        log.append(2)
+                    finally:
+                        log.append('f')
+                        break
+                    log.append(3)
+            return ('end', log, n)
+        """, [([1],), ([2, 2, 2],)]),
+    "continue_through_finallys_under_finally_continue": ("""
+        def f(ks):
+            log = []
+            n = 0
+            while True:
+                if n > 12:
+                    break
+                n += 1
+                try:
+                    try:
+                        continue
+                    finally:
+                        log.append('a')
+                finally:
+                    log.append('c')
+                    if nxt(ks) % 2:
+                        continue
+                log.append('w')
+                raise ValueError(n)
+        """, [([3, 1, 2],), ([1] * 14,), ([2],)]),
     "continue_under_returning_finally": ("""
         def f(ks):
             n = 0
@@ -193,9 +234,7 @@ def _assert_same_behaviour(out, namespace, inputs):
 
 # shapes still decompiled to different behaviour without verification, per version: the open
 # work queue (strict xfails, so a fix shows up)
-STILL_WRONG = {
-    "continue_in_with_in_try_finally": ((3, 9), "3.9: the `continue`'s with-exit and finally copies are read as the with's normal exit"),
-}
+STILL_WRONG: dict[str, tuple[tuple[int, int], str]] = {}
 
 
 def _unverified_case(name):

@@ -78,6 +78,10 @@ class WithEnter(V.Marker):
     ctx: ast.expr
 
 
+# instructions an exit path runs between a try body and where it goes: unwinding, and the jump
+_UNWINDING = frozenset({"NOP", "POP_TOP", "SWAP", "POP_EXCEPT", "COPY", "JUMP", "RETURN_VALUE", "RETURN_CONST", "END_FOR"})
+
+
 @dataclass
 class Copy:
     """A compiler-made copy of a finally body / with exit: skip, apply stack effect."""
@@ -1215,6 +1219,19 @@ class ExceptionStructure(ExceptGroupOps):
                     # `continue` (falling off the try goes through the normal exit's copy)
                     self.emit(ast.Continue())
                     return j + 1
+                if (
+                    PY < (3, 11)
+                    and loop is not None
+                    and j < self.n
+                    and not self.initially_reachable[j]
+                    and self.ins[j].op == "JUMP"
+                    and (self.ins[j].target in loop.continue_targets or self.ins[j].target in loop.break_targets)
+                    and (self.ins[j - 1].op == "JUMP" or self.ins[j - 1].op in TERMINAL)
+                ):
+                    # 3.9/3.10: the `continue` (or `break`) whose copy this is, left dead after
+                    # it: the copy leaves by its own jumps (the finally's `break`, its end
+                    # threaded to the loop's head), and the statement is that jump
+                    return self.do_jump(j, stack, stop, exits)
             return i + c.length
         if PY < (3, 11):
             if self.ins[i].op == "SETUP_WITH":
@@ -2305,6 +2322,7 @@ class ExceptionStructure(ExceptGroupOps):
             self._copies[k].never_ends = never_ends
         if L:
             self._check_body_leaves_through_copies(s, e, H)
+            self._check_unprotected_code_is_copies(s, e, H, home)
         # 3.12+: the normal exit's copy reached only from a clause of a try in the body (the
         # body itself returns) lies with that clause's code: a clause jumping there leaves
         # this statement too
@@ -2398,6 +2416,27 @@ class ExceptionStructure(ExceptGroupOps):
             if t in self._copies or k in self._copies or self._in(t, H):
                 continue
             raise self.fail("a jump leaves the try body elsewhere than through its finally body's copy", ins[q])
+
+    def _check_unprotected_code_is_copies(self, s: int, e: int, H: int, home: int | None) -> None:
+        """Inside the try's extent, the code of its level that H does not protect is on an
+        exit path: copies of the finally body, the pops that unwind, the exit itself (a
+        jump, a return, a copy of a small return block).  Anything else is a copy not
+        recognized (3.12: a `return`'s copy of a finally body that ends in `break`), which
+        the walk would read as code of the body, run twice."""
+        ins = self.ins
+        k = s
+        while k < e:
+            if k in self._copies:
+                k += self._copies[k].length
+                continue
+            if self.home[k] != home or not self.reachable[k] or self._in(k, H) or ins[k].op in _UNWINDING:
+                k += 1
+                continue
+            t = self._exit_tail_len(k)
+            if t:
+                k += t
+                continue
+            raise self.fail("code on an exit path of the try body that is no copy of its finally body", ins[k])
 
     def _raising_finally_end(self, H: int, C: int) -> int | None:
         """A finally body that never ends (it raises or returns on every path) has

@@ -637,6 +637,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             self.emit(ast.Continue())
             return i + 1
         if loop is not None and t in loop.break_targets:
+            self._check_break_not_block_end(t, loop, exits, ins)
             self.emit(ast.Break())
             return i + 1
         if t == stop or t in exits:
@@ -646,6 +647,21 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         if i < t < stop and self._dead_between(i + 1, t):
             return t  # over handler code only (3.12+ keeps some of it inline)
         raise self.fail(f"unstructured jump to instruction {t}", ins)
+
+    def _check_break_not_block_end(self, t: int, loop: Loop, exits: frozenset, ins: Instr) -> None:
+        """A loop's follow found in handler code (3.11+: a `while True:` ending the function
+        has no code after it, so what its last jump back precedes is a handler's) is no
+        `break` target where it is also the end of the block being walked: a finally body's
+        jump to its own end (its re-raise) would be read as a `break`."""
+        home = getattr(self, "home", None)
+        if (
+            PY >= (3, 11)
+            and home is not None
+            and t in exits
+            and t < self.n
+            and home[t] != home[loop.header]
+        ):
+            raise self.fail("a loop's follow is the end of the handler code being read", ins)
 
     def _is_back_edge(self, t: int, loop: Loop) -> bool:
         """Is ``t`` the loop's own closing jump back to its head (the last one)?"""
@@ -1579,6 +1595,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             if r is not None:
                 return r
         if loop is not None and (F in loop.break_targets or F in loop.continue_targets):
+            self._check_break_not_block_end(F, loop, exits, self.ins[start])
             k = stop - 1
             if (
                 PY < (3, 10)
