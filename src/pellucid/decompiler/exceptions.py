@@ -2429,7 +2429,13 @@ class ExceptionStructure(ExceptGroupOps):
             if k in self._copies:
                 k += self._copies[k].length
                 continue
-            if self.home[k] != home or not self.reachable[k] or self._in(k, H) or ins[k].op in _UNWINDING:
+            if (
+                self.home[k] != home
+                or not self.reachable[k]
+                or self._in(k, H)
+                or ins[k].op in _UNWINDING
+                or ins[k].target is not None  # (3.13 leaves some of the body's jumps unprotected)
+            ):
                 k += 1
                 continue
             t = self._exit_tail_len(k)
