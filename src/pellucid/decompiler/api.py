@@ -19,9 +19,10 @@ from types import (
 from typing import Any, Callable, Iterator, TypeVar
 
 from pellucid.decompiler.errors import DecompilationError, UnsupportedVersionError
+from pellucid.decompiler.instructions import TABLE
 
 # Python 3.11+ frames do not use the C stack; older ones do, so stay modest there
-_RECURSION_LIMIT = 20000 if sys.version_info >= (3, 11) else 6000
+_RECURSION_LIMIT = 6000 if TABLE.frames_on_c_stack else 20000
 
 T = TypeVar("T")
 

@@ -18,7 +18,6 @@ removes that bookkeeping.  Annotated names in class and module bodies store into
 from __future__ import annotations
 
 import ast
-import sys
 from dataclasses import dataclass, field
 from types import CodeType
 from typing import Any, Callable
@@ -27,9 +26,10 @@ from pellucid.decompiler import values as V
 from pellucid.decompiler.annotation_targets import future_annotation, restore_unstored_annotation
 from pellucid.decompiler.errors import DecompilationError
 from pellucid.decompiler.evaluate import CO_FUTURE_ANNOTATIONS, const, name, named_code_constant
-from pellucid.decompiler.instructions import Instr
+from pellucid.decompiler.instructions import TABLE, Instr
 
-PY = sys.version_info[:2]
+# the ast of this Python has type parameters (3.12+ grammar)
+_HAS_TYPE_PARAMS = "type_params" in ast.ClassDef._fields
 CO_OPTIMIZED_NEWLOCALS = 0x3
 
 
@@ -385,7 +385,7 @@ def class_body(code: CodeType) -> list[ast.stmt]:
         k += 1
     else:
         raise w.fail("class body without __qualname__")
-    if PY >= (3, 13) and k < len(body) and _is_store(body[k], "__firstlineno__"):
+    if TABLE.class_firstlineno and k < len(body) and _is_store(body[k], "__firstlineno__"):
         k += 1
     if (  # a generic class (3.12+) records its parameters
         k < len(body)
@@ -470,7 +470,7 @@ def demangle(node: ast.AST, class_name: str) -> None:
 
 def _drop_static_attributes(body: list[ast.stmt]) -> list[ast.stmt]:
     """3.13: ``__static_attributes__ = (...)`` goes with every copy of the final return."""
-    if PY < (3, 13):
+    if not TABLE.class_static_attributes:
         return body
     out: list[ast.stmt] = []
     for k, st in enumerate(body):
@@ -498,7 +498,7 @@ def class_def(cv: ClassValue) -> ast.ClassDef:
         body=class_body(cv.code),
         decorator_list=list(cv.decorators),
     )
-    if PY >= (3, 12):
+    if _HAS_TYPE_PARAMS:
         node.type_params = list(cv.type_params)
     return node
 
@@ -508,7 +508,7 @@ def class_source_def(code: CodeType) -> ast.ClassDef:
     node = ast.ClassDef(
         name=code.co_name, bases=[], keywords=[], body=class_body(code), decorator_list=[]
     )
-    if PY >= (3, 12):
+    if _HAS_TYPE_PARAMS:
         node.type_params = []
     return node
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import ast
 import builtins
 import contextlib
-import sys
 from types import CodeType, FunctionType
 from typing import Any
 
@@ -21,7 +20,7 @@ from pellucid.decompiler.classes import (
 from pellucid.decompiler.errors import DecompilationError
 from pellucid.decompiler.evaluate import BINOPS, CO_FUTURE_ANNOTATIONS, const, name
 from pellucid.decompiler.generators import finish_generator_body, is_async_code
-from pellucid.decompiler.instructions import Instr, flagged_docstring, normalize
+from pellucid.decompiler.instructions import TABLE, Instr, flagged_docstring, normalize
 from pellucid.decompiler.structure import Walker, _negate, restore_final_else
 
 CO_VARARGS = 0x04
@@ -53,6 +52,8 @@ _TYPE_PARAM_KINDS = {
 }
 _TYPE_PARAM_NODES = tuple(k for k in _TYPE_PARAM_KINDS.values() if k is not None)
 _TYPE_PARAMS, _GENERIC_BASE = ("type_params",), ("generic_base",)  # in generic_definition
+# the ast of this Python has type parameters (3.12+ grammar)
+_HAS_TYPE_PARAMS = "type_params" in ast.FunctionDef._fields
 _BOUNDED = frozenset({"INTRINSIC_TYPEVAR_WITH_BOUND", "INTRINSIC_TYPEVAR_WITH_CONSTRAINTS"})
 
 
@@ -582,7 +583,7 @@ def docstring(code: CodeType, ins: list[Instr]) -> str | None:
     doc = code.co_consts[0]
     if any(i.op == "LOAD_CONST" and i.argval is doc for i in ins):
         return None
-    if sys.version_info < (3, 11) and any(i.op == "LOAD_CONST" and i.argval == doc for i in ins):
+    if TABLE.docstring_shared_with_equal_loads and any(i.op == "LOAD_CONST" and i.argval == doc for i in ins):
         return None
     return doc
 
@@ -590,7 +591,7 @@ def docstring(code: CodeType, ins: list[Instr]) -> str | None:
 def function_body(code: CodeType) -> list[ast.stmt]:
     w = CodeWalker(code)
     body = w.body()
-    if sys.version_info >= (3, 12):
+    if TABLE.has_return_const:
         body = _fold_return_ternaries(body)
     # the implicit `return None` is the reachable last instruction; a dead one
     # after an explicit `return None` (3.9/3.10) means the source wrote it
@@ -712,7 +713,7 @@ def _reaches_copied_end(branch: list[ast.stmt]) -> bool:
 def _explicit_final_return(w: CodeWalker) -> bool:
     """3.10+ copy the implicit `return None` into each path that reaches it;
     a final `return None` that jumps land on was written in the source."""
-    if sys.version_info < (3, 10) or w.n < 2:
+    if not TABLE.copies_exit_blocks or w.n < 2:
         return False
     first = w.n - 2
     return any(i.target == first and i.op == "JUMP" for i in w.ins)
@@ -720,7 +721,7 @@ def _explicit_final_return(w: CodeWalker) -> bool:
 
 def _dead_implicit_return(w: CodeWalker) -> bool:
     """3.9/3.10 keep an unreachable `return None` after a final compound statement."""
-    if sys.version_info >= (3, 11) or w.n < 2 or w.initially_reachable[w.n - 1]:
+    if not TABLE.keeps_dead_final_return or w.n < 2 or w.initially_reachable[w.n - 1]:
         return False
     a, b = w.ins[w.n - 2], w.ins[w.n - 1]
     return a.op == "LOAD_CONST" and a.argval is None and b.op == "RETURN_VALUE"
@@ -742,7 +743,7 @@ def function_def(
         type_comment=None,
         lineno=0,
     )
-    if sys.version_info >= (3, 12):
+    if _HAS_TYPE_PARAMS:
         node.type_params = []
     return node
 
@@ -997,7 +998,7 @@ def comprehension_source(code: CodeType) -> ast.Module:
         type_comment=None,
         lineno=0,
     )
-    if sys.version_info >= (3, 12):
+    if _HAS_TYPE_PARAMS:
         node.type_params = []
     return ast.Module(body=[node], type_ignores=[])
 

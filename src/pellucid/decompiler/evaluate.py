@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import ast
 import contextvars
-import sys
 from typing import Any
 
 from pellucid.decompiler import values as V
 from pellucid.decompiler.errors import DecompilationError
-from pellucid.decompiler.instructions import TERMINAL, Instr
+from pellucid.decompiler.instructions import TABLE, TERMINAL, Instr
 
-PY = sys.version_info[:2]
 CO_FUTURE_ANNOTATIONS = 0x1000000
 
 BINOPS = {
@@ -309,7 +307,7 @@ class Evaluator:
     def _repeated_store_after(self, ins: Instr) -> str | None:
         """3.13: the local a POP_TOP of an unpacked value stands for, when the run
         of POP_TOPs it starts ends in a STORE_FAST (stores to the same name in a row)."""
-        if PY < (3, 13):
+        if not TABLE.pops_repeated_stores:
             return None
         k = ins.index + 1
         while k < len(self.ins) and self.ins[k].op == "POP_TOP":
@@ -804,7 +802,7 @@ class Evaluator:
         if ins.arg & 1:
             kwargs = self.pop_expr(stack, ins)
         posargs = self.pop_expr(stack, ins)
-        if PY >= (3, 11):
+        if TABLE.calls_push_null:
             func = self._pop_callable(stack, ins)
         else:
             func = stack.pop()
@@ -831,13 +829,13 @@ class Evaluator:
 
     # ----------------------------------------------------------- functions
     def op_MAKE_FUNCTION(self, ins: Instr, stack: list) -> None:
-        if PY <= (3, 10):
+        if TABLE.make_function_pops_qualname:
             self.pop_expr(stack, ins)  # qualified name
         fv = stack.pop()
         if not isinstance(fv, V.FunctionValue):
             raise self.fail("MAKE_FUNCTION without a code object", ins)
         fv = V.FunctionValue(code=fv.code)
-        flags = ins.arg if PY < (3, 13) else 0
+        flags = ins.arg if TABLE.make_function_flags else 0
         if flags & 0x08:
             fv.closure = self._closure_names(stack.pop(), ins)
         if flags & 0x04:
@@ -908,7 +906,7 @@ class Evaluator:
         ret = ast.Return(value=v)
         # 3.12+ returns a constant statement with RETURN_CONST; a constant that
         # reaches RETURN_VALUE was an operand of a conditional expression
-        ret.from_expression = PY >= (3, 12) and ins.raw == "RETURN_VALUE" and isinstance(v, ast.Constant)
+        ret.from_expression = TABLE.has_return_const and ins.raw == "RETURN_VALUE" and isinstance(v, ast.Constant)
         ret.implicit_copy = ins.index in getattr(self, "implicit_returns", ()) or self._lineless_return(ins, v)
         self.emit(ret)
 
@@ -917,7 +915,7 @@ class Evaluator:
         that falls off the function: 3.10+ copy the implicit return there (a written
         `return` has a line of its own)."""
         k = ins.index
-        if PY < (3, 10) or k < 2 or not (isinstance(value, ast.Constant) and value.value is None):
+        if not TABLE.copies_exit_blocks or k < 2 or not (isinstance(value, ast.Constant) and value.value is None):
             return False
         load, before = self.ins[k - 1], self.ins[k - 2]
         return (

@@ -26,7 +26,7 @@ import ast
 from dataclasses import replace
 
 from pellucid.decompiler import values as V
-from pellucid.decompiler.instructions import PY
+from pellucid.decompiler.instructions import TABLE
 
 STORE_OPS = frozenset({"STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF"})
 DELETE_OPS = frozenset({"DELETE_FAST", "DELETE_NAME", "DELETE_GLOBAL", "DELETE_DEREF"})
@@ -114,9 +114,9 @@ class ExceptGroupOps:
         ins = self.ins
         p = H + 1
         ops = [ins[k].op for k in range(p, min(p + 3, self.n))]
-        if PY < (3, 12) and ops == ["COPY", "BUILD_LIST", "SWAP"] and ins[p].arg == 1 and ins[p + 2].arg == 2:
+        if not TABLE.except_star_list_first and ops == ["COPY", "BUILD_LIST", "SWAP"] and ins[p].arg == 1 and ins[p + 2].arg == 2:
             p += 3
-        elif PY >= (3, 12) and ops[:2] == ["BUILD_LIST", "COPY"] and ins[p + 1].arg == 2:
+        elif TABLE.except_star_list_first and ops[:2] == ["BUILD_LIST", "COPY"] and ins[p + 1].arg == 2:
             p += 2
         else:
             raise self.fail("unrecognized except* handler start", ins[p])

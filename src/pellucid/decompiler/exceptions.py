@@ -39,15 +39,22 @@ import ast
 from dataclasses import dataclass, field, replace
 
 from pellucid.decompiler import values as V
+from pellucid.decompiler.cfg import build as build_cfg
 from pellucid.decompiler.decode import decode
 from pellucid.decompiler.evaluate import const, name
 from pellucid.decompiler.exceptgroups import ExceptGroupOps, is_star_clause_handler
-from pellucid.decompiler.instructions import CONDITIONAL_JUMPS, INVERSE_JUMPS, PY, TERMINAL, Instr
+from pellucid.decompiler.instructions import (
+    CONDITIONAL_JUMPS,
+    INVERSE_JUMPS,
+    TABLE,
+    TERMINAL,
+    Instr,
+)
 
 STORE_OPS = frozenset({"STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF"})
 DELETE_OPS = frozenset({"DELETE_FAST", "DELETE_NAME", "DELETE_GLOBAL", "DELETE_DEREF"})
 # 3.10+ copy small exit blocks (returns) into every predecessor; 3.9 never does
-COPIES_EXITS = PY >= (3, 10)
+COPIES_EXITS = TABLE.copies_exit_blocks
 
 
 class ExcInfo(V.Marker):
@@ -123,7 +130,7 @@ class ExceptionStructure(ExceptGroupOps):
         self.home: list[int | None] = [None] * (self.n + 1)
         self._exc_error: str | None = None
         self._chains = None
-        if PY < (3, 11):
+        if not TABLE.has_exception_table:
             self._setup_blocks()
             return
         for start, end, target, depth, lasti in self.exc_entries:
@@ -140,7 +147,7 @@ class ExceptionStructure(ExceptGroupOps):
         self._undone: dict[int, tuple] = {}
         self._joined_copies: set[int] = set()
         self._merge_finally_exits()
-        if PY >= (3, 12):
+        if TABLE.copies_exits_without_line:
             self._undo_exit_copies()
             self._thread_clause_continues()
 
@@ -403,7 +410,7 @@ class ExceptionStructure(ExceptGroupOps):
         return/break/continue leaving the body): ``POP_TOP; POP_EXCEPT``, or
         ``SWAP 2; POP_TOP; SWAP 2; POP_EXCEPT`` around a return value, with the
         POP_TOP (of the exception) under the clean-up of a finally handler; else 0."""
-        if PY < (3, 11):
+        if not TABLE.has_exception_table:
             return self._finally_end_len39(k)
         ops = [(self.ins[q].op, self.ins[q].arg) for q in range(k, min(k + 4, self.n))]
         if [o for o, _ in ops[:2]] == ["POP_TOP", "POP_EXCEPT"]:
@@ -738,7 +745,7 @@ class ExceptionStructure(ExceptGroupOps):
         end the body."""
         j = H - 1
         if (
-            PY == (3, 11)
+            TABLE.inline_handlers
             and e < j
             and self.ins[j].op == "JUMP"
             and self.home[j] == home
@@ -820,7 +827,7 @@ class ExceptionStructure(ExceptGroupOps):
 
     def check_exception_support(self) -> None:
         self._exc_setup()
-        if PY < (3, 11):
+        if not TABLE.has_exception_table:
             if self._exc_error is not None:
                 raise self.fail(self._exc_error[0], self._exc_error[1])
             return
@@ -833,21 +840,11 @@ class ExceptionStructure(ExceptGroupOps):
         # `return None` may sit before trailing clean-up code)
         init = getattr(self, "initially_reachable", None)
         if init is not None and self._handlers:  # (without handlers __init__ found it all)
-            ins, n = self.ins, self.n
-            seen = [False] * n
-            work = [0] + list(self._handlers)
-            while work:
-                k = work.pop()
-                if k >= n or seen[k]:
-                    continue
-                seen[k] = True
-                init[k] = True
-                i = ins[k]  # (self._succ(k), inline)
-                if i.target is not None:
-                    work.append(i.target)
-                if i.op not in TERMINAL and i.op != "JUMP":
-                    work.append(k + 1)
-        if PY >= (3, 12):
+            seen, _ = build_cfg(self.ins).reach([0, *self._handlers])
+            for k in range(self.n):
+                if seen[k]:
+                    init[k] = True
+        if TABLE.forward_only_conditional_jumps:
             self._fix_latches()
 
     def _returns_straight(self, k: int) -> bool:
@@ -925,7 +922,7 @@ class ExceptionStructure(ExceptGroupOps):
         a try that started in the loop, it is that try's body, not the code after the loop.
         The body then ends at the end of its straight run of code at the loop's level, which
         must end in a return or raise (see _body_goes_on)."""
-        if PY < (3, 12) or a >= self.n:
+        if not TABLE.forward_only_conditional_jumps or a >= self.n:
             return None
         self._exc_ready()
         H = self._cover[a]
@@ -946,13 +943,13 @@ class ExceptionStructure(ExceptGroupOps):
         bare ``raise`` there re-raises the caught exception; after the loop it would find
         none).  The body goes on to the end of the code of handlers in the loop, which must
         end in a raise or return; None when a is not such code."""
-        if PY not in ((3, 10), (3, 11)) or a >= self.n:
+        if not TABLE.clause_continue_before_rest or a >= self.n:
             return None
         self._exc_ready()
         H = self.home[a]
         if H is None or not h < H < a:
             return None
-        if not (self._handlers[H].kind == "try" if PY >= (3, 11) else self._is_except_handler39(H)):
+        if not (self._handlers[H].kind == "try" if TABLE.has_exception_table else self._is_except_handler39(H)):
             return None
         if self.ins[a].op == "RERAISE" or not any(
             j.target == a and H <= j.index < a and "EXC_MATCH" not in j.op for j in self.ins
@@ -970,7 +967,7 @@ class ExceptionStructure(ExceptGroupOps):
     def _set_up_in(self, H: int, lo: int, hi: int) -> bool:
         """Does code in [lo, hi) set handler H up (3.9/3.10: a SETUP_* to it; 3.11+: H
         protects code there)?"""
-        if PY >= (3, 11):
+        if TABLE.has_exception_table:
             h = self._handlers.get(H)
             return h is not None and any(lo <= r0 < hi for r0, _ in h.ranges)
         return any(j.target == H and j.op.startswith("SETUP_") for j in self.ins[lo:hi])
@@ -1025,7 +1022,7 @@ class ExceptionStructure(ExceptGroupOps):
     def moved_handler_code(self, lo: int, hi: int) -> set[int]:
         """3.12+: the code of try handlers whose body starts in [lo, hi), which the
         compiler moved to the end of the function (a clause's break is in there)."""
-        if PY < (3, 12) or not getattr(self, "_handlers", None):
+        if not TABLE.cold_blocks_at_end or not getattr(self, "_handlers", None):
             return set()
         mine = {H for H, h in self._handlers.items() if h.kind == "try" and any(lo <= a < hi for a, _ in h.ranges)}
         return {k for k in range(hi, self.n) if self.home[k] in mine}
@@ -1070,7 +1067,7 @@ class ExceptionStructure(ExceptGroupOps):
         return r[0], r[1] + 1
 
     def _try_handler_at(self, i: int) -> int | None:
-        if PY < (3, 11) or self.home[i] is None:
+        if not TABLE.has_exception_table or self.home[i] is None:
             return None
         cands = []
         for H in self._chain(i):
@@ -1096,7 +1093,7 @@ class ExceptionStructure(ExceptGroupOps):
             k -= 1  # the rest of an exit copy turned back into a jump
         if k < T:
             return None
-        if PY < (3, 11):
+        if not TABLE.has_exception_table:
             j = k
             while j > T and not self.reachable[j]:
                 j -= 1
@@ -1107,8 +1104,8 @@ class ExceptionStructure(ExceptGroupOps):
             return last
         # a try ending the branch puts its handlers after the jump over the else: 3.11,
         # and 3.9/3.10 when the branch's last instruction is in the try's handlers
-        legacy = PY < (3, 11) and getattr(self, "_b_handler", None) and self.home[k] != self.home[T]
-        if not legacy and (PY != (3, 11) or not getattr(self, "_handlers", None)):
+        legacy = not TABLE.has_exception_table and getattr(self, "_b_handler", None) and self.home[k] != self.home[T]
+        if not legacy and (not TABLE.inline_handlers or not getattr(self, "_handlers", None)):
             return last
         h = self.home[T]
         while k >= T and self.home[k] != h:
@@ -1137,7 +1134,7 @@ class ExceptionStructure(ExceptGroupOps):
         self._exc_ready()
         if i in self._copies:
             return True
-        if PY < (3, 11):
+        if not TABLE.has_exception_table:
             return self.ins[i].op in ("SETUP_FINALLY", "SETUP_WITH")
         if self.ins[i].op == "BEFORE_WITH":
             return True
@@ -1164,7 +1161,7 @@ class ExceptionStructure(ExceptGroupOps):
         3.9/3.10: a loop whose header is a SETUP (the try or with opens its body)."""
         if i in self._copies or i not in self.latch or self._in_loop(i):
             return False
-        if PY < (3, 11):
+        if not TABLE.has_exception_table:
             return self.ins[i].op in ("SETUP_FINALLY", "SETUP_WITH")
         if self.ins[i].op == "BEFORE_WITH":
             return False
@@ -1178,7 +1175,7 @@ class ExceptionStructure(ExceptGroupOps):
         if i in self._copies:
             c = self._copies[i]
             before = list(stack)
-            if c.kind in ("with", "finally") and i + c.length != c.end and PY < (3, 11):
+            if c.kind in ("with", "finally") and i + c.length != c.end and not TABLE.has_exception_table:
                 j = self._normal_exit_copy_end(i, c, stop)
                 if j is not None:
                     return j  # the body falls off here: the with exit stays pending
@@ -1207,7 +1204,7 @@ class ExceptionStructure(ExceptGroupOps):
                 j = i + c.length
                 loop = self.loops[-1] if self.loops else None
                 if (
-                    PY >= (3, 12)
+                    TABLE.cold_blocks_at_end
                     and c.kind == "finally"
                     and self.home[i] in self._handlers  # in an except clause
                     and not self._is_finally(self.home[i])
@@ -1233,7 +1230,7 @@ class ExceptionStructure(ExceptGroupOps):
                     # threaded to the loop's head), and the statement is that jump
                     return self.do_jump(j, stack, stop, exits)
             return i + c.length
-        if PY < (3, 11):
+        if not TABLE.has_exception_table:
             if self.ins[i].op == "SETUP_WITH":
                 nxt = self.do_with_blocks(i, stack, stop, exits)
             else:
@@ -1283,7 +1280,7 @@ class ExceptionStructure(ExceptGroupOps):
         """Does an if's then-arm [T, F) end with ``POP_EXCEPT; JUMP`` back to the
         follow of the try whose clause the if ends (3.12+ layout)?"""
         if not (
-            PY >= (3, 12)
+            TABLE.merges_clause_end_jumps
             and last is not None
             and last.op == "JUMP"
             and last.target is not None
@@ -1345,7 +1342,7 @@ class ExceptionStructure(ExceptGroupOps):
         lay handler code past the function's, where a loop's targets may be copies in it)."""
         work = [start]
         seen = set()
-        stops = self._loop_targets() if PY == (3, 11) else frozenset()
+        stops = self._loop_targets() if TABLE.inline_handlers else frozenset()
         while work:
             k = work.pop()
             if k >= self.n or k in seen or k == follow or self.home[k] != H or k in stops:
@@ -1440,7 +1437,7 @@ class ExceptionStructure(ExceptGroupOps):
         """The handlers of try/with statements inside the copy [a, b) of a finally body:
         3.11+ lay them out apart from the copy, and they go with it (the statement is written
         once, from the exception path's copy). Handlers inside the copy already go with it."""
-        if PY < (3, 11):
+        if not TABLE.has_exception_table:
             return
         dead: set[int] = set()
         changed = True
@@ -1523,7 +1520,7 @@ class ExceptionStructure(ExceptGroupOps):
         after the loop (a return) follows it and the body jumps past that block to the
         normal exit's copy (a try body ending ``if c: break``).  The index of that normal
         exit (its copy, or line-number NOPs before it), else None."""
-        if PY < (3, 12):
+        if not TABLE.copies_exits_without_line:
             return None
         t = self._exit_tail_len(j)
         if not t:
@@ -1643,7 +1640,7 @@ class ExceptionStructure(ExceptGroupOps):
         of each straight finally body of a try in the loop body [lo, hi)."""
         ins = self.ins
         out = []
-        if PY < (3, 11):
+        if not TABLE.has_exception_table:
             for q in range(lo, hi):
                 H = ins[q].target
                 if ins[q].op != "SETUP_FINALLY" or H is None or self._is_except_handler39(H):
@@ -1830,7 +1827,7 @@ class ExceptionStructure(ExceptGroupOps):
                     follow_cands.append(ins[j].target)
                     normal_exit = ins[j].target
                     no_else = True
-        if PY >= (3, 13) and normal_exit is None:
+        if TABLE.copies_clause_ends and normal_exit is None:
             # 3.13: the body ends in a try whose clause ends in a try, and the innermost
             # clause's end jumps past this statement's handlers itself (merged jumps)
             for q in range(s, H):
@@ -1864,19 +1861,19 @@ class ExceptionStructure(ExceptGroupOps):
         if e <= H < bound:
             bound = H
         else_end = bound
-        if follow is None and (PY >= (3, 12) or not (e < H <= stop)):
+        if follow is None and (TABLE.cold_blocks_at_end or not (e < H <= stop)):
             # nothing tells where an else would end (3.12+ moves handlers to the end
             # of the code; no clause falls through): what follows the body is after
             # it, unless a try there has its handlers before this one's: compiled
             # first, it was in the else
             else_end = e
-            if PY >= (3, 12) and any(
+            if TABLE.cold_blocks_at_end and any(
                 self.home[k] == home and self._cover[k] is not None and self._cover[k] < H
                 and self._handlers[self._cover[k]].kind in ("try", "with")
                 for k in range(e, min(stop, self.n))
             ):
                 else_end = H if e < H < stop else stop
-            elif PY >= (3, 12):
+            elif TABLE.cold_blocks_at_end:
                 else_end = self._else_end_at_back_edge(e, stop, home) or e
         if no_else:
             else_end = e
@@ -1888,7 +1885,7 @@ class ExceptionStructure(ExceptGroupOps):
             raise self.misplaced("try else behind a clause of a try in its body", ins[behind])
         if breaks_out and not (ins[e - 1].op == "JUMP" and ins[e - 1].target == follow):
             breaks_out = False  # (the body ends elsewhere: not this reading)
-        arm_end = self._arm_past_body(s, e, else_end) if PY >= (3, 12) else None
+        arm_end = self._arm_past_body(s, e, else_end) if TABLE.cold_blocks_at_end else None
         if arm_end is not None and not (follow is None or follow < s or follow == arm_end):
             # (the test's false exit going to the statement's follow skips [e, arm_end): no
             # else is skipped that way, so that code is the arm; going elsewhere, it may be)
@@ -1897,7 +1894,7 @@ class ExceptionStructure(ExceptGroupOps):
             # the body's last statement is an if whose arm (a break's or return's copy, which
             # cannot raise) lies past the protected range: the body goes on to the if's end
             e = arm_end
-        if PY >= (3, 12) and else_end > e:
+        if TABLE.cold_blocks_at_end and else_end > e:
             self._check_else_not_skipped(s, e, else_end, home)
         inherited = self._inherit(follow, stop, exits)
         if follow is None and self._own_code_between(else_end, min(stop, self.n), home):
@@ -1920,7 +1917,7 @@ class ExceptionStructure(ExceptGroupOps):
             self._check_nothing_protected_in(H, e, else_end, "code the try protects is read as its else")
         if len(st) != len(stack):
             raise self.fail("try else changes the stack", ins[e])
-        if PY == (3, 11) and orelse:
+        if TABLE.inline_handlers and orelse:
             # (3.11 lays clauses inline, so the else range may hold them: checked once the
             # else is known to hold code of its own)
             self._check_else_not_skipped(s, e, else_end, home)
@@ -1998,7 +1995,7 @@ class ExceptionStructure(ExceptGroupOps):
         loop's breaks go?  That is the code after the loop (a return the compiler laid out
         last, reached by a `break`), not a copy of the function's exit inside the loop."""
         return (
-            PY >= (3, 11)
+            TABLE.has_exception_table
             and follow is not None
             and stop < follow < self.n
             and follow not in exits
@@ -2011,7 +2008,7 @@ class ExceptionStructure(ExceptGroupOps):
         """The length of the copied return at ``follow`` when a 3.11+ try statement goes on
         there, past its enclosing block [.., stop), else None.  Jumps from anywhere may reach
         the copy (each path it ends says it); nothing may fall into it (``_exit_copy_len``)."""
-        if PY < (3, 11) or follow is None or follow <= stop or follow in exits or follow >= self.n:
+        if not TABLE.has_exception_table or follow is None or follow <= stop or follow in exits or follow >= self.n:
             return None
         if self.ins[follow].op == "JUMP" or any(follow in lp.break_targets for lp in self.loops):
             # (where a loop's breaks go is the code after it, not a copy inside it)
@@ -2034,7 +2031,7 @@ class ExceptionStructure(ExceptGroupOps):
 
     def _merged_jump(self, k: int) -> int | None:
         """The jump ending the merged clause ends at k (``_merged_clause_end``), or None."""
-        if PY < (3, 13) or not 0 <= k < self.n or self.ins[k].op != "POP_EXCEPT":
+        if not TABLE.copies_clause_ends or not 0 <= k < self.n or self.ins[k].op != "POP_EXCEPT":
             return None
         j = self._clause_end_jump(k + 1)
         return j if j is not None and self.ins[j].target not in self._loop_targets() else None
@@ -2062,9 +2059,9 @@ class ExceptionStructure(ExceptGroupOps):
             return False
         if follow not in exits:
             return True
-        if PY < (3, 12):
+        if not TABLE.cold_blocks_at_end:
             return True
-        return PY >= (3, 13) and e < stop and self._else_end_at_back_edge(e, stop, home) is None
+        return TABLE.copies_clause_ends and e < stop and self._else_end_at_back_edge(e, stop, home) is None
 
     def _else_end_at_back_edge(self, e: int, stop: int, home: int) -> int | None:
         """3.12+: a try ending a loop body whose clauses never fall through, with an
@@ -2144,7 +2141,7 @@ class ExceptionStructure(ExceptGroupOps):
         home) and that runs at the level around this statement (covered as its clean-up C
         is), not inside that clause: code of this statement's else.  Jumps and pops are
         how statements end, not code of their own."""
-        if PY < (3, 11) or follow is None or follow <= e:
+        if not TABLE.has_exception_table or follow is None or follow <= e:
             return None
         outer = self._cover[C]
         starts: dict[int, int] = {}
@@ -2233,7 +2230,7 @@ class ExceptionStructure(ExceptGroupOps):
 
     def op_POP_EXCEPT(self, ins, stack: list) -> None:
         # 3.9/3.10: the saved exception is three values (type, value, traceback)
-        n = 1 if PY >= (3, 11) else 3
+        n = TABLE.saved_exception_values
         if len(stack) < n or not all(isinstance(v, ExcInfo) for v in stack[-n:]):
             raise self.fail("POP_EXCEPT outside a handler", ins)
         del stack[-n:]
@@ -2243,7 +2240,7 @@ class ExceptionStructure(ExceptGroupOps):
         copy drops the exception, then its saved info (``_finally_end_len``)."""
         if stack and isinstance(stack[-1], CaughtException):
             k = ins.index
-            if PY >= (3, 11):
+            if TABLE.has_exception_table:
                 starts = ((k, 2), (k - 1, 4))
             else:
                 starts = ((k, 4), (k - 1, 4), (k - 2, 4), (k - 1, 6), (k - 2, 6), (k - 3, 6))
@@ -2262,7 +2259,7 @@ class ExceptionStructure(ExceptGroupOps):
         ins = self.ins
         h = self._handlers[H]
         home = self.home[s]
-        if h.depth > len(stack) or h.lasti or (h.depth < len(stack) and PY < (3, 11)):
+        if h.depth > len(stack) or h.lasti or (h.depth < len(stack) and not TABLE.has_exception_table):
             raise self.fail("finally handler stack depth differs from the try's", ins[s])
         outer = list(stack)
         if h.depth < len(stack):
@@ -2329,7 +2326,7 @@ class ExceptionStructure(ExceptGroupOps):
         clause_exits = frozenset(
             k for k in set(self._copies) - before
             if k > end and self.home[k] not in (None, -1, home) and self._in(self.home[k], H)
-        ) if PY >= (3, 11) else frozenset()
+        ) if TABLE.has_exception_table else frozenset()
         loop = self.loops[-1] if self.loops and clause_exits else None
         loop_places = self._exit_places(frozenset(loop.continue_targets | loop.break_targets)) if loop else set()
         after_end = self._past_nops(self._thread(end)) if loop_places else end
@@ -3428,7 +3425,7 @@ class ExceptionStructure(ExceptGroupOps):
         when a compound statement encloses that return.  A function read as
         ``try: ... except: <exits>`` then code ending in a return had that code
         in the try's else."""
-        if PY != (3, 9) or not getattr(self, "_b_handler", None) or self.n < 2:
+        if not TABLE.keeps_dead_jumps or not getattr(self, "_b_handler", None) or self.n < 2:
             return stmts
         ins, bs = self.ins, self._b_stack
         last = ins[self.n - 2]

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pellucid.decompiler import values as V
-from pellucid.decompiler.instructions import PY, Instr, flow_reachable, remove_instructions
+from pellucid.decompiler.instructions import TABLE, Instr, flow_reachable, remove_instructions
 
 CO_GENERATOR = 0x20
 CO_COROUTINE = 0x80
@@ -102,7 +102,7 @@ def fold_suspensions(ins: list[Instr], entries: list[Entry]) -> tuple[list[Instr
         if not (i.op == "LOAD_CONST" and i.argval is None) or k in remove:
             continue
         nxt = ins[k + 1]
-        if PY < (3, 11):
+        if not TABLE.yield_from_is_send:
             if nxt.op == "YIELD_FROM":
                 _pseudo(i, "YIELD_FROM")
                 remove.add(k + 1)
@@ -114,7 +114,7 @@ def fold_suspensions(ins: list[Instr], entries: list[Entry]) -> tuple[list[Instr
         if not (y.op == "YIELD_VALUE" and j.op == "JUMP" and j.target == k + 1 and t is not None):
             continue
         group = {k + 1, k + 2, k + 3}
-        if PY >= (3, 12):
+        if TABLE.has_end_send:
             # [CLEANUP_THROW inline]; END_SEND at the SEND target
             if not (t < n and ins[t].op == "END_SEND"):
                 continue
@@ -149,7 +149,7 @@ def fold_suspensions(ins: list[Instr], entries: list[Entry]) -> tuple[list[Instr
             k += 1
         return k
 
-    if PY < (3, 11):
+    if not TABLE.yield_from_is_send:
         # BEFORE_ASYNC_WITH; GET_AWAITABLE; YIELD_FROM; SETUP_ASYNC_WITH -> SETUP_WITH, and
         # the awaits after the __aexit__ calls (CALL_FUNCTION 3 / WITH_EXCEPT_START)
         for k in range(n):
@@ -182,7 +182,7 @@ def fold_suspensions(ins: list[Instr], entries: list[Entry]) -> tuple[list[Instr
             ):
                 continue
             remove.update((a, y))
-    if PY >= (3, 11):
+    if TABLE.yield_from_is_send:
         for k in range(n):
             i = ins[k]
             if k in remove or i.op not in ("BEFORE_ASYNC_WITH", "GET_AWAITABLE"):
@@ -209,7 +209,7 @@ def fold_suspensions(ins: list[Instr], entries: list[Entry]) -> tuple[list[Instr
         y = kept_after(k)
         if i.op != "GET_ANEXT" or y >= n or ins[y].op != "YIELD_FROM" or k in remove:
             continue
-        if PY < (3, 11):
+        if not TABLE.yield_from_is_send:
             b = kept_after(y)
             s = ins[k - 1] if k else None
             if not (
@@ -334,7 +334,7 @@ class GeneratorOps:
         stack.append(YieldFromIter(self.pop_expr(stack, ins)))
 
     def op_GET_AWAITABLE(self, ins: Instr, stack: list) -> None:
-        kind = ins.arg if PY >= (3, 11) else 0
+        kind = ins.arg if TABLE.get_awaitable_has_kind else 0
         if kind:
             raise self.fail("async with is not supported yet", ins)
         stack.append(Awaitable(self.pop_expr(stack, ins), kind or 0))

@@ -25,15 +25,19 @@ from __future__ import annotations
 
 import ast
 import copy
-import sys
 from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any
 
 from pellucid.decompiler.evaluate import const, name
-from pellucid.decompiler.instructions import CONDITIONAL_JUMPS, MAX_COPY_SIZE, TERMINAL, Instr
+from pellucid.decompiler.instructions import (
+    CONDITIONAL_JUMPS,
+    MAX_COPY_SIZE,
+    TABLE,
+    TERMINAL,
+    Instr,
+)
 
-PY = sys.version_info[:2]
 STORES = frozenset({"STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF"})
 LOADS = frozenset({"LOAD_FAST", "LOAD_NAME", "LOAD_GLOBAL", "LOAD_DEREF", "LOAD_CLASSDEREF"})
 
@@ -277,7 +281,7 @@ class PatternReader:
             subj.cls, subj.npos, subj.kwnames = cls.expr, i.arg, names.raw
             subj.attrs = [None] * (i.arg + len(names.raw))
             stack.append(Attrs(subj))
-            if PY < (3, 11):
+            if TABLE.match_pushes_success_flag:
                 stack.append(Test("ok", Attrs))
         elif op == "MATCH_KEYS":
             keys, subj = stack[-1], stack[-2] if len(stack) >= 2 else None
@@ -292,7 +296,7 @@ class PatternReader:
             subj.keys = key_list
             subj.values = [None] * len(key_list)
             stack.append(Values(subj))
-            if PY < (3, 11):
+            if TABLE.match_pushes_success_flag:
                 stack.append(Test("ok", Values))
         elif op == "COPY_DICT_WITHOUT_KEYS":
             keys = self._pop(stack)
@@ -728,7 +732,7 @@ class PatternOps:
     def match_at(self, i: int, stack: list) -> bool:
         cands = getattr(self, "_match_candidates", None)
         if cands is None:
-            if PY < (3, 10):
+            if not TABLE.has_match_statement:
                 return False
             cands = self._match_candidates = self._find_match_candidates()
         if i not in cands:
@@ -922,7 +926,7 @@ class PatternOps:
         (from ``after``) falls into the block itself.  Cut the copies off those bodies (they
         then end where the copy starts, the copy skipped) and return where the block starts,
         else None."""
-        if sys.version_info[:2] == (3, 11):
+        if not TABLE.copies_blocks_after_match:
             return None  # 3.11 jumps to the block instead
         ins = self.ins
         t = next((k for k in range(after, min(stop, self.n)) if ins[k].op in TERMINAL), None)

@@ -9,6 +9,7 @@ else-jump ending a then-branch); anything else raises DecompilationError.
 from __future__ import annotations
 
 import ast
+import bisect
 import dis
 from dataclasses import dataclass, field
 from itertools import repeat
@@ -16,6 +17,7 @@ from types import CodeType
 from typing import Any
 
 from pellucid.decompiler import values as V
+from pellucid.decompiler.cfg import build as build_cfg
 from pellucid.decompiler.classes import ClassOps
 from pellucid.decompiler.errors import DecompilationError
 from pellucid.decompiler.evaluate import (
@@ -37,7 +39,7 @@ from pellucid.decompiler.instructions import (
     CONDITIONAL_JUMPS,
     JUMPS_FOLD_NOT_INTO_COMPARE,
     MAX_COPY_SIZE,
-    PY,
+    TABLE,
     TERMINAL,
     VALUE_JUMPS,
     Instr,
@@ -50,7 +52,7 @@ from pellucid.decompiler.patterns import PatternOps
 from pellucid.decompiler.reentry import splice_reentries
 
 # where try_at() can be true without an exception-table entry or a copy
-_TRY_START_OPS = frozenset({"BEFORE_WITH"} if PY >= (3, 11) else {"SETUP_FINALLY", "SETUP_WITH"})
+_TRY_START_OPS = frozenset({"BEFORE_WITH"} if TABLE.has_exception_table else {"SETUP_FINALLY", "SETUP_WITH"})
 # the ops walk() looks at before running their handler
 _WALK_CONTROL = CONDITIONAL_JUMPS | VALUE_JUMPS | {"JUMP", "FOR_ITER", "COPY", "POP_TOP"}
 EMPTY_IF = -1  # the false exit of `if <test>: pass`, which is where the true exit goes
@@ -357,26 +359,13 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         return set(self.code.co_varnames) | set(self.code.co_cellvars) | set(self.code.co_freevars)
 
     def _reachability(self) -> list[bool]:
-        n, instrs = self.n, self.ins
-        seen = [False] * (n + 1)
-        work = [0]
-        handlers = self._handler_starts()
-        work.extend(handlers)
-        while work:
-            i = work.pop()
-            if i >= n:
-                # past the last instruction: no interpreter runs that (it would read beyond
-                # the bytecode), so no source means it; check_supported refuses such code
-                self.runs_off_end = True
-                continue
-            if seen[i]:
-                continue
-            seen[i] = True
-            ins = instrs[i]
-            if ins.target is not None:
-                work.append(ins.target)
-            if ins.op not in TERMINAL and ins.op != "JUMP":
-                work.append(i + 1)
+        """Instructions reached from the entry along the CFG's normal-flow edges (3.9/3.10's
+        SETUP_* targets included)."""
+        seen, off_end = build_cfg(self.ins).reach([0, *self._handler_starts()])
+        if off_end:
+            # past the last instruction: no interpreter runs that (it would read beyond
+            # the bytecode), so no source means it; check_supported refuses such code
+            self.runs_off_end = True
         return seen
 
     def _handler_starts(self) -> list[int]:
@@ -425,7 +414,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         laid out where no statement's walk looks).  Loads of locals and constants, pops and
         returns are left out: compilers copy exits, and the readings write those once."""
         home = getattr(self, "home", None)
-        if PY < (3, 11) or home is None or any(i.op == "CHECK_EG_MATCH" for i in self.ins):
+        if not TABLE.has_exception_table or home is None or any(i.op == "CHECK_EG_MATCH" for i in self.ins):
             return  # (except* handlers hold plumbing of their own)
         walked, reachable, ins = self.walked, self.reachable, self.ins
         missed = [
@@ -681,7 +670,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
 
     def _explicit_continue(self, i: int, loop: Loop) -> bool:
         """Is the jump back at ``i``, which ends the loop body, a written `continue`?"""
-        if PY >= (3, 10):
+        if not TABLE.keeps_dead_jumps:
             return loop.tested and i == self.latch.get(loop.header)
         # 3.9 keeps the body's own (dead) jump back after it
         nxt = self.ins[i + 1] if i + 1 < self.n else None
@@ -835,7 +824,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         round is laid out after that jump back.  It is when nothing outside [h, b) jumps or
         hands an exception into it: then only the loop reaches it, and reaching b from it
         leaves the loop."""
-        if PY >= (3, 11) or not breaks or len(set(breaks)) != 1:
+        if TABLE.has_exception_table or not breaks or len(set(breaks)) != 1:
             return False
         b = breaks[0]
         if not a < b <= self.n or not self.reachable[a]:
@@ -871,7 +860,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         `break` the compiler merged with the clause's end, ``POP_EXCEPT; [name clean-up;]
         JUMP t`` back to the try's follow t: t is a break target, the clause's end before
         the jump is skipped."""
-        if PY < (3, 12) or body_end != stop or not exits:
+        if not TABLE.merges_clause_end_jumps or body_end != stop or not exits:
             return set()
         ins = self.ins
         out = set()
@@ -913,7 +902,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             if j.target is None or not self.reachable[k] or j.target <= F:
                 continue
             if j.op != "JUMP" and not (
-                PY >= (3, 12)
+                TABLE.forward_only_conditional_jumps
                 and j.op in CONDITIONAL_JUMPS
                 and loop is not None
                 and self._is_back_edge(j.target, loop)
@@ -939,7 +928,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         """3.10+ `while True:` whose body starts with `while c:`: both loops' heads are the
         test at ``h``.  Jumps to ``h`` after the inner loop's bottom test (which jumps to
         its own body) belong to the outer loop."""
-        if PY < (3, 10):
+        if not TABLE.duplicates_loop_tests:
             return False
         cond = self.try_condition_at(h, stack)
         if cond is None:
@@ -1006,7 +995,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         ins = self.ins
         if k < 2:
             return False
-        if PY >= (3, 11):
+        if TABLE.exc_match_pushes_bool:
             return ins[k - 1].op in CONDITIONAL_JUMPS and ins[k - 2].op == "CHECK_EXC_MATCH"
         return (
             (ins[k - 1].op == "POP_TOP" or ins[k - 1].op.startswith("STORE_"))
@@ -1017,7 +1006,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
     def _clause_end_len(self, k: int) -> int | None:
         """Length of an except clause's end at k, ``POP_EXCEPT; [name clean-up;] JUMP``, when
         3.13 copied it into a `break` (right after the iterator's POP_TOP), else None."""
-        j = self._clause_end_jump(k) if PY >= (3, 13) else None
+        j = self._clause_end_jump(k) if TABLE.copies_clause_ends else None
         if j is not None and not any(self._is_target(q) for q in range(k, j + 1)):
             return j - k + 1
         return None
@@ -1294,7 +1283,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         the body's walk must skip; None when the loop is not laid out so."""
         ins = self.ins
         if (
-            PY < (3, 12)
+            not TABLE.cold_blocks_at_end
             or not T < F < body_end
             or exit_ >= self.n
             or ins[exit_].op != "JUMP"
@@ -1352,6 +1341,22 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             return None
         return self.condition_chain(j, first, stack, start)
 
+    def _copies_of(
+        self, T: int, size: int, falls: dict[int, int], copies: dict[int, int]
+    ) -> list[tuple[int, int]] | None:
+        """The copied arm bodies of a chain of ``size`` tests, as (start, size), each a copy of
+        the code at ``T``; None when one is not.  Copies are recorded in order, so a size
+        whose first copy differs fails at its first comparison."""
+        used = []
+        for n, length in copies.items():
+            if n >= size - 1:
+                break
+            if n in falls:
+                if not self._same_code(falls[n], T, length):
+                    return None
+                used.append((falls[n], length))
+        return used
+
     def condition_chain(
         self, j: int, first: ast.expr, stack: list, start: int
     ) -> tuple[ast.expr, int, int] | None:
@@ -1393,6 +1398,12 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             blocks.append(self._block(e, jj, k))
             k = self._next(jj)
         for size in range(len(blocks), 0, -1):
+            # the arms' copied bodies must be copies of what follows this chain: checked before
+            # the chain is built, so that a long elif chain of returns stays quadratic, not cubic
+            T = self._next(blocks[size - 1].jump)
+            used = self._copies_of(T, size, falls, copies)
+            if used is None:
+                continue
             chain = [
                 Block(
                     b.expr,
@@ -1405,10 +1416,6 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 )
                 for n, b in enumerate(blocks[:size])
             ]
-            T = self._next(chain[-1].jump)
-            used = [(b.fall, copies[n]) for n, b in enumerate(chain) if n in copies and b.fall is not None]
-            if any(not self._same_code(c, T, size_) for c, size_ in used):
-                continue
             for n, b in enumerate(chain):
                 if n in copies and b.fall is not None:
                     b.fall = T
@@ -1469,7 +1476,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         """(t, n): an exit t of a test [start, T) holding a copy, n long, of the terminal
         block at T, entered from a chained comparison's clean-up POP_TOP right before it,
         which only jumps from inside the test reach (3.10+), else None."""
-        if PY < (3, 10):
+        if not TABLE.copies_exit_blocks:
             return None
         n = self._terminal_len(T)
         if n is None:
@@ -1498,7 +1505,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
     def _arm_copy(self, k: int) -> int | None:
         """Size of a copied small body (a return or raise) at ``k`` ending a ternary arm
         (3.10+): the code after it must be another arm (something jumps there)."""
-        size = self._terminal_len(k) if PY >= (3, 10) else None
+        size = self._terminal_len(k) if TABLE.copies_exit_blocks else None
         if size is None or k + size >= self.n:
             return None
         after = k + size
@@ -1539,10 +1546,11 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
     def _is_target(self, k: int) -> bool:
         if not hasattr(self, "_targets"):
             self._targets = {i.target for i in self.ins if i.target is not None}
+            self._sorted_targets = sorted(self._targets)
         return k in self._targets
 
     def _merge_exit_copies(self, targets: set[int], T: int) -> int | None:
-        if PY < (3, 10):
+        if not TABLE.copies_exit_blocks:
             return None
         keys = {self._exit_key(t) for t in targets}
         if len(keys) != 1 or None in keys or min(targets) < T:
@@ -1581,7 +1589,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         chain, starts = self.last_chain
         loop = self.loops[-1] if self.loops else None
         if (
-            PY >= (3, 12)
+            TABLE.shares_continue_jumps
             and loop is not None
             and F in loop.continue_targets
             and j < T < stop
@@ -1598,7 +1606,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             self._check_break_not_block_end(F, loop, exits, self.ins[start])
             k = stop - 1
             if (
-                PY < (3, 10)
+                TABLE.keeps_dead_jumps
                 and T < k - 1 < self.n
                 and self.ins[k].op == "JUMP"
                 and self.ins[k].target == F
@@ -1620,8 +1628,8 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             leave = _build_test(chain, len(chain), F, T, starts) or _negate(expr)
             # 3.11+ compile `if t: continue` into one jump to the loop head;
             # before, such a jump only ends an `if` that closes the loop body
-            jumps_when_true = PY >= (3, 11) and chain[-1].when and chain[-1].target == F
-            if PY >= (3, 12) and sum(b.target == F for b in chain) >= 2:
+            jumps_when_true = TABLE.jumps_to_loop_head_from_test and chain[-1].when and chain[-1].target == F
+            if TABLE.shares_continue_jumps and sum(b.target == F for b in chain) >= 2:
                 # 3.12+ lay a `continue` out once, reached by jumps; several
                 # jumps straight to the head are copies of the implicit back edge
                 jumps_when_true = False
@@ -1811,7 +1819,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             then_stop = last.index
         if (
             else_range is None
-            and PY < (3, 10)
+            and TABLE.keeps_dead_jumps
             and last is not None
             and last.op == "JUMP"
             and loop is not None
@@ -1915,7 +1923,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         if last_in_then is not None and last_in_then.op in VALUE_JUMPS and last_in_then.target > F:
             return self._mixed_boolop(expr, T, F, last_in_then, stack)
         if (
-            (PY >= (3, 12) or PY == (3, 10))  # copy small exit tails into both arms
+            TABLE.copies_exit_tails_into_both_arms
             and else_range is None
             and then_stop == F
             and F - 1 >= T
@@ -1926,7 +1934,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             if r is not None:
                 return r
         if (
-            PY >= (3, 12)
+            TABLE.copies_exits_without_line
             and else_range is not None
             and F - 1 >= T
             and self._is_finally_end_jump(F - 1)
@@ -2097,7 +2105,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         reached only by ``jumps``: the copy of a try statement's normal exit that ends the
         function, laid out past the block of the `if` whose false exit it is."""
         c = getattr(self, "_copies", {}).get(F)
-        if PY < (3, 12) or c is None or c.kind != "finally" or not self._reached_only_by(F, jumps):
+        if not TABLE.copies_exits_without_line or c is None or c.kind != "finally" or not self._reached_only_by(F, jumps):
             return None
         key = self._exit_key(F + c.length)
         if key is None or len(key) != 2 or key[0][0] != "LOAD_CONST":
@@ -2113,7 +2121,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             return False  # (a jump the decompiler made of a clause's end: no compiler's offset)
         chain, _ = self.last_chain
         offsets = [self.ins[b.jump].argval for b in chain if b.target == F]
-        if PY < (3, 10):  # 3.9 drops the NOP and keeps the jump: `JUMP_FORWARD 0`
+        if TABLE.keeps_dead_jumps:  # 3.9 drops the NOP and keeps the jump: `JUMP_FORWARD 0`
             return bool(offsets) and all(o == last.argval for o in offsets)
         return bool(offsets) and all(isinstance(o, int) and o < last.argval for o in offsets)
 
@@ -2142,7 +2150,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
     def _copied_follow(self, T: int, end: int, stop: int) -> tuple[int, int] | None:
         """(X, size) when [T, end) ends in a copy of the small terminal block at
         a merge point X in (end, stop], reached here only by falling through."""
-        if PY < (3, 12):
+        if not TABLE.copies_exits_without_line:
             return None
         # only where a jump inside the branch reaches X past the branch's end
         for X in sorted({self.ins[j].target for j in range(T, end) if self.ins[j].target is not None}):
@@ -2268,7 +2276,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         seen = set()
         for k in range(lo, hi):
             ins = self.ins[k]
-            if ins.offset in seen and not (PY >= (3, 13) and ins.raw in _FORMED_AFTER_COPIES):
+            if ins.offset in seen and not (TABLE.forms_superinstructions_after_copies and ins.raw in _FORMED_AFTER_COPIES):
                 continue  # one instruction split in two (LOAD_GLOBAL's NULL)
             seen.add(ins.offset)
             n += 1
@@ -2366,15 +2374,19 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         """3.10+ `x = a or (b if c else d)` before a small exit block at ``L``: the
         compiler replaced the first arm's jump to ``L`` by a copy of that block.  Starts of
         such copies in [lo, L) (each followed by the next arm, which something jumps to)."""
-        if PY < (3, 10):
+        if not TABLE.copies_exit_blocks:
             return []
         n = self._terminal_len(L)
         if n is None:
             return []
+        # a copy is followed by a jump target: look only there, not at every index (a long
+        # `and` chain asks this once per operand)
+        self._is_target(lo)
+        ends = self._sorted_targets
         return [
-            p
-            for p in range(lo, L - n)
-            if self.reachable[p] and self._is_target(p + n) and self._same_code(p, L, n)
+            t - n
+            for t in ends[bisect.bisect_left(ends, lo + n):bisect.bisect_left(ends, L)]
+            if self.reachable[t - n] and self._same_code(t - n, L, n)
         ]
 
     def _arm_end_before(self, lo: int, L: int) -> int | None:
@@ -2849,9 +2861,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             raise self.fail("import stored to a non-name", ins)
         if target.id == top and mod.level == 0:
             self.emit(ast.Import(names=[ast.alias(name=mod.name, asname=None)]))
-        elif "." not in mod.name or PY >= (3, 0):
-            if "." in mod.name and target.id != mod.name.split(".")[-1] and mod.level == 0 and False:
-                pass
+        else:
             if mod.level:
                 raise self.fail("relative plain import", ins)
             self.emit(ast.Import(names=[ast.alias(name=mod.name, asname=target.id)]))
@@ -3202,7 +3212,7 @@ def restore_final_else(body: list[ast.stmt]) -> None:
 
     3.9 keeps the (dead) jump over an else after a raise, so an if ending in a
     raise that came back without an else had none."""
-    terminal = (ast.Return, ast.Raise) if PY >= (3, 10) else (ast.Return,)
+    terminal = (ast.Return,) if TABLE.keeps_dead_jumps else (ast.Return, ast.Raise)
     for k in range(len(body) - 2, -1, -1):
         node = body[k]
         if isinstance(node, ast.If) and not node.orelse and isinstance(node.body[-1], terminal):

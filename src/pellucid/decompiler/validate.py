@@ -45,14 +45,11 @@ from __future__ import annotations
 import ast
 import gc
 import operator
-import sys
 import types
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from pellucid.decompiler.instructions import Instr, exception_entries, normalize
-
-PY = sys.version_info[:2]
+from pellucid.decompiler.instructions import TABLE, Instr, exception_entries, normalize
 
 EQUIVALENT = "equivalent"
 NOT_VERIFIED = "not-verified"
@@ -144,7 +141,7 @@ def _validate(
 
 
 def _has_handlers(code: types.CodeType) -> bool:
-    if PY >= (3, 11):
+    if TABLE.has_exception_table:
         return bool(code.co_exceptiontable)  # type: ignore[attr-defined]
     return False
 
@@ -303,10 +300,10 @@ class _Executor:
         self.constant_names = constant_names
         self.exceptions = exceptions
         self.code_alias = code_alias
-        self.handlers = exception_entries(code, self.ins) if PY >= (3, 11) else []
+        self.handlers = exception_entries(code, self.ins) if TABLE.has_exception_table else []
         for i in self.ins:
             if i.op.startswith("SETUP_") or i.op in ("POP_BLOCK", "BEGIN_FINALLY"):
-                raise NotModelled(f"exception blocks of Python {PY[0]}.{PY[1]} ({i.op})")
+                raise NotModelled(f"exception blocks of Python {TABLE.version[0]}.{TABLE.version[1]} ({i.op})")
         self.steps = 0
         self._live: list[frozenset] | None = None
         self.looping_back = False
@@ -598,7 +595,7 @@ class _Executor:
         self.op_LOAD_ATTR(st, i)
         # (a method call is the attribute's call: pushed as an attribute with a NULL)
         value = st.stack.pop()
-        st.stack.extend([value, _NULL] if PY >= (3, 13) else [_NULL, value])
+        st.stack.extend([value, _NULL] if TABLE.null_after_callable else [_NULL, value])
 
     def op_STORE_ATTR(self, st: _State, i: Instr) -> None:
         obj = st.stack.pop()
@@ -752,7 +749,7 @@ class _Executor:
         st.stack.extend(reversed(items))
 
     def op_MAKE_FUNCTION(self, st: _State, i: Instr) -> None:
-        if PY < (3, 11):
+        if TABLE.make_function_pops_qualname:
             st.stack.pop()  # (the qualified name)
         code = st.stack.pop()
         flags = i.argval or 0
@@ -959,7 +956,7 @@ class _Executor:
         a = st.stack.pop()
         kwnames, st.kwnames = st.kwnames or (), None
         # 3.9-3.12: [NULL, callable] or [method, self]; 3.13: [callable, NULL or self]
-        if PY >= (3, 13):
+        if TABLE.null_after_callable:
             fn, self_arg = a, b
         else:
             fn, self_arg = (b, _NULL) if a == _NULL else (a, b)
@@ -996,7 +993,7 @@ class _Executor:
     def op_CALL_FUNCTION_EX(self, st: _State, i: Instr) -> None:
         kwargs = st.stack.pop() if i.argval & 1 else None
         callargs = st.stack.pop()
-        if PY >= (3, 11):
+        if TABLE.calls_push_null:
             b = st.stack.pop()
             a = st.stack.pop()
             fn = b if a == _NULL else a if b == _NULL else None

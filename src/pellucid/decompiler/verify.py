@@ -36,6 +36,7 @@ from pellucid.decompiler.instructions import (
     INVERSE_JUMPS,
     JUMP_ALIASES,
     SPELLINGS,
+    TABLE,
     flagged_docstring,
 )
 
@@ -51,6 +52,8 @@ __all__ = [
 ]
 
 PY = sys.version_info[:2]
+# the ast of this Python has type parameters (3.12+ grammar)
+_HAS_TYPE_PARAMS = "type_params" in ast.FunctionDef._fields
 
 # Instructions that carry no behaviour of their own once line numbers, caches and quickening
 # are ignored. TO_BOOL (3.13) is emitted deterministically before every truth test whose
@@ -85,12 +88,9 @@ _NAMES = frozenset(dis.hasname)
 _LOCALS = frozenset(dis.haslocal) | frozenset(dis.hasfree)
 
 # Name opcodes whose low oparg bits are flags that dis leaves out of argval.
-_NAME_FLAG_BITS = {}
-if PY >= (3, 11):
-    _NAME_FLAG_BITS["LOAD_GLOBAL"] = 1  # push NULL first
-if PY >= (3, 12):
-    _NAME_FLAG_BITS["LOAD_ATTR"] = 1  # method load
-    _NAME_FLAG_BITS["LOAD_SUPER_ATTR"] = 3  # method load, two-argument form
+# (LOAD_GLOBAL: push NULL first; LOAD_ATTR: method load; LOAD_SUPER_ATTR: method load,
+# two-argument form)
+_NAME_FLAG_BITS = {name: (1 << shift) - 1 for name, shift in TABLE.name_shift.items()}
 
 CO_OPTIMIZED = 0x1
 CO_NEWLOCALS = 0x2
@@ -379,7 +379,7 @@ def normalize(code: CodeType) -> NormalizedCode:
             raw[i] = ("LOAD_CONST", ("firstlineno",), cur[2], "<first line>", False)
         elif cur[1][0] == "str" and (
             (nxt[0] == "STORE_NAME" and nxt[1] == "__qualname__")
-            or (PY < (3, 11) and nxt[0] == "MAKE_FUNCTION")
+            or (TABLE.make_function_pops_qualname and nxt[0] == "MAKE_FUNCTION")
         ):
             tail = cur[1][1].rpartition(".")[2]
             raw[i] = ("LOAD_CONST", ("qualname", tail), cur[2], f"<qualname ...{tail}>", False)
@@ -649,14 +649,14 @@ def _function_def(name: str, body: list[ast.stmt]) -> ast.FunctionDef:
         returns=None,
         type_comment=None,
     )
-    if PY >= (3, 12):
+    if _HAS_TYPE_PARAMS:
         node.type_params = []
     return node
 
 
 def _class_def(name: str, body: list[ast.stmt]) -> ast.ClassDef:
     node = ast.ClassDef(name=name, bases=[], keywords=[], body=body, decorator_list=[])
-    if PY >= (3, 12):
+    if _HAS_TYPE_PARAMS:
         node.type_params = []
     return node
 
@@ -779,7 +779,7 @@ def recompile(source: str, original_code: CodeType, filename: str = "<pellucid>"
 
 def _import_originated_globals(code: CodeType) -> set[str]:
     """Globals called as ``name.attr(...)`` without the method-call form (3.11+)."""
-    if PY < (3, 11):
+    if not TABLE.load_global_null_bit:
         return set()
     found: set[str] = set()
     # locals whose attribute calls all skip the method form: the module imports the name
@@ -802,11 +802,11 @@ def _import_originated_globals(code: CodeType) -> set[str]:
             name = a.argval
             if a.opname in ("LOAD_FAST_LOAD_FAST", "STORE_FAST_LOAD_FAST"):
                 local, name = True, a.argval[1]  # 3.13 superinstructions: the second half loads
-            if local and (b.opname == "LOAD_METHOD" or (b.opname == "LOAD_ATTR" and PY >= (3, 12) and b.arg & 1)):
+            if local and (b.opname == "LOAD_METHOD" or (b.opname == "LOAD_ATTR" and TABLE.load_attr_method_bit and b.arg & 1)):
                 method_local.add(name)
-            if b.opname != "LOAD_ATTR" or (PY >= (3, 12) and b.arg & 1):
+            if b.opname != "LOAD_ATTR" or (TABLE.load_attr_method_bit and b.arg & 1):
                 continue
-            called = c.opname == "PUSH_NULL" if PY >= (3, 13) else p.opname == "PUSH_NULL"
+            called = c.opname == "PUSH_NULL" if TABLE.null_after_callable else p.opname == "PUSH_NULL"
             if a.opname == "LOAD_GLOBAL" and (a.arg & 1 or called):
                 found.add(a.argval)
             elif local and called and name in imported_here:

@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import dis
 from types import CodeType
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from pellucid.decompiler.decode import Raw
+if TYPE_CHECKING:
+    from pellucid.decompiler.instructions.decode import Raw
 
 _SETUP = ("COPY", "LOAD_SPECIAL", "SWAP", "SWAP", "LOAD_SPECIAL", "CALL")
 _SETUP_ARGS = (1, None, 2, 3, None, 0)

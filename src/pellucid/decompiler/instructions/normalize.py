@@ -18,63 +18,25 @@ Version differences end here.  Later layers see a single opcode vocabulary with
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import dis
-import sys
 from dataclasses import dataclass, field
 from types import CodeType
 from typing import Any
 
-from pellucid.decompiler.decode import Raw, decode
-from pellucid.decompiler.withsetup import rewrite_withs
-
-PY = sys.version_info[:2]
-
-DROPPED = frozenset(
-    {
-        "NOP",
-        "CACHE",
-        "EXTENDED_ARG",
-        "RESUME",
-        "PRECALL",
-        "TO_BOOL",
-        "COPY_FREE_VARS",
-        "MAKE_CELL",
-        "NOT_TAKEN",
-        "GEN_START",
-    }
+from pellucid.decompiler.instructions.decode import TABLE, Raw, decode
+from pellucid.decompiler.instructions.vocabulary import (
+    _TO_BOOL_USERS,
+    DROPPED,
+    INVERSE_JUMPS,
+    JUMP_ALIASES,
+    TERMINAL,
 )
-
-# Direction variants of the same jump (verify.py normalizes with this table too).
-JUMP_ALIASES = {
-    "JUMP_FORWARD": "JUMP",
-    "JUMP_BACKWARD": "JUMP",
-    "JUMP_ABSOLUTE": "JUMP",
-    "JUMP_BACKWARD_NO_INTERRUPT": "JUMP",
-    "JUMP_NO_INTERRUPT": "JUMP",
-    "POP_JUMP_FORWARD_IF_FALSE": "POP_JUMP_IF_FALSE",
-    "POP_JUMP_BACKWARD_IF_FALSE": "POP_JUMP_IF_FALSE",
-    "POP_JUMP_FORWARD_IF_TRUE": "POP_JUMP_IF_TRUE",
-    "POP_JUMP_BACKWARD_IF_TRUE": "POP_JUMP_IF_TRUE",
-    "POP_JUMP_FORWARD_IF_NONE": "POP_JUMP_IF_NONE",
-    "POP_JUMP_BACKWARD_IF_NONE": "POP_JUMP_IF_NONE",
-    "POP_JUMP_FORWARD_IF_NOT_NONE": "POP_JUMP_IF_NOT_NONE",
-    "POP_JUMP_BACKWARD_IF_NOT_NONE": "POP_JUMP_IF_NOT_NONE",
-}
-
-_TO_BOOL_USERS = frozenset({"POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "UNARY_NOT"})
-
-CONDITIONAL_JUMPS = frozenset(
-    {"POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE"}
-)
-VALUE_JUMPS = frozenset({"JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP"})
-
-# Instructions after which control does not fall through to the next one (besides JUMP).
-TERMINAL = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
 
 # Whether the compiler spells a jump on `not (a is b)` / `not (a in b)` with the inverse
 # operator (`is not`, `not in`) rather than with the inverse jump.  3.14 keeps the operator
 # the source wrote and inverts the jump; in value context every version folds.
-JUMPS_FOLD_NOT_INTO_COMPARE = PY < (3, 14)
+JUMPS_FOLD_NOT_INTO_COMPARE = TABLE.jumps_fold_not_into_compare
 
 # 3.14+ record whether co_consts[0] is the docstring in co_flags; earlier versions leave it to
 # be inferred (a str first constant that no instruction loads).
@@ -84,7 +46,7 @@ _CO_HAS_DOCSTRING = 0x4000000
 def flagged_docstring(code: CodeType) -> str | None | bool:
     """The docstring ``code``'s flags say it has (None: it has none), or False on versions
     whose code objects do not say."""
-    if PY < (3, 14):
+    if not TABLE.docstring_flag:
         return False
     return code.co_consts[0] if code.co_flags & _CO_HAS_DOCSTRING else None
 
@@ -115,7 +77,7 @@ _LEGACY_BINARY.update({f"INPLACE_{k}": v + "=" for k, v in _BINARY_NAMES.items()
 
 # (slots where dataclasses offer them, 3.10+: the decompiler makes one per instruction and
 # reads their fields in every pass)
-@dataclass(**({"slots": True} if sys.version_info >= (3, 10) else {}))
+@dataclass(**({"slots": True} if "slots" in dataclasses.dataclass.__kwdefaults__ else {}))
 class Instr:
     """A normalized instruction; ``target`` is an index into the same list."""
 
@@ -159,123 +121,10 @@ _REWRITTEN = frozenset(
     }
 )
 
-
-
-
-# --------------------------------------------------------------------------------------------
-# One table per CPython version: how the version's own opcodes read in the vocabulary above.
-# Each entry maps a raw opname to a function giving the raw instruction it stands for (same
-# offset and line); normalization then goes on as for that instruction.  Constructs the
-# compiler lays out differently (not just spells differently) are undone by passes below.
-
-
-def _load_small_int(ins: Raw) -> Raw:
-    return ins._replace(opname="LOAD_CONST", argval=ins.arg, argrepr=repr(ins.arg))
-
-
-def _renamed(name: str) -> Any:
-    return lambda ins: ins._replace(opname=name)
-
-
-def _binary_op_314(ins: Raw) -> Raw:
-    # subscription joined BINARY_OP (NB_SUBSCR, spelled "[]")
-    if ins.argrepr == "[]":
-        return ins._replace(opname="BINARY_SUBSCR", arg=None, argval=None, argrepr="")
-    return ins
-
-
-# LOAD_COMMON_CONSTANT's argument indexes this list (3.14+)
-_COMMON_CONSTANTS = getattr(dis, "_common_constants", None) or ()
-
-
-def _load_common_constant(ins: Raw) -> Raw:
-    # AssertionError only comes from `assert`; the other common constants (the builtins the
-    # compiler inlines calls of) are removed with the inlined code by _undo_inlined_builtins
-    value = _COMMON_CONSTANTS[ins.arg]
-    if value is AssertionError:
-        return ins._replace(opname="LOAD_ASSERTION_ERROR", arg=None, argval=None, argrepr="")
-    if value is None or type(value) in (bool, int, str):
-        # 3.15+: the commonest literals (None, True, False, '', -1) come from this table too
-        return ins._replace(opname="LOAD_CONST", argval=value, argrepr=repr(value))
-    return ins
-
-
-_SPELLINGS_314 = {
-    "LOAD_SMALL_INT": _load_small_int,
-    "LOAD_FAST_BORROW": _renamed("LOAD_FAST"),
-    "LOAD_FAST_BORROW_LOAD_FAST_BORROW": _renamed("LOAD_FAST_LOAD_FAST"),
-    # the iterator a loop leaves behind, popped at the loop's end or on `break`/`return`
-    "POP_ITER": _renamed("POP_TOP"),
-    "BINARY_OP": _binary_op_314,
-    "LOAD_COMMON_CONSTANT": _load_common_constant,
-    # its argument locates the loop for the interpreter; control only falls through
-    "END_ASYNC_FOR": lambda ins: ins._replace(arg=None, argval=None, argrepr=""),
-}
-
-SPELLINGS = {(3, 14): _SPELLINGS_314, (3, 15): _SPELLINGS_314}.get(PY, {})
-
-
-def _undo_inlined_builtins(code: CodeType, raw: list[Raw]) -> list[Raw]:
-    """3.14+ inline ``all(genexpr)``, ``any(genexpr)`` and ``tuple(genexpr)``::
-
-        LOAD_GLOBAL all; COPY 1; LOAD_COMMON_CONSTANT all; IS_OP 0; POP_JUMP_IF_FALSE L
-        (or the name loaded from wherever it lives: a local ``all`` is checked the same way)
-        POP_TOP; <the generator expression as a loop>
-        L: PUSH_NULL; <the generator expression>; CALL 1
-
-    The inlined loop runs only when the name is the builtin, and is the same call.  Dropping
-    everything from the COPY up to L leaves what 3.13 compiles (LOAD_GLOBAL with its NULL)."""
-    out: list[Raw] = []
-    skip_to = -1
-    n = len(raw)
-    for k, ins in enumerate(raw):
-        if ins.offset < skip_to:
-            continue
-        out.append(ins)
-        if (
-            ins.opname.startswith("LOAD_")  # the name, wherever it lives
-            and not (ins.opname == "LOAD_GLOBAL" and ins.arg & 1)
-            and k + 5 < n
-            and raw[k + 1].opname == "COPY" and raw[k + 1].arg == 1
-            and raw[k + 2].opname == "LOAD_COMMON_CONSTANT"
-            and _COMMON_CONSTANTS[raw[k + 2].arg] in (all, any, tuple, list, set)
-            and raw[k + 3].opname == "IS_OP" and raw[k + 3].arg == 0
-            and raw[k + 4].opname == "POP_JUMP_IF_FALSE"
-        ):
-            target = raw[k + 4].argval
-            end = next((j for j in range(k + 5, n) if raw[j].offset == target), None)
-            if end is not None and raw[end].opname == "PUSH_NULL":
-                skip_to = target
-    return out
-
-
-def _call_function_ex_flag(code: CodeType, raw: list[Raw]) -> list[Raw]:
-    """3.14+ ``CALL_FUNCTION_EX`` always pops a keyword mapping, NULL (``PUSH_NULL`` right
-    before it) when the call has none; earlier versions say which in the argument's low bit."""
-    out: list[Raw] = []
-    for ins in raw:
-        if ins.opname == "CALL_FUNCTION_EX":
-            if out and out[-1].opname == "PUSH_NULL":
-                out.pop()
-                ins = ins._replace(arg=0, argval=0)
-            else:
-                ins = ins._replace(arg=1, argval=1)
-        out.append(ins)
-    return out
-
-
-def _with_setups(code: CodeType, raw: list[Raw]) -> list[Raw]:
-    """3.14+ ``with`` set-ups and exits as ``BEFORE_WITH`` ones (see withsetup.py)."""
-    done = rewrite_withs(code, raw)
-    return raw if done is None else done.raw
-
-
-# Passes over a version's raw instructions that undo what its compiler laid out differently.
-_LAYOUT_PASSES = {
-    (3, 14): (_undo_inlined_builtins, _call_function_ex_flag, _with_setups),
-    (3, 15): (_undo_inlined_builtins, _call_function_ex_flag, _with_setups),
-}.get(PY, ())
-
+# this version's own spellings, and the passes undoing its compiler's rearrangements (its table)
+SPELLINGS = TABLE.spellings
+_LAYOUT_PASSES = TABLE.layout_passes
+_NORMALIZED_PASSES = TABLE.normalized_passes
 
 # raw opnames normalize does more with than copying them
 _SPECIAL = DROPPED | _REWRITTEN | {"END_FOR"} | set(SPELLINGS)
@@ -289,7 +138,7 @@ def normalize(code: CodeType) -> list[Instr]:
     # 3.13 TO_BOOL is implied by a following conditional jump or `not`; alone
     # (`not not x`) it is a conversion the source must say
     kept_to_bool: set[int] = set()
-    if PY >= (3, 13):
+    if TABLE.has_to_bool:
         kept_to_bool = {
             k
             for k, ins in enumerate(raw)
@@ -328,7 +177,7 @@ def normalize(code: CodeType) -> list[Instr]:
         if name == "END_FOR":
             # 3.12: END_FOR pops twice; 3.13: END_FOR + POP_TOP.  Both are the
             # exhaustion path of FOR_ITER, which our model already popped.
-            if PY >= (3, 13):
+            if TABLE.end_for_then_pop_top:
                 skip_pop_after_end_for = True
             continue
         if name in _REWRITTEN:
@@ -364,9 +213,9 @@ def _rewrite(code: CodeType, ins: Raw, name: str, line: int | None, out: list[In
     elif name == "RETURN_CONST":
         add("LOAD_CONST", argval=ins.argval)
         add("RETURN_VALUE", None, None)
-    elif name == "LOAD_GLOBAL" and PY >= (3, 11):
+    elif name == "LOAD_GLOBAL" and TABLE.load_global_null_bit:
         if ins.arg & 1:
-            if PY >= (3, 13):
+            if TABLE.null_after_callable:
                 add("LOAD_GLOBAL")
                 add("PUSH_NULL", None, None)
             else:
@@ -374,7 +223,7 @@ def _rewrite(code: CodeType, ins: Raw, name: str, line: int | None, out: list[In
                 add("LOAD_GLOBAL")
         else:
             add("LOAD_GLOBAL")
-    elif name == "LOAD_ATTR" and PY >= (3, 12):
+    elif name == "LOAD_ATTR" and TABLE.load_attr_method_bit:
         add("LOAD_METHOD" if ins.arg & 1 else "LOAD_ATTR")
     elif name == "LOAD_SUPER_ATTR":
         add("LOAD_SUPER_ATTR", extra_method=bool(ins.arg & 1), two_arg=bool(ins.arg & 2))
@@ -397,25 +246,17 @@ def _rewrite(code: CodeType, ins: Raw, name: str, line: int | None, out: list[In
     elif name in ("CALL_INTRINSIC_1", "CALL_INTRINSIC_2"):
         add(name, argval=ins.argrepr)
     elif name == "KW_NAMES":
-        add("KW_NAMES", argval=code.co_consts[ins.arg] if PY < (3, 12) else ins.argval)
+        add("KW_NAMES", argval=ins.argval if TABLE.kw_names_resolved else code.co_consts[ins.arg])
     else:
         add(name)
 
-
-# each conditional jump and the one that jumps on the opposite outcome
-INVERSE_JUMPS = {
-    "POP_JUMP_IF_FALSE": "POP_JUMP_IF_TRUE",
-    "POP_JUMP_IF_TRUE": "POP_JUMP_IF_FALSE",
-    "POP_JUMP_IF_NONE": "POP_JUMP_IF_NOT_NONE",
-    "POP_JUMP_IF_NOT_NONE": "POP_JUMP_IF_NONE",
-}
 
 
 def _fold_backward_conditionals(out: list[Instr]) -> list[Instr]:
     """3.12+ has forward-only conditional jumps: ``POP_JUMP_IF_X +1; JUMP_BACKWARD t``
     is how it spells a backward conditional jump.  Fold it back into one
     ``POP_JUMP_IF_notX t`` so loops look alike on every version."""
-    if PY < (3, 12):
+    if not TABLE.forward_only_conditional_jumps:
         return out
     targeted = {i.target for i in out if i.target is not None}
     remove: set[int] = set()
@@ -438,34 +279,6 @@ def _fold_backward_conditionals(out: list[Instr]) -> list[Instr]:
     return remove_instructions(out, remove)
 
 
-def _unskip_value_tests(out: list[Instr]) -> None:
-    """3.14+ let an and/or operand's jump skip the next operand's test when that test cannot
-    jump for the same value: in ``a and b or c``, ``COPY 1; POP_JUMP_IF_FALSE`` of ``a`` lands
-    after ``b``'s ``COPY 1; POP_JUMP_IF_TRUE`` (a false ``a`` is false there too), where 3.13
-    lands on it.  Pointing the jump back at that test is the same program (the test falls
-    through for this value) and the layout the and/or recognizers know."""
-    for i in out:
-        t = i.target
-        if (
-            i.op in INVERSE_JUMPS
-            and t is not None
-            and t >= 2
-            and i.index >= 1
-            and out[i.index - 1].op == "COPY" and out[i.index - 1].arg == 1
-            and out[t - 2].op == "COPY" and out[t - 2].arg == 1
-            and out[t - 1].op == INVERSE_JUMPS[i.op]
-            and t - 2 > i.index
-        ):
-            i.target = t - 2
-            i.argval = out[t - 2].offset
-            i.extra["unskipped_test"] = out[t].offset if t < len(out) else None
-
-
-# Passes over a version's normalized instructions that undo its compiler's rearrangements.
-_NORMALIZED_PASSES = {
-    (3, 14): (_unskip_value_tests,),
-    (3, 15): (_unskip_value_tests,),
-}.get(PY, ())
 
 
 def _chain_end(ins: list[Instr], i: Instr) -> int | None:
@@ -552,15 +365,12 @@ def exception_entries(code: CodeType, instrs: list[Instr]) -> list[tuple[int, in
     """Exception-table entries as (start, end, target, depth, lasti) instruction indices.
 
     An offset maps to the first normalized instruction at or after it."""
-    if PY < (3, 11):
+    if not TABLE.has_exception_table:
         return []
     table = dis._parse_exception_table(code)  # type: ignore[attr-defined]
     if not table:
         return []
-    depths: dict = {}
-    if _with_setups in _LAYOUT_PASSES:
-        done = rewrite_withs(code, decode(code))
-        depths = {} if done is None else done.depths
+    depths = {} if TABLE.exception_depths is None else TABLE.exception_depths(code)
     offsets = [i.offset for i in instrs]
     n = len(instrs)
 

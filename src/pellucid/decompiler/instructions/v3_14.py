@@ -1,0 +1,163 @@
+"""CPython 3.14: new spellings (LOAD_SMALL_INT, borrowed loads, POP_ITER, subscription in
+BINARY_OP, LOAD_COMMON_CONSTANT), inlined ``all``/``any``/``tuple`` calls, ``with`` set up by
+special-method loads, and/or jumps that skip a test, the docstring in co_flags.
+
+Not yet read: ``decode.SUPPORTED_VERSIONS`` stops before this version."""
+
+from __future__ import annotations
+
+import dis
+from dataclasses import replace
+from types import CodeType
+from typing import TYPE_CHECKING, Any
+
+from pellucid.decompiler.instructions import v3_13
+from pellucid.decompiler.instructions.vocabulary import INVERSE_JUMPS
+from pellucid.decompiler.instructions.withsetup import rewrite_withs
+
+if TYPE_CHECKING:
+    from pellucid.decompiler.instructions.decode import Raw
+    from pellucid.decompiler.instructions.normalize import Instr
+
+
+def _load_small_int(ins: Raw) -> Raw:
+    return ins._replace(opname="LOAD_CONST", argval=ins.arg, argrepr=repr(ins.arg))
+
+
+def _renamed(name: str) -> Any:
+    return lambda ins: ins._replace(opname=name)
+
+
+def _binary_op_314(ins: Raw) -> Raw:
+    # subscription joined BINARY_OP (NB_SUBSCR, spelled "[]")
+    if ins.argrepr == "[]":
+        return ins._replace(opname="BINARY_SUBSCR", arg=None, argval=None, argrepr="")
+    return ins
+
+
+# LOAD_COMMON_CONSTANT's argument indexes this list (3.14+)
+_COMMON_CONSTANTS = getattr(dis, "_common_constants", None) or ()
+
+
+def _load_common_constant(ins: Raw) -> Raw:
+    # AssertionError only comes from `assert`; the other common constants (the builtins the
+    # compiler inlines calls of) are removed with the inlined code by _undo_inlined_builtins
+    value = _COMMON_CONSTANTS[ins.arg]
+    if value is AssertionError:
+        return ins._replace(opname="LOAD_ASSERTION_ERROR", arg=None, argval=None, argrepr="")
+    if value is None or type(value) in (bool, int, str):
+        # 3.15+: the commonest literals (None, True, False, '', -1) come from this table too
+        return ins._replace(opname="LOAD_CONST", argval=value, argrepr=repr(value))
+    return ins
+
+
+_SPELLINGS_314 = {
+    "LOAD_SMALL_INT": _load_small_int,
+    "LOAD_FAST_BORROW": _renamed("LOAD_FAST"),
+    "LOAD_FAST_BORROW_LOAD_FAST_BORROW": _renamed("LOAD_FAST_LOAD_FAST"),
+    # the iterator a loop leaves behind, popped at the loop's end or on `break`/`return`
+    "POP_ITER": _renamed("POP_TOP"),
+    "BINARY_OP": _binary_op_314,
+    "LOAD_COMMON_CONSTANT": _load_common_constant,
+    # its argument locates the loop for the interpreter; control only falls through
+    "END_ASYNC_FOR": lambda ins: ins._replace(arg=None, argval=None, argrepr=""),
+}
+
+
+def _undo_inlined_builtins(code: CodeType, raw: list[Raw]) -> list[Raw]:
+    """3.14+ inline ``all(genexpr)``, ``any(genexpr)`` and ``tuple(genexpr)``::
+
+        LOAD_GLOBAL all; COPY 1; LOAD_COMMON_CONSTANT all; IS_OP 0; POP_JUMP_IF_FALSE L
+        (or the name loaded from wherever it lives: a local ``all`` is checked the same way)
+        POP_TOP; <the generator expression as a loop>
+        L: PUSH_NULL; <the generator expression>; CALL 1
+
+    The inlined loop runs only when the name is the builtin, and is the same call.  Dropping
+    everything from the COPY up to L leaves what 3.13 compiles (LOAD_GLOBAL with its NULL)."""
+    out: list[Raw] = []
+    skip_to = -1
+    n = len(raw)
+    for k, ins in enumerate(raw):
+        if ins.offset < skip_to:
+            continue
+        out.append(ins)
+        if (
+            ins.opname.startswith("LOAD_")  # the name, wherever it lives
+            and not (ins.opname == "LOAD_GLOBAL" and ins.arg & 1)
+            and k + 5 < n
+            and raw[k + 1].opname == "COPY" and raw[k + 1].arg == 1
+            and raw[k + 2].opname == "LOAD_COMMON_CONSTANT"
+            and _COMMON_CONSTANTS[raw[k + 2].arg] in (all, any, tuple, list, set)
+            and raw[k + 3].opname == "IS_OP" and raw[k + 3].arg == 0
+            and raw[k + 4].opname == "POP_JUMP_IF_FALSE"
+        ):
+            target = raw[k + 4].argval
+            end = next((j for j in range(k + 5, n) if raw[j].offset == target), None)
+            if end is not None and raw[end].opname == "PUSH_NULL":
+                skip_to = target
+    return out
+
+
+def _call_function_ex_flag(code: CodeType, raw: list[Raw]) -> list[Raw]:
+    """3.14+ ``CALL_FUNCTION_EX`` always pops a keyword mapping, NULL (``PUSH_NULL`` right
+    before it) when the call has none; earlier versions say which in the argument's low bit."""
+    out: list[Raw] = []
+    for ins in raw:
+        if ins.opname == "CALL_FUNCTION_EX":
+            if out and out[-1].opname == "PUSH_NULL":
+                out.pop()
+                ins = ins._replace(arg=0, argval=0)
+            else:
+                ins = ins._replace(arg=1, argval=1)
+        out.append(ins)
+    return out
+
+
+def _with_setups(code: CodeType, raw: list[Raw]) -> list[Raw]:
+    """3.14+ ``with`` set-ups and exits as ``BEFORE_WITH`` ones (see withsetup.py)."""
+    done = rewrite_withs(code, raw)
+    return raw if done is None else done.raw
+
+
+
+def _unskip_value_tests(out: list[Instr]) -> None:
+    """3.14+ let an and/or operand's jump skip the next operand's test when that test cannot
+    jump for the same value: in ``a and b or c``, ``COPY 1; POP_JUMP_IF_FALSE`` of ``a`` lands
+    after ``b``'s ``COPY 1; POP_JUMP_IF_TRUE`` (a false ``a`` is false there too), where 3.13
+    lands on it.  Pointing the jump back at that test is the same program (the test falls
+    through for this value) and the layout the and/or recognizers know."""
+    for i in out:
+        t = i.target
+        if (
+            i.op in INVERSE_JUMPS
+            and t is not None
+            and t >= 2
+            and i.index >= 1
+            and out[i.index - 1].op == "COPY" and out[i.index - 1].arg == 1
+            and out[t - 2].op == "COPY" and out[t - 2].arg == 1
+            and out[t - 1].op == INVERSE_JUMPS[i.op]
+            and t - 2 > i.index
+        ):
+            i.target = t - 2
+            i.argval = out[t - 2].offset
+            i.extra["unskipped_test"] = out[t].offset if t < len(out) else None
+
+
+def _with_depths(code: CodeType) -> dict:
+    """Exception-table depths once ``_with_setups`` dropped each ``with``'s extra value."""
+    from pellucid.decompiler.instructions.decode import decode  # (decode imports this table)
+
+    done = rewrite_withs(code, decode(code))
+    return {} if done is None else done.depths
+
+
+TABLE = replace(
+    v3_13.TABLE,
+    version=(3, 14),
+    docstring_flag=True,
+    jumps_fold_not_into_compare=False,
+    spellings=_SPELLINGS_314,
+    layout_passes=(_undo_inlined_builtins, _call_function_ex_flag, _with_setups),
+    normalized_passes=(_unskip_value_tests,),
+    exception_depths=_with_depths,
+)
