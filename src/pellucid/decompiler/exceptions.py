@@ -1217,7 +1217,7 @@ class ExceptionStructure(ExceptGroupOps):
                     self.emit(ast.Continue())
                     return j + 1
                 if (
-                    PY < (3, 11)
+                    not TABLE.has_exception_table
                     and loop is not None
                     and j < self.n
                     and not self.initially_reachable[j]

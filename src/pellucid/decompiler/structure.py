@@ -644,7 +644,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         jump to its own end (its re-raise) would be read as a `break`."""
         home = getattr(self, "home", None)
         if (
-            PY >= (3, 11)
+            TABLE.has_exception_table
             and home is not None
             and t in exits
             and t < self.n
