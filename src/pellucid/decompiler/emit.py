@@ -588,17 +588,20 @@ _BINDS_LOCAL = frozenset({"STORE_FAST", "DELETE_FAST", "STORE_DEREF", "DELETE_DE
 _READS_LOCAL = frozenset({"LOAD_FAST", "LOAD_DEREF", "LOAD_CLOSURE"})
 
 
-def _dead_locals(code: CodeType, ins: list[Instr]) -> list[ast.stmt]:
+def _dead_locals(code: CodeType, ins: list[Instr], reachable: list[bool]) -> list[ast.stmt]:
     """Locals whose only assignments the compiler removed as dead code (`if 0:`)
     are still locals; say so with an equally dead assignment (and a dead read
-    for free variables nothing uses)."""
+    for free variables nothing uses).  An assignment the compiler left in code no path
+    reaches (3.9: the walrus in `a if 'c' else (v := b)`) is not written either, so
+    only reachable ones count."""
     params = code.co_argcount + code.co_kwonlyargcount
     params += bool(code.co_flags & CO_VARARGS) + bool(code.co_flags & CO_VARKEYWORDS)
     stored: set[str] = set()
     loaded: set[str] = set()
     for i in ins:  # (one pass)
         if i.op in _BINDS_LOCAL:
-            stored.add(i.argval)
+            if reachable[i.index]:
+                stored.add(i.argval)
         elif i.op in _READS_LOCAL:
             loaded.add(i.argval)
     cells = set(code.co_cellvars)
@@ -669,7 +672,7 @@ def function_body(code: CodeType) -> list[ast.stmt]:
         restore_final_else(body)
     else:
         _restore_ending_elses(body)
-    pre = declarations(code, w.ins) + _dead_locals(code, w.ins)
+    pre = declarations(code, w.ins) + _dead_locals(code, w.ins, w.initially_reachable)
     doc = docstring(code, w.ins)
     if doc is not None:
         pre.insert(0, ast.Expr(value=ast.Constant(value=doc)))

@@ -995,6 +995,38 @@ class InPlace(ast.expr):
         self.value = value
 
 
+def augmented_target(value: InPlace, stored: ast.expr) -> ast.expr:
+    """The target of ``value``'s AugAssign, stored to ``stored``.
+
+    The place is read and written from the same stack values, but only the read consumed
+    them as expressions: an assignment expression among them (``a[(x := k)] += 1``) is in
+    the loaded target alone.  When the two name the same place, the loaded one (made a
+    store target) keeps it; otherwise the stored one is the place written.
+    """
+    loaded = value.target
+    if type(loaded) is not type(stored) or not isinstance(loaded, (ast.Attribute, ast.Subscript)):
+        return stored
+    try:
+        same = _without_walrus(loaded) == _without_walrus(stored)
+    except (SyntaxError, ValueError, TypeError, AttributeError):
+        same = False  # (a value unparse cannot spell yet: the stored target, as it was)
+    if not same:
+        return stored
+    fields = {f: getattr(loaded, f) for f in loaded._fields if f != "ctx"}
+    return type(loaded)(**fields, ctx=ast.Store())
+
+
+def _without_walrus(node: ast.expr) -> str:
+    """``node`` dumped with each ``(x := e)`` read as ``e`` and no load/store contexts."""
+
+    class Strip(ast.NodeTransformer):
+        def visit_NamedExpr(self, n: ast.NamedExpr) -> ast.AST:
+            return self.visit(n.value)
+
+    copy = Strip().visit(ast.parse(ast.unparse(node), mode="eval").body)
+    return ast.dump(copy).replace("ctx=Store()", "ctx=Load()")
+
+
 class Converted(ast.expr):
     """3.13 CONVERT_VALUE result, consumed by FORMAT_SIMPLE/FORMAT_WITH_SPEC."""
 

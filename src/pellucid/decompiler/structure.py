@@ -20,7 +20,14 @@ from pellucid.decompiler import values as V
 from pellucid.decompiler.cfg import build as build_cfg
 from pellucid.decompiler.classes import ClassOps
 from pellucid.decompiler.errors import DecompilationError
-from pellucid.decompiler.evaluate import Evaluator, InPlace, const, name, store_ctx
+from pellucid.decompiler.evaluate import (
+    Evaluator,
+    InPlace,
+    augmented_target,
+    const,
+    name,
+    store_ctx,
+)
 from pellucid.decompiler.exceptions import (
     Copy,
     ExceptionStructure,
@@ -629,6 +636,7 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
             self.emit(ast.Continue())
             return i + 1
         if loop is not None and t in loop.break_targets:
+            self._check_break_not_block_end(t, loop, exits, ins)
             self.emit(ast.Break())
             return i + 1
         if t == stop or t in exits:
@@ -638,6 +646,21 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
         if i < t < stop and self._dead_between(i + 1, t):
             return t  # over handler code only (3.12+ keeps some of it inline)
         raise self.fail(f"unstructured jump to instruction {t}", ins)
+
+    def _check_break_not_block_end(self, t: int, loop: Loop, exits: frozenset, ins: Instr) -> None:
+        """A loop's follow found in handler code (3.11+: a `while True:` ending the function
+        has no code after it, so what its last jump back precedes is a handler's) is no
+        `break` target where it is also the end of the block being walked: a finally body's
+        jump to its own end (its re-raise) would be read as a `break`."""
+        home = getattr(self, "home", None)
+        if (
+            TABLE.has_exception_table
+            and home is not None
+            and t in exits
+            and t < self.n
+            and home[t] != home[loop.header]
+        ):
+            raise self.fail("a loop's follow is the end of the handler code being read", ins)
 
     def _is_back_edge(self, t: int, loop: Loop) -> bool:
         """Is ``t`` the loop's own closing jump back to its head (the last one)?"""
@@ -1590,6 +1613,7 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
             if r is not None:
                 return r
         if loop is not None and (F in loop.break_targets or F in loop.continue_targets):
+            self._check_break_not_block_end(F, loop, exits, self.ins[start])
             k = stop - 1
             if (
                 TABLE.keeps_dead_jumps
@@ -2559,7 +2583,8 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
             if self._store_function(value, target, ins):
                 return
         if isinstance(value, InPlace):
-            self.emit(ast.AugAssign(target=store_ctx(target), op=value.op, value=value.value))
+            place = augmented_target(value, store_ctx(target))
+            self.emit(ast.AugAssign(target=place, op=value.op, value=value.value))
             return
         # `a = b = value`: the same object is still on the stack
         if V.holds(stack, value):
