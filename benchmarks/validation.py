@@ -15,6 +15,8 @@ Needs the main venv (torch; transformers for the heavy workloads).
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
 import os
 import sys
@@ -67,7 +69,8 @@ def run(args: argparse.Namespace, workloads, validator) -> int:
         times.clear()
         with tempfile.TemporaryDirectory() as tmp:
             d = os.path.join(tmp, "dump")
-            with warnings.catch_warnings():
+            # (what the workloads and torch's logging print stays out of the table)
+            with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
                 warnings.simplefilter("ignore")
                 try:
                     got, expected = workloads.run_workload(name, args.backend, d)

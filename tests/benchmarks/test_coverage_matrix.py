@@ -6,8 +6,9 @@ on all of its workloads with the installed torch; ``scripts/test.sh`` runs this 
 venv of every release of the support matrix.
 
 A frame the translation validator cannot prove equivalent runs Dynamo's bytecode instead of its
-file. Those known today are listed in ``KNOWN_UNPROVEN``; any other one fails the test, and so
-does a listed one that is proven again (the list must shrink with the validator).
+file. Those known are listed in ``KNOWN_UNPROVEN`` (none: every frame is proven); any other one
+fails the test, and so does a listed one that is proven again (the list must shrink with the
+validator).
 """
 
 from __future__ import annotations
@@ -23,9 +24,8 @@ torch = pytest.importorskip("torch")
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# workload -> functions whose frames have more paths than the validator explores
-# (Hugging Face's sampling loop: sequential ifs inside a loop)
-KNOWN_UNPROVEN = {"llama_generate": {"_sample"}}
+# workload -> functions whose frames the validator does not prove equivalent
+KNOWN_UNPROVEN: dict[str, set[str]] = {}
 
 
 @pytest.mark.timeout(1800)
@@ -50,6 +50,6 @@ def test_every_frame_runs_from_its_file_with_eager_outputs():
     total = re.search(r"pellucid: (\d+) of (\d+) transformed frames ran from a dumped file", out)
     assert total is not None, where
     ran, frames = map(int, total.groups())
-    # every frame runs from its file but the known unproven ones (one frame each, here)
+    # every frame runs from its file but the known unproven ones (one frame each)
     expected = frames - sum(len(fns) for fns in KNOWN_UNPROVEN.values())
     assert frames > 0 and ran == expected, where

@@ -1,14 +1,15 @@
 """Shapes the random-program benchmark found decompiled to source that behaves differently
-(``benchmarks/random_programs.py``; each is that run's minimal reproducer).
+(``benchmarks/random_programs.py``; each is that run's minimal reproducer, or a sibling of it).
 
-Whatever the decompiler makes of them, the default ``decompile()`` must not hand out source
-that behaves differently unmarked: it is either verified and behaves the same on every input,
-or it opens with the NOT-verified comment, or it is refused. ``strict=True`` never returns
-source that behaves differently.
+Without verification (``verify=False``, as the benchmark and translation validation call it)
+the decompiler must still never hand out source that behaves differently: each shape either
+comes back behaving like the original on every input, run side by side, or is refused
+(``DecompilationError``).  ``strict=True`` keeps the same promise through the verifier.
 """
 
 from __future__ import annotations
 
+import copy
 import sys
 import textwrap
 from pathlib import Path
@@ -22,12 +23,122 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 
 from loop_try_programs import PRELUDE  # noqa: E402  (CM and nxt, as the generator's programs use)
 
+
+class NS:
+    """An object with a counter and a list, for augmented assignments to its attributes."""
+
+    def __init__(self):
+        self.count = 0
+        self.items = [0, 1, 2]
+
+    def __repr__(self):
+        return f"NS({self.count}, {self.items})"
+
+
 SHAPES = {
     "walrus_in_augmented_subscript": ("""
         def f(a, b):
             a[(x := b)] += 1
             return x
         """, [([0, 1], 0), ([5, 5], 1)]),
+    "walrus_in_augmented_subscript_of_attribute": ("""
+        def f(a, b):
+            a[(x := b)].real += 1
+            return x
+        """, [([0, 1], 0), ([5, 5], 1)]),
+    "walrus_in_augmented_attribute_and_slice": ("""
+        def f(a, b):
+            (x := a).count += 1
+            a.items[(x := b):x] += [x]
+            return x
+        """, [(NS(), 0), (NS(), 1)]),
+    "dead_walrus_binds_a_cell": ("""
+        def f(c, g):
+            c[+g] %= bool(*[g]) if 'ab' else +(v := 0.25)
+
+            def inner():
+                nonlocal v
+                v += 1
+                return v
+            try:
+                return inner()
+            except NameError as e:
+                return type(e).__name__
+        """, [([1, 2, 3], 1), ([0, 5], 0)]),
+    "return_or_continue_under_finally_break": ("""
+        def f(ks):
+            log = []
+            n = 0
+            while ks:
+                if n > 12:
+                    break
+                n += 1
+                try:
+                    if nxt(ks) % 2:
+                        return ('r', log)
+                    else:
+                        continue
+                finally:
+                    log.append('f')
+                    if nxt(ks) % 2:
+                        break
+            return ('end', log, n)
+        """, [([2] * 20,), ([2, 1, 2, 2],), ([1],), ([2, 2, 1, 1, 1],)]),
+    "nested_try_finally_under_finally_break": ("""
+        def f(ks):
+            log = []
+            for k in ks:
+                try:
+                    try:
+                        log.append(nxt(ks))
+                    finally:
+                        log.append('f')
+                finally:
+                    log.append('g')
+                    if nxt(ks) % 2:
+                        break
+        """, [([2, 2, 2, 2, 1],), ([1, 2],), ([2, 2],), ([0, 0, 0, 0, 1],)]),
+    "return_under_finally_break_in_loops": ("""
+        def f(ks):
+            log = []
+            n = 0
+            while True:
+                if n > 12:
+                    break
+                n += 1
+                while len(log) < 40:
+                    log.append('w')
+                    try:
+                        while len(log) < 40:
+                            log.append(nxt(ks))
+                            return None
+                        log.append(2)
+                    finally:
+                        log.append('f')
+                        break
+                    log.append(3)
+            return ('end', log, n)
+        """, [([1],), ([2, 2, 2],)]),
+    "continue_through_finallys_under_finally_continue": ("""
+        def f(ks):
+            log = []
+            n = 0
+            while True:
+                if n > 12:
+                    break
+                n += 1
+                try:
+                    try:
+                        continue
+                    finally:
+                        log.append('a')
+                finally:
+                    log.append('c')
+                    if nxt(ks) % 2:
+                        continue
+                log.append('w')
+                raise ValueError(n)
+        """, [([3, 1, 2],), ([1] * 14,), ([2],)]),
     "continue_under_returning_finally": ("""
         def f(ks):
             n = 0
@@ -101,7 +212,7 @@ SHAPES = {
 
 
 def _run(fn, args):
-    args = [list(a) if isinstance(a, list) else a for a in args]
+    args = copy.deepcopy(list(args))  # (each run mutates its own arguments)
     try:
         return ("ok", repr(fn(*args)), repr(args))
     except Exception as exc:  # noqa: BLE001 - the outcome is what is compared
@@ -121,16 +232,28 @@ def _assert_same_behaviour(out, namespace, inputs):
         assert _run(decompiled["f"], args) == _run(namespace["f"], args), out
 
 
-@pytest.mark.parametrize("name", sorted(SHAPES))
-def test_default_decompile_never_hands_out_different_behaviour_unmarked(name):
+# shapes still decompiled to different behaviour without verification, per version: the open
+# work queue (strict xfails, so a fix shows up)
+STILL_WRONG: dict[str, tuple[tuple[int, int], str]] = {}
+
+
+def _unverified_case(name):
+    still = STILL_WRONG.get(name)
+    if still is not None and sys.version_info[:2] == still[0]:
+        return pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=still[1]))
+    return name
+
+
+@pytest.mark.parametrize("name", [_unverified_case(n) for n in sorted(SHAPES)])
+def test_unverified_decompile_behaves_the_same_or_is_refused(name):
     source, inputs = SHAPES[name]
     namespace = _original(source)
     try:
-        out = pellucid.decompile(namespace["f"])
-    except pellucid.DecompilationError:
+        out = pellucid.decompile(namespace["f"], verify=False)
+    except pellucid.DecompilationError as exc:
+        assert not getattr(exc, "internal", False), exc
         return
-    if not out.startswith(NOT_VERIFIED):  # else the reader is told
-        _assert_same_behaviour(out, namespace, inputs)
+    _assert_same_behaviour(out, namespace, inputs)
 
 
 @pytest.mark.parametrize("name", sorted(SHAPES))

@@ -361,3 +361,105 @@ def test_dynamo_code_the_decompiler_once_got_wrong_is_equivalent_to_its_file(pat
     made = _file_code(code)
     verdict = validate(code, made.checked, {}, made.consts)
     assert verdict.equivalent, verdict
+
+
+# --------------------------------------------------------------- paths merged where they join
+
+
+def _ifs_in_a_loop(n=20, body=None, cond=None, head="def f(xs, o, k):", before=(), after=" return o",
+                   indent="  "):
+    """A loop whose body is ``n`` sequential ifs (2**n paths through one iteration)."""
+    body = body or (lambda j: f"o.g{j}(x, k)")
+    cond = cond or (lambda j: f"x.a{j}")
+    lines = [head, *before, indent[:-1] + "for x in xs:"]
+    for j in range(n):
+        lines += [f"{indent}if {cond(j)}:", f"{indent} {body(j)}"]
+    lines.append(after)
+    return code_of("\n".join(lines))
+
+
+def _caught(a, b):
+    verdict = validate(a, b)
+    assert str(verdict).startswith("not-verified: differs"), verdict
+    assert str(validate(b, a)).startswith("not-verified: differs")
+
+
+def test_twenty_sequential_ifs_in_a_loop_are_proven_by_merging_paths():
+    """Where the arms of an if join again, both programs' states are the same up to the names
+    of results: the rest is compared once, so twenty ifs cost twenty, not a million paths."""
+    import time
+
+    a = _ifs_in_a_loop()
+    b = _ifs_in_a_loop(body=lambda j: f"t = o.g{j}\n   t(x, k)")
+    t0 = time.perf_counter()
+    verdict = validate(a, b)
+    assert verdict.equivalent, verdict
+    assert verdict.paths <= 10  # (the loop's end, one iteration back to its head)
+    assert time.perf_counter() - t0 < 10
+    assert validate(b, a).equivalent
+
+
+@pytest.mark.parametrize("mutation", ["swapped_arguments", "dropped_call", "wrong_branch"])
+def test_a_mutation_in_the_fifteenth_of_twenty_ifs_is_caught(mutation):
+    a = _ifs_in_a_loop()
+    if mutation == "swapped_arguments":
+        b = _ifs_in_a_loop(body=lambda j: f"o.g{j}(k, x)" if j == 14 else f"o.g{j}(x, k)")
+    elif mutation == "dropped_call":
+        b = _ifs_in_a_loop(body=lambda j: "pass" if j == 14 else f"o.g{j}(x, k)")
+    else:
+        b = _ifs_in_a_loop(cond=lambda j: f"not x.a{j}" if j == 14 else f"x.a{j}")
+    _caught(a, b)
+
+
+def test_values_set_in_the_arms_of_twenty_ifs_are_proven_and_a_wrong_one_caught():
+    """Arms that rebind a local leave states that differ in its value: still merged (the value
+    is a result either way), and a value computed otherwise in one arm is still a difference."""
+    kw = dict(body=lambda j: f"y = y.g{j}(x)", head="def f(xs, o):", before=(" y = o",),
+              after=" return y")
+    a = _ifs_in_a_loop(**kw)
+    b = _ifs_in_a_loop(**{**kw, "body": lambda j: f"t = y.g{j}\n   y = t(x)"})
+    verdict = validate(a, b)
+    assert verdict.equivalent and verdict.paths <= 10, verdict
+    c = _ifs_in_a_loop(**{**kw, "body": lambda j: f"y = x.g{j}(y)" if j == 14 else f"y = y.g{j}(x)"})
+    _caught(a, c)
+
+
+def test_flags_tested_again_and_again_are_proven_and_a_flipped_test_caught():
+    """Ten flags, each tested twice in a loop: the second test is decided by the first on each
+    path, so states differ in what they know; merged with that forgotten, both outcomes of the
+    second test are compared (a superset of the paths, in both programs)."""
+    head = "def f(xs, o, " + ", ".join(f"c{j}" for j in range(10)) + "):"
+    kw = dict(head=head, cond=lambda j: f"c{j % 10}")
+    a = _ifs_in_a_loop(**kw)
+    verdict = validate(a, _ifs_in_a_loop(**kw, body=lambda j: f"m = o.g{j}\n   m(x, k)"))
+    assert verdict.equivalent and verdict.paths <= 10, verdict
+    b = _ifs_in_a_loop(**{**kw, "cond": lambda j: "not c4" if j == 14 else f"c{j % 10}"})
+    _caught(a, b)
+
+
+@pytest.mark.skipif(not EXCEPTION_TABLES, reason="exception tables (3.11+)")
+def test_twenty_ifs_in_a_loop_in_a_with_block_are_proven_and_a_mutation_caught():
+    """In a with block every operation may raise into the exit handler, and a suppressed
+    exception goes on after the block with the state of the moment it was raised."""
+    kw = dict(before=(" with o.ctx():",), indent="   ", after=" return o")
+    a = _ifs_in_a_loop(**kw)
+    verdict = validate(a, _ifs_in_a_loop(**kw, body=lambda j: f"t = o.g{j}\n    t(x, k)"))
+    assert verdict.equivalent, verdict
+    _caught(a, _ifs_in_a_loop(**kw, body=lambda j: f"o.g{j}(k, x)" if j == 14 else f"o.g{j}(x, k)"))
+
+
+def test_a_function_made_in_a_loop_is_not_the_one_made_before_it():
+    """One function passed in every iteration is not a new one made in each."""
+    _caught(
+        code_of("def f(xs, o):\n h = lambda: o\n for x in xs:\n  o.s(h)\n return o"),
+        code_of("def f(xs, o):\n for x in xs:\n  o.s(lambda: o)\n return o"),
+    )
+
+
+def test_a_function_made_only_to_read_its_closure_is_not_seen():
+    """pellucid writes a cell object as ``(lambda: x).__closure__[0]``: that function is never
+    seen by anything, so where it is made does not tell the functions the program does pass."""
+    a = code_of("def f(x):\n c = (lambda: x).__closure__[0]\n h = lambda y: x + y\n return g(c, h)")
+    b = code_of("def f(x):\n h = lambda y: x + y\n c = (lambda: x).__closure__[0]\n return g(c, h)")
+    assert validate(a, b).equivalent
+    assert validate(b, a).equivalent

@@ -426,6 +426,19 @@ class CodeWalker(Walker):
                     len(body) >= 2
                     and isinstance(body[0], ast.If)
                     and not body[0].orelse
+                    and all(isinstance(s, ast.Pass) for s in body[0].body)
+                ):
+                    # a filter true once its test ran (`if q or 2`): the compiler keeps the
+                    # test, whose jump goes where it falls through.  It jumps when `q` is
+                    # true, the sense opposite to the `if not q: pass` the walk read
+                    test = _negate(body[0].test)
+                    gen.ifs.append(ast.BoolOp(op=ast.Or(), values=[test, const(True)]))
+                    body = body[1:]
+                    continue
+                if (
+                    len(body) >= 2
+                    and isinstance(body[0], ast.If)
+                    and not body[0].orelse
                     and len(body[0].body) == 1
                     and isinstance(body[0].body[0], ast.Continue)
                 ):
@@ -454,6 +467,12 @@ class CodeWalker(Walker):
                 continue
             if len(body) == 1 and isinstance(body[0], CompAppend) and body[0].kind == kind:
                 app = body[0]
+                break
+            if not body:
+                # a filter that is a false constant: the compiler dropped the element as dead
+                # code (3.10+), so any element and a false filter compile to this loop
+                gen.ifs.append(const(False))
+                app = CompAppend(kind, const(None), const(None) if kind == "dict" else None)
                 break
             raise self.fail("comprehension body is not a single append", ins)
         if kind == "list":
@@ -569,17 +588,20 @@ _BINDS_LOCAL = frozenset({"STORE_FAST", "DELETE_FAST", "STORE_DEREF", "DELETE_DE
 _READS_LOCAL = frozenset({"LOAD_FAST", "LOAD_DEREF", "LOAD_CLOSURE"})
 
 
-def _dead_locals(code: CodeType, ins: list[Instr]) -> list[ast.stmt]:
+def _dead_locals(code: CodeType, ins: list[Instr], reachable: list[bool]) -> list[ast.stmt]:
     """Locals whose only assignments the compiler removed as dead code (`if 0:`)
     are still locals; say so with an equally dead assignment (and a dead read
-    for free variables nothing uses)."""
+    for free variables nothing uses).  An assignment the compiler left in code no path
+    reaches (3.9: the walrus in `a if 'c' else (v := b)`) is not written either, so
+    only reachable ones count."""
     params = code.co_argcount + code.co_kwonlyargcount
     params += bool(code.co_flags & CO_VARARGS) + bool(code.co_flags & CO_VARKEYWORDS)
     stored: set[str] = set()
     loaded: set[str] = set()
     for i in ins:  # (one pass)
         if i.op in _BINDS_LOCAL:
-            stored.add(i.argval)
+            if reachable[i.index]:
+                stored.add(i.argval)
         elif i.op in _READS_LOCAL:
             loaded.add(i.argval)
     cells = set(code.co_cellvars)
@@ -650,7 +672,7 @@ def function_body(code: CodeType) -> list[ast.stmt]:
         restore_final_else(body)
     else:
         _restore_ending_elses(body)
-    pre = declarations(code, w.ins) + _dead_locals(code, w.ins)
+    pre = declarations(code, w.ins) + _dead_locals(code, w.ins, w.initially_reachable)
     doc = docstring(code, w.ins)
     if doc is not None:
         pre.insert(0, ast.Expr(value=ast.Constant(value=doc)))

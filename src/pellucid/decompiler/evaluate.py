@@ -373,23 +373,33 @@ class Evaluator:
         inner = ast.UnaryOp(op=ast.Not(), operand=operand)
         stack.append(ast.UnaryOp(op=ast.Not(), operand=inner))
 
-    def op_COMPARE_OP(self, ins: Instr, stack: list) -> None:
+    def compared(self, stack: list, ins: Instr) -> tuple[ast.expr, ast.expr]:
+        """The two operands of a comparison, popped as expressions.
+
+        A chained comparison's link leaves a copy of its right operand beneath, for the next
+        link.  When that operand only became an expression here (a lambda, an f-string part),
+        the copy is replaced by the same expression: the links must share one node."""
+        raw = stack[-1] if stack else None
         right = self.pop_expr(stack, ins)
         left = self.pop_expr(stack, ins)
+        if stack and raw is not right and stack[-1] is raw:
+            stack[-1] = right
+        return left, right
+
+    def op_COMPARE_OP(self, ins: Instr, stack: list) -> None:
+        left, right = self.compared(stack, ins)
         op = CMPOPS.get(ins.argval)
         if op is None:
             raise self.fail(f"unknown comparison {ins.argval!r}", ins)
         stack.append(ast.Compare(left=left, ops=[op()], comparators=[right]))
 
     def op_IS_OP(self, ins: Instr, stack: list) -> None:
-        right = self.pop_expr(stack, ins)
-        left = self.pop_expr(stack, ins)
+        left, right = self.compared(stack, ins)
         op = ast.IsNot() if ins.arg else ast.Is()
         stack.append(ast.Compare(left=left, ops=[op], comparators=[right]))
 
     def op_CONTAINS_OP(self, ins: Instr, stack: list) -> None:
-        right = self.pop_expr(stack, ins)
-        left = self.pop_expr(stack, ins)
+        left, right = self.compared(stack, ins)
         op = ast.NotIn() if ins.arg else ast.In()
         stack.append(ast.Compare(left=left, ops=[op], comparators=[right]))
 
@@ -983,6 +993,38 @@ class InPlace(ast.expr):
         self.target = target
         self.op = op
         self.value = value
+
+
+def augmented_target(value: InPlace, stored: ast.expr) -> ast.expr:
+    """The target of ``value``'s AugAssign, stored to ``stored``.
+
+    The place is read and written from the same stack values, but only the read consumed
+    them as expressions: an assignment expression among them (``a[(x := k)] += 1``) is in
+    the loaded target alone.  When the two name the same place, the loaded one (made a
+    store target) keeps it; otherwise the stored one is the place written.
+    """
+    loaded = value.target
+    if type(loaded) is not type(stored) or not isinstance(loaded, (ast.Attribute, ast.Subscript)):
+        return stored
+    try:
+        same = _without_walrus(loaded) == _without_walrus(stored)
+    except (SyntaxError, ValueError, TypeError, AttributeError):
+        same = False  # (a value unparse cannot spell yet: the stored target, as it was)
+    if not same:
+        return stored
+    fields = {f: getattr(loaded, f) for f in loaded._fields if f != "ctx"}
+    return type(loaded)(**fields, ctx=ast.Store())
+
+
+def _without_walrus(node: ast.expr) -> str:
+    """``node`` dumped with each ``(x := e)`` read as ``e`` and no load/store contexts."""
+
+    class Strip(ast.NodeTransformer):
+        def visit_NamedExpr(self, n: ast.NamedExpr) -> ast.AST:
+            return self.visit(n.value)
+
+    copy = Strip().visit(ast.parse(ast.unparse(node), mode="eval").body)
+    return ast.dump(copy).replace("ctx=Store()", "ctx=Load()")
 
 
 class Converted(ast.expr):

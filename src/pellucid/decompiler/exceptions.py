@@ -85,6 +85,10 @@ class WithEnter(V.Marker):
     ctx: ast.expr
 
 
+# instructions an exit path runs between a try body and where it goes: unwinding, and the jump
+_UNWINDING = frozenset({"NOP", "POP_TOP", "SWAP", "POP_EXCEPT", "COPY", "JUMP", "RETURN_VALUE", "RETURN_CONST", "END_FOR"})
+
+
 @dataclass
 class Copy:
     """A compiler-made copy of a finally body / with exit: skip, apply stack effect."""
@@ -113,6 +117,9 @@ class ExceptionStructure(ExceptGroupOps):
 
     def _exc_setup(self) -> None:
         self._copies: dict[int, Copy] = {}
+        # start of a finally body's copy -> the loop head its path goes back to, when that
+        # is not the code after it (see _graph_copy)
+        self._back_to_loop: dict[int, int] = {}
         self._started: set[int] = set()
         self._with_flags: dict[int, str] = {}  # with statement -> its flag (do_with)
         # each with being walked whose suppressed path raises or leaves the with around it:
@@ -588,6 +595,13 @@ class ExceptionStructure(ExceptGroupOps):
             T = self._thread(next(iter(ends)))
             if not (T < b and T in self.latch):
                 return None  # (unless the body's end goes back to the loop around the statement)
+            self._back_to_loop[b] = T
+            if ins[F - 1].op not in TERMINAL and ins[F - 1].op != "JUMP":
+                # the copy's end goes back to the loop, yet its last instruction falls into
+                # F: another exit of the finally body (its `break`) goes on there, and F is
+                # not where this copy's path continues (a `continue`'s copy, not the normal
+                # exit's)
+                return None
         if any(k not in used and self.home[k] is not None for k in range(b, F)):
             return None
         extra = frozenset(k for k in used if not b <= k < F)
@@ -1229,6 +1243,19 @@ class ExceptionStructure(ExceptGroupOps):
                     # `continue` (falling off the try goes through the normal exit's copy)
                     self.emit(ast.Continue())
                     return j + 1
+                if (
+                    not TABLE.has_exception_table
+                    and loop is not None
+                    and j < self.n
+                    and not self.initially_reachable[j]
+                    and self.ins[j].op == "JUMP"
+                    and (self.ins[j].target in loop.continue_targets or self.ins[j].target in loop.break_targets)
+                    and (self.ins[j - 1].op == "JUMP" or self.ins[j - 1].op in TERMINAL)
+                ):
+                    # 3.9/3.10: the `continue` (or `break`) whose copy this is, left dead after
+                    # it: the copy leaves by its own jumps (the finally's `break`, its end
+                    # threaded to the loop's head), and the statement is that jump
+                    return self.do_jump(j, stack, stop, exits)
             return i + c.length
         if not TABLE.has_exception_table:
             if self.ins[i].op == "SETUP_WITH":
@@ -1555,6 +1582,10 @@ class ExceptionStructure(ExceptGroupOps):
     def _tail_end(self, k: int) -> int | None:
         """If an exit tail (return, loop jump) starts at k, the index after it."""
         while k < self.n:
+            if k in self._back_to_loop and k in self._copies:
+                # a finally body's copy whose path goes back to the loop: what follows it
+                # is not where that path goes on (it may be the finally's own `break`)
+                return None
             if k in self._copies:
                 k += self._copies[k].length
                 continue
@@ -2313,6 +2344,9 @@ class ExceptionStructure(ExceptGroupOps):
         end = self._register_copies(H, home, s, e, matches)
         for k in set(self._copies) - before:
             self._copies[k].never_ends = never_ends
+        if L:
+            self._check_body_leaves_through_copies(s, e, H)
+            self._check_unprotected_code_is_copies(s, e, H, home)
         # 3.12+: the normal exit's copy reached only from a clause of a try in the body (the
         # body itself returns) lies with that clause's code: a clause jumping there leaves
         # this statement too
@@ -2388,6 +2422,51 @@ class ExceptionStructure(ExceptGroupOps):
             node = ast.Try(body=body or [ast.Pass()], handlers=[], orelse=[], finalbody=final or [ast.Pass()])
         self.emit(node)
         return end
+
+    def _check_body_leaves_through_copies(self, s: int, e: int, H: int) -> None:
+        """Every jump out of a try body runs the finally body first: it lands on a copy of
+        it (after the pops that unwind a loop or a handler).  A jump landing elsewhere means
+        a copy was not recognized (3.12: the normal exit's copy, when the body ends
+        `if c: pass else: continue`), and whatever the walk made of it would skip the
+        finally body on that path, or run another path's copy instead."""
+        ins = self.ins
+        for q in range(s, e):
+            t = ins[q].target
+            if t is None or not self.reachable[q] or not self._in(q, H) or s <= t < e:
+                continue
+            k = self._past_nops(self._thread(t))
+            while k < self.n and ins[k].op in ("SWAP", "POP_TOP", "POP_EXCEPT") and k not in self._copies:
+                k = self._past_nops(k + 1)
+            if t in self._copies or k in self._copies or self._in(t, H):
+                continue
+            raise self.fail("a jump leaves the try body elsewhere than through its finally body's copy", ins[q])
+
+    def _check_unprotected_code_is_copies(self, s: int, e: int, H: int, home: int | None) -> None:
+        """Inside the try's extent, the code of its level that H does not protect is on an
+        exit path: copies of the finally body, the pops that unwind, the exit itself (a
+        jump, a return, a copy of a small return block).  Anything else is a copy not
+        recognized (3.12: a `return`'s copy of a finally body that ends in `break`), which
+        the walk would read as code of the body, run twice."""
+        ins = self.ins
+        k = s
+        while k < e:
+            if k in self._copies:
+                k += self._copies[k].length
+                continue
+            if (
+                self.home[k] != home
+                or not self.reachable[k]
+                or self._in(k, H)
+                or ins[k].op in _UNWINDING
+                or ins[k].target is not None  # (3.13 leaves some of the body's jumps unprotected)
+            ):
+                k += 1
+                continue
+            t = self._exit_tail_len(k)
+            if t:
+                k += t
+                continue
+            raise self.fail("code on an exit path of the try body that is no copy of its finally body", ins[k])
 
     def _raising_finally_end(self, H: int, C: int) -> int | None:
         """A finally body that never ends (it raises or returns on every path) has

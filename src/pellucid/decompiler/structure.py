@@ -14,13 +14,20 @@ import dis
 from dataclasses import dataclass, field
 from itertools import repeat
 from types import CodeType
-from typing import Any
+from typing import Any, Callable
 
 from pellucid.decompiler import values as V
 from pellucid.decompiler.cfg import build as build_cfg
 from pellucid.decompiler.classes import ClassOps
 from pellucid.decompiler.errors import DecompilationError
-from pellucid.decompiler.evaluate import Evaluator, InPlace, const, name, store_ctx
+from pellucid.decompiler.evaluate import (
+    Evaluator,
+    InPlace,
+    augmented_target,
+    const,
+    name,
+    store_ctx,
+)
 from pellucid.decompiler.exceptions import (
     Copy,
     ExceptionStructure,
@@ -43,6 +50,7 @@ from pellucid.decompiler.instructions import (
 )
 from pellucid.decompiler.patterns import PatternOps
 from pellucid.decompiler.reentry import splice_reentries
+from pellucid.decompiler.regions.chains import _NONE_JUMPS, ChainOps, _is_chain_link
 
 # where try_at() can be true without an exception-table entry or a copy
 _TRY_START_OPS = frozenset({"BEFORE_WITH"} if TABLE.has_exception_table else {"SETUP_FINALLY", "SETUP_WITH"})
@@ -119,7 +127,7 @@ _NOT_CHECKED_PLACED = frozenset({
 })
 
 
-class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
+class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
     def __init__(self, code: CodeType, thread_jumps: bool = False) -> None:
         self.code = code
         self.varnames = frozenset(code.co_varnames)
@@ -456,7 +464,13 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         exits: frozenset,
         until_cond: bool = False,
         base_stack: list | None = None,
+        until: Callable[[list], bool] | None = None,
     ) -> tuple[list[ast.stmt], list]:
+        """Structure [start, stop) on ``stack``: the statements, and the stack left.
+
+        ``until``: stop early, before the first instruction at which it holds of the stack,
+        recording that instruction in ``self.stopped_at`` (an operand evaluated up to the
+        instruction that consumed a value)."""
         saved = self.block
         self.block = []
         # after return/raise/break/continue the stack is dead; structured code
@@ -477,6 +491,9 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         copies, cover = getattr(self, "_copies", None), getattr(self, "_cover", None)
         try:
             while i < stop:
+                if until is not None and until(stack):
+                    self.stopped_at = i
+                    return self.block, stack
                 if until_cond and self.block:
                     # a statement: not a condition chain, which its callers then give up on
                     return self.block, stack
@@ -619,6 +636,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             self.emit(ast.Continue())
             return i + 1
         if loop is not None and t in loop.break_targets:
+            self._check_break_not_block_end(t, loop, exits, ins)
             self.emit(ast.Break())
             return i + 1
         if t == stop or t in exits:
@@ -628,6 +646,21 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         if i < t < stop and self._dead_between(i + 1, t):
             return t  # over handler code only (3.12+ keeps some of it inline)
         raise self.fail(f"unstructured jump to instruction {t}", ins)
+
+    def _check_break_not_block_end(self, t: int, loop: Loop, exits: frozenset, ins: Instr) -> None:
+        """A loop's follow found in handler code (3.11+: a `while True:` ending the function
+        has no code after it, so what its last jump back precedes is a handler's) is no
+        `break` target where it is also the end of the block being walked: a finally body's
+        jump to its own end (its re-raise) would be read as a `break`."""
+        home = getattr(self, "home", None)
+        if (
+            TABLE.has_exception_table
+            and home is not None
+            and t in exits
+            and t < self.n
+            and home[t] != home[loop.header]
+        ):
+            raise self.fail("a loop's follow is the end of the handler code being read", ins)
 
     def _is_back_edge(self, t: int, loop: Loop) -> bool:
         """Is ``t`` the loop's own closing jump back to its head (the last one)?"""
@@ -1633,6 +1666,7 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             if r is not None:
                 return r
         if loop is not None and (F in loop.break_targets or F in loop.continue_targets):
+            self._check_break_not_block_end(F, loop, exits, self.ins[start])
             k = stop - 1
             if (
                 TABLE.keeps_dead_jumps
@@ -1999,8 +2033,8 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
                 and not else_body
                 and len(st1) == len(stack) + 1
                 and len(st2) == len(stack) + 1
-                and _is_value(st1[-1])
-                and _is_value(st2[-1])
+                and _is_arm_value(st1[-1])
+                and _is_arm_value(st2[-1])
             ):
                 stack.append(
                     ast.IfExp(test=expr, body=self.as_expr(st1[-1], ins), orelse=self.as_expr(st2[-1], ins))
@@ -2400,11 +2434,10 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         return stmts, st, L
 
     def _arm_tail_copies(self, lo: int, L: int) -> list[int]:
-        """3.10+ `x = a or (b if c else d)` before a small exit block at ``L``: the
-        compiler replaced the first arm's jump to ``L`` by a copy of that block.  Starts of
-        such copies in [lo, L) (each followed by the next arm, which something jumps to)."""
-        if not TABLE.copies_exit_blocks:
-            return []
+        """`x = a or (b if c else d)` before a small exit block at ``L``: the compiler
+        replaced the first arm's jump to ``L`` by a copy of that block (3.10+; 3.9's peephole
+        does so for a jump to a lone RETURN_VALUE).  Starts of such copies in [lo, L) (each
+        followed by the next arm, which something jumps to)."""
         n = self._terminal_len(L)
         if n is None:
             return []
@@ -2492,237 +2525,9 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
         stack.append(_boolop(op, left, right))
         return resume
 
-    def do_chain(self, left: ast.Compare, stack: list, resume: int, L: int, ins: Instr) -> int:
-        """One link of ``a < b < c``: evaluate until the shared middle operand is consumed."""
-        if not (L + 1 < self.n and self.ins[L].op == "SWAP" and self.ins[L + 1].op == "POP_TOP"):
-            raise self.fail("chained comparison without clean-up", ins)
-        shared = stack[-1]
-        st = list(stack)
-        saved, self.block = self.block, []
-        i = resume
-        try:
-            while any(x is shared for x in st):
-                if i >= L:
-                    raise self.fail("chained comparison operand not found", ins)
-                cur = self.ins[i]
-                if cur.target is not None:
-                    raise self.fail("jump inside a chained comparison operand", cur)
-                self.apply(cur, st)
-                i += 1
-            if self.block:
-                raise self.fail("statement inside a chained comparison", ins)
-        finally:
-            self.block = saved
-        right = st.pop()
-        if not (isinstance(right, ast.Compare) and right.left is shared):
-            raise self.fail("chained comparison operand is not a comparison", ins)
-        stack[:] = st
-        stack.append(
-            ast.Compare(
-                left=left.left,
-                ops=left.ops + right.ops,
-                comparators=left.comparators + right.comparators,
-            )
-        )
-        nxt = self.ins[i]
-        if nxt.op == "JUMP" and nxt.target == L + 2:
-            return L + 2
-        if nxt.op in VALUE_JUMPS and nxt.target == L:
-            return i
-        if nxt.op == "COPY" and i + 1 < self.n and self.ins[i + 1].target == L:
-            return i
-        if i == L:
-            return L + 2
-        # the tail after the comparison was duplicated into both paths
-        a, b = i, L + 2
-        while a < L and b < self.n:
-            x, y = self.ins[a], self.ins[b]
-            if (x.op, _key(x.argval), x.target) != (y.op, _key(y.argval), y.target):
-                raise self.fail("chained comparison with different tails", ins)
-            if x.op in TERMINAL or x.op == "JUMP":
-                for k in range(L, b + 1):
-                    self.reachable[k] = False
-                return i
-            a += 1
-            b += 1
-        raise self.fail("chained comparison with different tails", ins)
-
     def _next(self, j: int) -> int:
         """Where control continues when the jump at ``j`` is not taken."""
         return self.fallthrough.get(j, j + 1)
-
-    def fold_chain_condition(self, j: int, stack: list) -> int:
-        """``if a < b < c:``: links jump to a POP_TOP clean-up; fold them into one test.
-
-        Shape: ``cmp; PJIF L; ...; cmp; PJ X; JUMP Y; L: POP_TOP; Y:``.  The
-        folded test jumps to X from the last link and continues at Y otherwise.
-        """
-        first = self.ins[j]
-        L = first.target
-        if not (
-            first.op == "POP_JUMP_IF_FALSE"
-            and L is not None
-            and L > j
-            and self.ins[L].op == "POP_TOP"
-        ):
-            raise self.fail("unrecognized chained comparison in a condition", first)
-        left = stack.pop()
-        shared = stack[-1]
-        st = list(stack)
-        saved, self.block = self.block, []
-        i = j + 1
-        try:
-            while True:
-                cur = self.ins[i]
-                if cur.target is not None:
-                    if cur.op == "POP_JUMP_IF_FALSE" and cur.target == L and not any(x is shared for x in st):
-                        # another link: its left operand is the comparison just built
-                        right = st.pop()
-                        if not (isinstance(right, ast.Compare) and right.left is shared):
-                            raise self.fail("chained comparison operand is not a comparison", cur)
-                        left = _merge_compare(left, right)
-                        shared = st[-1]
-                        i += 1
-                        continue
-                    break
-                self.apply(cur, st)
-                i += 1
-            if self.block:
-                raise self.fail("statement inside a chained comparison", first)
-        finally:
-            self.block = saved
-        last = self.ins[i]
-        if last.op in _NONE_JUMPS and st and st[-1] is shared and not any(x is shared for x in st[:-1]):
-            # 3.11+: the last link `... is None` / `... is not None` is fused into its jump,
-            # which reads either way: jump when `is (not) None` is false, or when it is true
-            st.pop()
-            error = None
-            for last_op, cmp in _NONE_JUMPS[last.op]:
-                right = ast.Compare(left=shared, ops=[cmp()], comparators=[ast.Constant(None)])
-                merged = _merge_compare(left, right)
-                merged.fused_none = last_op == "POP_JUMP_IF_TRUE"  # what _block reads
-                try:
-                    return self._fold_chain_end(i, L, last, last_op, merged, st, stack)
-                except DecompilationError as e:
-                    error = error or e
-            raise error
-        if any(x is shared for x in st):
-            raise self.fail("chained comparison operand not consumed", first)
-        right = st.pop()
-        if not (isinstance(right, ast.Compare) and right.left is shared):
-            raise self.fail("chained comparison operand is not a comparison", first)
-        return self._fold_chain_end(i, L, last, last.op, _merge_compare(left, right), st, stack)
-
-    def _fold_chain_end(
-        self, i: int, L: int, last: Instr, last_op: str, merged: ast.Compare, st: list, stack: list
-    ) -> int:
-        """Fold a chained comparison whose last link jumps at ``i`` (as ``last_op``) into
-        ``merged``; the clean-up of the other links is at ``L``."""
-        jump = self.ins[i + 1] if i + 1 < self.n else None
-        # the clean-up either falls through or jumps on to where "false" goes
-        cleanup_jump = L + 1 < self.n and self.ins[L + 1].op == "JUMP"
-        Y = L + 2 if cleanup_jump else L + 1
-        C = self.ins[L + 1].target if cleanup_jump else L + 1
-        size = self._terminal_len(last.target) if last.target is not None and not cleanup_jump else None
-        if size is not None and self._same_code(L + 1, last.target, size):
-            # 3.10+: the clean-up continues into a copy of the (small) exit block
-            Y = L + 1 + size
-            C = last.target
-        tail = L - (i + 1)
-        if (
-            last_op == "POP_JUMP_IF_TRUE"
-            and tail > 0
-            and self.ins[L - 1].op in TERMINAL
-            and self._same_code(i + 1, L + 1, tail)
-        ):
-            # 3.12+: the small block after the test was copied behind the clean-up
-            stack[:] = st
-            stack.append(merged)
-            for k in range(L, L + 1 + tail):
-                self.reachable[k] = False
-            self.fallthrough[i] = i + 1
-            return i
-        copied = (
-            self._terminal_len(last.target)
-            if last.target is not None and last.target > L + 1 and not self._is_target(L + 1)
-            else None
-        )
-        if copied is not None and not (
-            last.target == L + 1 + copied and self._same_code(L + 1, last.target, copied)
-        ):
-            copied = None
-        if (
-            last_op == "POP_JUMP_IF_FALSE"
-            and (last.target == L + 1 or copied is not None)
-            and L - 1 > i
-            and (self.ins[L - 1].op in TERMINAL or self.ins[L - 1].op == "JUMP")
-        ):
-            # 3.12+: the test's body sits before the clean-up, which falls into
-            # the false exit (or into a copy of it)
-            stack[:] = st
-            stack.append(merged)
-            for k in range(L, L + 1 + (copied or 0)):
-                self.reachable[k] = False
-            self.fallthrough[i] = i + 1
-            return i
-        if (
-            last_op == "POP_JUMP_IF_FALSE"
-            and cleanup_jump
-            and L > i + 2  # not just the jump into a body after the clean-up (below)
-            and (self.ins[L - 1].op in TERMINAL or self.ins[L - 1].op == "JUMP")
-            and C in self._same_place(last.target)
-        ):
-            # the body sits before the clean-up, and the last link's false exit is a
-            # jump (back to a loop head) where the clean-up goes too
-            stack[:] = st
-            stack.append(merged)
-            self.reachable[L] = self.reachable[L + 1] = False
-            self.fallthrough[i] = i + 1
-            return i
-        if (
-            last_op == "POP_JUMP_IF_TRUE"
-            and jump is not None
-            and jump.op == "JUMP"
-            and i + 2 == L
-            and jump.target in self._same_place(L + 1)
-        ):
-            # `if not a < b < c: continue`: the code after the clean-up is the test's false
-            # branch (a jump: 3.9 threads the last link's false exit straight to its target),
-            # which both false paths reach
-            Y = L + 1
-            stack[:] = st
-            stack.append(merged)
-            self.fallthrough[i] = Y
-            self.reachable[i + 1] = self.reachable[L] = False
-            return i
-        # 3.9 threads the jump into a body that is itself one jump (`break`) to that jump's
-        # target, leaving the body's jump dead: it is still the body
-        threaded = (
-            jump is not None
-            and jump.op == "JUMP"
-            and Y < self.n
-            and jump.target != Y
-            and self.ins[Y].op == "JUMP"
-            and self.ins[Y].target == jump.target
-            and not self.reachable[Y]
-        )
-        if not (
-            last_op in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE")
-            and jump is not None
-            and jump.op == "JUMP"
-            and (jump.target == Y or threaded)
-            and i + 2 == L
-            and C in self._same_place(last.target if last_op == "POP_JUMP_IF_FALSE" else Y)
-        ):
-            raise self.fail("unrecognized chained comparison in a condition", last)
-        stack[:] = st
-        stack.append(merged)
-        self.fallthrough[i] = Y
-        for k in range(i + 1, Y):
-            self.reachable[k] = False
-        if threaded:
-            self.reachable[Y] = True
-        return i
 
     def apply(self, ins: Instr, stack: list) -> None:
         """Run the opcode handler of ``ins`` on ``stack`` (no control flow)."""
@@ -2747,15 +2552,6 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             ):
                 return False
         return True
-
-    def _after_chain_cleanup(self, L: int, stack: list, ins: Instr) -> int:
-        # the false path of a chained comparison lands on SWAP 2; POP_TOP
-        if L + 1 < self.n and self.ins[L].op == "SWAP" and self.ins[L + 1].op == "POP_TOP":
-            return L + 2
-        raise self.fail("chained comparison without clean-up", ins)
-
-    def _chain_with_tail(self, i: int, left: ast.expr, stack: list, L: int) -> int | None:
-        return None
 
     # ------------------------------------------------------------ stores
     def store(self, target: ast.expr, stack: list, ins: Instr) -> None:
@@ -2840,7 +2636,8 @@ class Walker(PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
             if self._store_function(value, target, ins):
                 return
         if isinstance(value, InPlace):
-            self.emit(ast.AugAssign(target=store_ctx(target), op=value.op, value=value.value))
+            place = augmented_target(value, store_ctx(target))
+            self.emit(ast.AugAssign(target=place, op=value.op, value=value.value))
             return
         # `a = b = value`: the same object is still on the stack
         if V.holds(stack, value):
@@ -3102,21 +2899,10 @@ def _is_value(v: Any) -> bool:
     return isinstance(v, ast.expr) and not isinstance(v, InPlace)
 
 
-def _merge_compare(left: ast.Compare, right: ast.Compare) -> ast.Compare:
-    return ast.Compare(
-        left=left.left, ops=left.ops + right.ops, comparators=left.comparators + right.comparators
-    )
-
-
-# a jump on `x is None` fused into one opcode, as the plain jump on the comparison it stands for
-_NONE_JUMPS = {
-    "POP_JUMP_IF_NOT_NONE": (("POP_JUMP_IF_FALSE", ast.Is), ("POP_JUMP_IF_TRUE", ast.IsNot)),
-    "POP_JUMP_IF_NONE": (("POP_JUMP_IF_FALSE", ast.IsNot), ("POP_JUMP_IF_TRUE", ast.Is)),
-}
-
-
-def _is_chain_link(left: ast.expr, stack: list) -> bool:
-    return isinstance(left, ast.Compare) and bool(stack) and left.comparators[-1] is stack[-1]
+def _is_arm_value(v: Any) -> bool:
+    """An arm of a conditional expression: an expression, or a function MAKE_FUNCTION made
+    (a lambda, which only a store would turn into a def)."""
+    return _is_value(v) or type(v) is V.FunctionValue
 
 
 _INVERSE_CMP = (

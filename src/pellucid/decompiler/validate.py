@@ -14,7 +14,10 @@ recorded in order with its operand terms, and its result is the term ``("res", k
 k-th step of the path.  A branch records the outcome it takes, a path ends with the term it
 returns or the exception it raises.  The two programs are equivalent when their sets of paths
 are equal: every input takes the same path in both, so both do the same operations, on the
-same values, in the same order, and end the same way.
+same values, in the same order, and end the same way.  The two sets are compared as tries,
+walked together (:mod:`pellucid.decompiler.lockstep`): where the paths of a branch join again
+in states that are the same up to the names of results, the rest is compared once, so
+sequential ``if`` statements cost a sum of paths, not a product.
 
 Lists and dicts the code itself builds are followed concretely (a heap of fresh objects),
 so Dynamo's dance of lists and slices and the tidy's one call with list displays become the
@@ -47,8 +50,9 @@ import gc
 import operator
 import types
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
+from pellucid.decompiler import lockstep
 from pellucid.decompiler.instructions import TABLE, Instr, exception_entries, normalize
 
 EQUIVALENT = "equivalent"
@@ -122,19 +126,22 @@ def _validate(
 ) -> Verdict:
     try:
         exceptions = _has_handlers(original) or _has_handlers(candidate)
-        a = _Executor(original, {}, {}, exceptions, {}).run()
+        a = _Executor(original, {}, {}, exceptions, {})
         code_alias = _nested_code_aliases(original, candidate)
         b = _Executor(
             candidate, dict(global_aliases or {}), dict(constant_names or {}), exceptions,
             code_alias,
-        ).run()
+        )
+        ends = lockstep.compare(
+            a, b, MAX_PATHS, lambda: NotModelled(f"more than {MAX_PATHS} paths")
+        )
+    except lockstep.Differs as e:
+        return Verdict(False, str(e))
     except NotModelled as e:
         return Verdict(False, str(e))
     except RecursionError:
         return Verdict(False, "terms nested too deeply to compare")
-    if a == b:
-        return Verdict(True, paths=len(a))
-    return Verdict(False, _first_difference(a, b), len(a))
+    return Verdict(True, paths=ends)
 
 
 # ----------------------------------------------------------------------------- preparation
@@ -241,10 +248,14 @@ class _State:
     visits: int = 0  # backward jumps taken (a bound on loops run concretely)
     heads: dict = field(default_factory=dict)  # loop head -> the stack there
     functions: int = 0  # functions made on this path
+    shown_functions: dict = field(default_factory=dict)  # made function -> its name once seen
     cells: dict = field(default_factory=dict)  # bound cells only this frame writes -> version
     loop_count: int = 0  # loops entered on this path
     holders: dict = field(default_factory=dict)  # object made before a loop -> who held it
     inside: tuple = ()  # (head, last index, floor before it) of the loops the path is in
+    ended: bool = False  # the path has ended (returned, raised out, or looped back)
+    joined: bool = False  # passed a join point since its node was last keyed (lockstep)
+    jumped_back: bool = False  # forked onto a backward jump, not yet taken
 
     def fork(self) -> _State:
         heap = {k: _Obj(o.kind, list(o.items), o.escaped) for k, o in self.heap.items()}
@@ -252,8 +263,26 @@ class _State:
                     dict(self.truths), list(self.exc_info), self.kwnames, self.escapes)
         st.loops, st.floor, st.visits, st.heads = self.loops, self.floor, self.visits, self.heads
         st.functions, st.cells, st.loop_count = self.functions, self.cells, self.loop_count
-        st.holders, st.inside = self.holders, self.inside
+        st.shown_functions = self.shown_functions
+        st.holders, st.inside, st.joined = self.holders, self.inside, self.joined
         return st
+
+
+class _Live:
+    """The live locals at each instruction, as sets made when first asked for."""
+
+    def __init__(self, masks: list[int], names: list[str]) -> None:
+        self.masks, self.names = masks, names
+        self.sets: dict[int, frozenset] = {}
+
+    def __getitem__(self, index: int) -> frozenset:
+        got = self.sets.get(index)
+        if got is None:
+            m = self.masks[index]
+            got = self.sets[index] = frozenset(
+                name for k, name in enumerate(self.names) if m >> k & 1
+            )
+        return got
 
 
 class _PathEnd(Exception):
@@ -305,7 +334,7 @@ class _Executor:
             if i.op.startswith("SETUP_") or i.op in ("POP_BLOCK", "BEGIN_FINALLY"):
                 raise NotModelled(f"exception blocks of Python {TABLE.version[0]}.{TABLE.version[1]} ({i.op})")
         self.steps = 0
-        self._live: list[frozenset] | None = None
+        self._live: _Live | None = None
         self.looping_back = False
         # loop heads (targets of backward jumps) -> the last jump back to each
         self.loop_ends: dict[int, int] = {}
@@ -315,33 +344,44 @@ class _Executor:
         # cell variables no function this code makes writes (a frame's own cells: its free
         # variables' cells belong to others, who may write them whenever code runs)
         self.own_cells = set(code.co_cellvars) - _cells_written(code)
+        # instructions more than one way leads to (where lockstep looks for paths to merge)
+        self.joins = {b.target for b in self.ins if b.target is not None}
+        self.joins |= {h[2] for h in self.handlers}
+        self._key_live: _Live | None = None
 
     # --------------------------------------------------------------- driving
 
-    def run(self) -> frozenset:
+    def start(self) -> _State:
+        """The state on entry: the arguments bound, nothing done."""
         code = self.code
         n = code.co_argcount + code.co_kwonlyargcount
         n += bool(code.co_flags & 0x04) + bool(code.co_flags & 0x08)
         local = {name: ("arg", name) for name in code.co_varnames[:n]}
         first = _State(0, [], local, {}, [])
         first.cells = {name: -1 for name in code.co_varnames[:n] if name in self.own_cells}
-        work = [first]
-        paths: set = set()
-        while work:
-            st = work.pop()
-            try:
-                self._run_path(st, work)
-            except _PathEnd:
-                paths.add(tuple(st.path))
-            if len(paths) + len(work) > MAX_PATHS:
-                raise NotModelled(f"more than {MAX_PATHS} paths")
-        return frozenset(paths)
+        return first
 
-    def _run_path(self, st: _State, work: list) -> None:
+    def advance(self, st: _State) -> list[_State]:
+        """Run ``st`` until its path grows by a step or ends: it, and the paths it forked
+        on the way (each a step or more longer)."""
+        work: list = []
+        try:
+            self._run_path(st, work, len(st.path))
+        except _PathEnd:
+            st.ended = True
+        for alt in work:
+            alt.joined = alt.joined or alt.pc in self.joins
+        return [st] + work
+
+    def _run_path(self, st: _State, work: list, until: int) -> None:
         ins = self.ins
         self.work = work
-        if isinstance(st, _Ended):
-            raise _PathEnd
+        if st.jumped_back:
+            # (forked onto a backward jump: the jump is taken here, as for a path that runs it)
+            st.jumped_back = False
+            self._jumped_back(st)
+            if len(st.path) > until:
+                return
         while True:
             self.steps += 1
             if self.steps > MAX_STEPS:
@@ -362,14 +402,31 @@ class _Executor:
             if handler is None:
                 raise NotModelled(f"opcode {i.op} not modelled")
             handler(st, i)
-            if st.pc <= i.index:  # (a backward jump: a loop run concretely, or not modelled)
-                if st.pc in st.loops:
-                    self._loop_back(st, st.pc)
-                if ins[st.pc].op != "FOR_ITER":
-                    raise NotModelled("a loop entered other than at its head")
-                st.visits += 1
-                if st.visits > MAX_VISITS:
-                    raise NotModelled("a loop that is not over an iterable")
+            if st.pc <= i.index:
+                self._jumped_back(st)
+            if st.pc in self.joins:
+                st.joined = True
+            if len(st.path) > until:
+                return
+
+    def _jumped_back(self, st: _State) -> None:
+        """A backward jump: the end of an iteration of a loop run by induction, or of one
+        run concretely (over a list the code built), or a loop not modelled."""
+        if st.pc in st.loops:
+            self._loop_back(st, st.pc)
+        if self.ins[st.pc].op != "FOR_ITER":
+            raise NotModelled("a loop entered other than at its head")
+        st.visits += 1
+        if st.visits > MAX_VISITS:
+            raise NotModelled("a loop that is not over an iterable")
+
+    def key_live(self) -> _Live:
+        """The locals each instruction may read before they are bound again, a delete
+        counting as a read (it raises when the local is unbound): what of the locals the
+        rest of a path can depend on."""
+        if self._key_live is None:
+            self._key_live = self._liveness(("LOAD_FAST", "DELETE_FAST"))
+        return self._key_live
 
     # --------------------------------------------------------------- events
 
@@ -450,6 +507,16 @@ class _Executor:
             return ("new" + obj.kind, obj.escaped, items)
         if tag == "listmeth":
             raise NotModelled("a method of a list the code built used as a value")
+        if tag == "fn-made":
+            # (named by the step where it is first seen, like a result: j tells apart those
+            # first seen at the same step)
+            shown = st.shown_functions.get(term)
+            if shown is None:
+                k = len(st.path)
+                j = sum(1 for d in st.shown_functions.values() if d[1] == k)
+                shown = ("made", k, j, term[2])
+                st.shown_functions = {**st.shown_functions, term: shown}
+            return shown
         if tag in ("const", "arg", "res", "exc", "global", "code", "object", "cell", "null",
                    "lasti"):
             return term
@@ -583,7 +650,7 @@ class _Executor:
         fresh = self.fresh(st, obj)
         if type(obj) is tuple and obj[0] == "function" and i.argval == "__closure__":
             # (a function this code made: its closure, as pellucid writes a cell object)
-            closure = dict(obj[2:]).get("closure", const_term(None))
+            closure = dict(p[:2] for p in obj[2:]).get("closure", const_term(None))
             st.stack.append(closure)
             return
         if fresh is not None and fresh.kind == "list" and i.argval in ("extend", "append"):
@@ -761,9 +828,11 @@ class _Executor:
 
     def _function(self, st: _State, code: Any, parts: list) -> tuple:
         # building a function runs no code; what it closes over and its defaults escape.  Each
-        # function made is another object: numbered in the order they are made on the path.
+        # function made is another object: named by the step where it is first seen outside
+        # (one made only to read its closure is never seen), with the loop it was made in (one
+        # made before a loop is the same object in every iteration, one made in it is not).
         st.functions += 1
-        return ("function", code, ("made", st.functions)) + tuple(
+        return ("function", code, ("fn-made", st.functions, st.loop_count)) + tuple(
             (what, self.show(st, v)) for what, v in sorted(parts, key=lambda p: p[0])
         )
 
@@ -775,7 +844,7 @@ class _Executor:
             raise NotModelled("SET_FUNCTION_ATTRIBUTE on an unknown function")
         parts = [p for p in fn[2:] if p[0] != what] + [(what, self.show(st, value))]
         st.stack.append(("function", fn[1]) + tuple(sorted(parts, key=lambda p: p[0])))
-        # (("made", n) sorts among the parts: it stays)
+        # (("fn-made", n, loop) sorts among the parts: it stays)
 
     # --------------------------------------------------------------- operators
 
@@ -1107,6 +1176,8 @@ class _Executor:
             st.path.append(("branch", base, True))
             if self._decide(alt, t) == jump_if:
                 alt.pc = target
+                if target <= self.cur.index:
+                    alt.jumped_back = True
             self.work.append(alt)
             outcome = self._decide(st, t)
         if outcome == jump_if:
@@ -1225,11 +1296,14 @@ class _Executor:
                 holders.setdefault(t[1], ("local", name))
         st.holders = holders
 
-    def _live_in(self) -> list[frozenset]:
+    def _live_in(self) -> _Live:
         """The locals each instruction may read before they are bound again (live at it),
         over jumps, fall-through and exception edges: a backward dataflow to a fixed point."""
-        if self._live is not None:
-            return self._live
+        if self._live is None:
+            self._live = self._liveness(("LOAD_FAST",))
+        return self._live
+
+    def _liveness(self, uses: tuple) -> _Live:
         ins, n = self.ins, len(self.ins)
         succ: list[list[int]] = [[] for _ in range(n)]
         for b in ins:
@@ -1240,21 +1314,30 @@ class _Executor:
             h = self._handler(b.index)
             if h is not None:
                 succ[b.index].append(h[0])
-        live: list[frozenset] = [frozenset()] * (n + 1)
+        # (sets of locals as bits of an int: the fixed point takes a few passes over the code)
+        bits: dict[str, int] = {}
+        gen, kill = [0] * n, [0] * n
+        for b in ins:
+            if b.op in uses or b.op in ("STORE_FAST", "DELETE_FAST"):
+                one = bits.setdefault(b.argval, 1 << len(bits))
+                if b.op in uses:
+                    gen[b.index] = one
+                else:
+                    kill[b.index] = one
+        live = [0] * (n + 1)
         changed = True
         while changed:
             changed = False
-            for b in reversed(ins):
-                out: frozenset = frozenset().union(*(live[k] for k in succ[b.index] if k <= n))
-                if b.op in ("STORE_FAST", "DELETE_FAST"):
-                    out = out - {b.argval}
-                elif b.op == "LOAD_FAST":
-                    out = out | {b.argval}
-                if out != live[b.index]:
-                    live[b.index] = out
+            for k in range(n - 1, -1, -1):
+                out = 0
+                for j in succ[k]:
+                    if j <= n:
+                        out |= live[j]
+                out = (out & ~kill[k]) | gen[k]
+                if out != live[k]:
+                    live[k] = out
                     changed = True
-        self._live = live
-        return live
+        return _Live(live, list(bits))
 
     def _loop_back(self, st: _State, head: int) -> None:
         stack, n, carried = st.heads[head]
@@ -1315,43 +1398,6 @@ class _Executor:
         exc = st.stack[-1]
         fn = st.stack[-4]
         st.stack.append(self.ev_show(st, "call-exit", fn, exc))
-
-
-class _Ended(_State):
-    """A path that already ended (an exception out of the function), queued as it is."""
-
-    def __init__(self, st: _State) -> None:
-        super().__init__(st.pc, st.stack, st.local, st.heap, st.path, st.truths, st.exc_info,
-                         st.kwnames, st.escapes, st.loops, st.floor, st.visits, st.heads,
-                         st.functions, st.cells, st.loop_count, st.holders, st.inside)
-
-
-# ----------------------------------------------------------------------------- reporting
-
-
-def _describe(step: Any) -> str:
-    text = repr(step)
-    return text if len(text) <= 160 else text[:157] + "..."
-
-
-def _first_difference(a: Iterable[tuple], b: Iterable[tuple]) -> str:
-    """The first step where a path of one program has no counterpart in the other."""
-    only_a = sorted(set(a) - set(b), key=len)
-    only_b = sorted(set(b) - set(a), key=len)
-    if not only_a:
-        return f"differs: the file has a path Dynamo's code does not: {_describe(only_b[0][-1])}"
-    p = only_a[0]
-    best, at = None, -1
-    for q in b:
-        k = 0
-        while k < min(len(p), len(q)) and p[k] == q[k]:
-            k += 1
-        if k > at:
-            best, at = q, k
-    if best is None or at >= len(p):
-        return f"differs: a path of Dynamo's code is missing from the file: {_describe(p[-1])}"
-    theirs = _describe(best[at]) if at < len(best) else "the path ends"
-    return f"differs at step {at + 1}: Dynamo's code {_describe(p[at])}, the file {theirs}"
 
 
 __all__ = ["EQUIVALENT", "NOT_VERIFIED", "Verdict", "validate", "const_term", "NotModelled"]

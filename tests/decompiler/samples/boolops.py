@@ -339,3 +339,14 @@ def bool_and_or_in_condition(a, b, c):
     if (a and b) or c:
         return "yes"
     return "no"
+
+
+@cases((1, 2, 0, 3), (0, 2, 1, 3), (0, 0, 0, 5), (1, 0, 1, 0))
+def bo_returned_with_conditional_operand(a, b, c, d):
+    # 3.9's peephole returns straight from the first arm (a jump to a return is a return)
+    return a and (b if c else d)
+
+
+@cases((1, 2, 0, 3), (0, 2, 1, 3), (0, 0, 0, 5), (0, 0, 1, 0))
+def bo_returned_with_nested_conditional_operand(a, b, c, d):
+    return a or b or (c if d else d if c else 7)

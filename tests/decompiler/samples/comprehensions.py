@@ -329,3 +329,22 @@ def comp_shadowed_reduction_of_generator(xs):
         return sorted(it)
 
     return all(-x for x in xs)
+
+
+@cases(([1, 2], "ab"), ([], "xyz"))
+def comp_false_constant_filter(xs, ys):
+    # a filter that is a false constant: 3.10+ drop the element, which is dead code
+    return (
+        [x * 2 for x in xs if 0],
+        {x: y for x in xs for y in ys if ""},
+        {x for x in xs if None},
+        list(x for x in xs if False),
+        [y for x in xs if x for y in ys if 0],
+    )
+
+
+@cases(([1, 0, 2], 5), ([], 0))
+def comp_filter_true_after_its_test(xs, n):
+    # `q or 2` is true once `q` ran: 3.9 keeps the test, jumping where it falls through
+    seen = []
+    return [x * n for x in xs if seen.append(x) or 2], {x for x in xs if not x or 1 if x != n}, seen

@@ -105,3 +105,11 @@ def lam_recursive_via_name(n):
 lam_toplevel = cases((1, 2), (3, 4))(lambda a, b=5: a * b + 1)
 
 lam_toplevel_kwonly = cases((1,), (2,))(lambda a, *, k=3: (a, k))
+
+
+@cases((1, 2), (0, 5))
+def lam_conditional_arms(a, b):
+    # a lambda as an arm of a conditional expression
+    g = (lambda x, y=b: x + y) if a else (lambda x: -x)
+    h = (lambda: a) if b > 3 else None
+    return g(3), h() if h else h

@@ -259,3 +259,30 @@ def op_signed_constant_operands(n):
         2 ** -1 ** n,
         n ** -1 if n else 0,
     )
+
+
+@cases((1, 2, 3, 0, 4), (1, 2, 0, 5, 4), (3, 2, 1, 0, 0), (1, 5, 3, 1, 9), (0, 1, 0, 0, 2))
+def op_chained_operand_with_jumps(a, b, c, d, e):
+    # a later link's operand holds jumps of its own: a ternary, an and/or
+    x = a < b < (c if d else e)
+    y = a < b == (c and d) < e
+    z = a <= b < (c or d or e) < 9
+    return x, y, z
+
+
+@cases((1, 2, 3, 0, 4), (1, 2, 0, 5, 4), (3, 2, 1, 0, 0), (1, 5, 3, 1, 9), (1, 1, 1, 0, 3))
+def op_chained_condition_operand_with_jumps(a, b, c, d, e):
+    if a < b < (c if d else e):
+        return 1
+    if a < (b or c) < (d and e) <= 9:
+        return 2
+    if not a <= b < (c if d else e if c else d) or e > 5:
+        return 3
+    return 4
+
+
+@cases((1, [2]), (None, []))
+def op_chained_function_operand(a, b):
+    # the middle operand is made by MAKE_FUNCTION (a lambda): both links share it
+    f = lambda: a  # noqa: E731
+    return a is not (lambda: 1) is not f, f not in b != (lambda: 2), a == f"{a}" != b

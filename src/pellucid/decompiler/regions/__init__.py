@@ -1,0 +1,1 @@
+"""Recognizers of source constructs over the instruction stream, one module per construct."""
