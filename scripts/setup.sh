@@ -14,10 +14,12 @@ PELLUCID_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export PELLUCID_ROOT
 
 # Versions tested; 3.11 is the main one (torch wheels exist for it).
-PELLUCID_VERSIONS=(3.9 3.10 3.11 3.12 3.13)
-# Newer CPythons, from Debian's sid when pyenv has none (scripts/pythons.sh). The decompiler
-# refuses their bytecode cleanly until they are supported; their tests check that refusal.
-PELLUCID_NEW_VERSIONS=(3.14 3.15)
+PELLUCID_VERSIONS=(3.9 3.10 3.11 3.12 3.13 3.14)
+# CPythons taken from Debian's sid when pyenv has none (scripts/pythons.sh).
+PELLUCID_DEBIAN_VERSIONS=(3.14 3.15)
+# Newer CPythons whose bytecode the decompiler refuses cleanly until they are supported; their
+# tests check that refusal.
+PELLUCID_NEW_VERSIONS=(3.15)
 
 # shellcheck source=scripts/pythons.sh
 source "$(dirname "${BASH_SOURCE[0]}")/pythons.sh"
@@ -99,7 +101,7 @@ pellucid_ensure_venv() {
     local ver="$1" py venv extras stamp want
     local debian=""
     py="$(pellucid_find_python "$ver")"
-    if [[ -z "$py" && " ${PELLUCID_NEW_VERSIONS[*]} " == *" $ver "* ]]; then
+    if [[ -z "$py" && " ${PELLUCID_DEBIAN_VERSIONS[*]} " == *" $ver "* ]]; then
         py="$(pellucid_ensure_debian_python "$ver")" && debian=1
     fi
     if [[ -z "$py" ]]; then
@@ -164,13 +166,13 @@ pellucid_torch_venv_dir() {
 # .venv when $1 is the first release). The release's requirements file pins torch and the test
 # dependencies. pip runs without this machine's configuration file (PIP_CONFIG_FILE=/dev/null),
 # whose constraints may cap torch below a supported release; the requirements pin exactly what is
-# installed. On a Debian CPython (PELLUCID_NEW_VERSIONS) the venv gets pip from its wheel, and
+# installed. On a Debian CPython (PELLUCID_DEBIAN_VERSIONS) the venv gets pip from its wheel, and
 # only wheels are accepted: that interpreter has no build tool chain of its own, and the
 # registry has cp3X wheels of torch and of every test dependency.
 pellucid_ensure_torch_venv() {
     local ver="$1" pyver="${2:-$PELLUCID_MAIN_VERSION}" py venv req want stamp log tv
     local debian="" pipopts=()
-    if [[ " ${PELLUCID_NEW_VERSIONS[*]} " == *" $pyver "* ]]; then
+    if [[ " ${PELLUCID_DEBIAN_VERSIONS[*]} " == *" $pyver "* ]]; then
         py="$(pellucid_ensure_debian_python "$pyver")" || return 1
         debian=1
         pipopts=(--only-binary=:all:)

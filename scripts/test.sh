@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run the whole test suite: ruff, then pytest under every CPython that scripts/setup.sh knows
-# (3.9-3.13 from pyenv, 3.14/3.15 from Debian) and with every supported torch release (see
-# PELLUCID_TORCH_VERSIONS in scripts/setup.sh).
+# (3.9-3.13 from pyenv, 3.14/3.15 from Debian when pyenv has none) and with every supported torch
+# release (see PELLUCID_TORCH_VERSIONS in scripts/setup.sh).
 # Does all set-up itself (see scripts/setup.sh). Extra arguments are passed to every pytest run.
 # Exit status is non-zero if ruff fails or any pytest run fails or collects no test (exit 5).
 # Each test is stopped after PELLUCID_TEST_TIMEOUT seconds (default 180; pytest-timeout).
@@ -81,7 +81,7 @@ coverage_check=(tests/benchmarks/test_coverage_matrix.py)
 decompiler_lane() {
     local ver
     for ver in "${PELLUCID_VERSIONS[@]}"; do
-        if [[ -z "$(pellucid_find_python "$ver")" ]]; then
+        if [[ ! -x "$(pellucid_venv_dir "$ver")/bin/python" ]]; then
             echo "ok Python $ver: skipped (interpreter not installed)" >>"$results/lane1"
             continue
         fi

@@ -2,9 +2,7 @@
 BINARY_OP, LOAD_COMMON_CONSTANT), inlined ``all``/``any``/``tuple`` calls, ``with`` set up by
 special-method loads, and/or jumps that skip a test, the docstring in co_flags, while tests
 no longer copied to the loop's bottom (a `while True`'s jump back laid where its path goes round),
-RETURN_CONST gone.
-
-Not yet read: ``decode.SUPPORTED_VERSIONS`` stops before this version."""
+RETURN_CONST gone."""
 
 from __future__ import annotations
 
