@@ -127,6 +127,12 @@ _NOT_CHECKED_PLACED = frozenset({
 })
 
 
+# (name stored, body mode) -> the Walker attribute that keeps a body's __annotate__ code
+_ANNOTATE_SLOTS = {
+    ("__annotate_func__", "class"): "class_annotate",
+    ("__annotate__", "module"): "module_annotate",
+}
+
 class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator):
     def __init__(self, code: CodeType, thread_jumps: bool = False) -> None:
         self.code = code
@@ -2578,23 +2584,15 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
             )
         ):
             return  # 3.12+: a class body keeps its namespace for its annotation scopes
+        # 3.14+: a class or module body's compiler-made __annotate__ function is kept for
+        # class_body / module_body, which write its annotations where they ran
+        slot = _ANNOTATE_SLOTS.get((getattr(target, "id", None), getattr(self, "mode", None)))
         if (
-            isinstance(target, ast.Name)
-            and target.id == "__annotate_func__"
+            slot is not None
             and isinstance(value, V.FunctionValue)
             and value.code.co_name == "__annotate__"
-            and getattr(self, "mode", None) == "class"
         ):
-            self.class_annotate = value.code  # 3.14+: class_body writes its annotations
-            return
-        if (
-            isinstance(target, ast.Name)
-            and target.id == "__annotate__"
-            and isinstance(value, V.FunctionValue)
-            and value.code.co_name == "__annotate__"
-            and getattr(self, "mode", None) == "module"
-        ):
-            self.module_annotate = value.code  # 3.14+: module_body writes its annotations
+            setattr(self, slot, value.code)
             return
         if (
             isinstance(target, ast.Name)
