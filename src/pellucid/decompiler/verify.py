@@ -33,6 +33,7 @@ from typing import Any, Iterator
 
 from pellucid.decompiler.decode import decode
 from pellucid.decompiler.instructions import (
+    DROPPED,
     INVERSE_JUMPS,
     JUMP_ALIASES,
     SPELLINGS,
@@ -60,19 +61,8 @@ _HAS_TYPE_PARAMS = "type_params" in ast.FunctionDef._fields
 # operand is not known to be a bool, so it never distinguishes two programs.
 # MAKE_CELL / COPY_FREE_VARS (3.11+) are fully determined by co_cellvars / co_freevars,
 # which are compared as sets.
-_DROPPED = frozenset(
-    {
-        "NOP",
-        "CACHE",
-        "EXTENDED_ARG",
-        "RESUME",
-        "PRECALL",
-        "TO_BOOL",
-        "NOT_TAKEN",
-        "MAKE_CELL",
-        "COPY_FREE_VARS",
-    }
-)
+# The decoder's own list, except GEN_START (3.10), which says what kind of generator a body is.
+_DROPPED = DROPPED - {"GEN_START"}
 
 
 # 3.13 superinstructions: two local-variable operations in one; split into their halves.
