@@ -9,7 +9,6 @@ shows up as a failure to update), and right or refused on the others.
 
 from __future__ import annotations
 
-import copy
 import sys
 import warnings
 from pathlib import Path
@@ -23,16 +22,9 @@ from pellucid.decompiler.api import NOT_VERIFIED
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 
 from loop_try_programs import INPUTS, PRELUDE  # noqa: E402
+from test_found_wrong_shapes import _run  # noqa: E402  (one way to run and compare)
 
 VERSION = sys.version_info[:2]
-
-
-def _run(fn, ks):
-    args = [copy.deepcopy(ks)]  # (each run mutates its own argument)
-    try:
-        return ("ok", repr(fn(*args)), repr(args))
-    except Exception as exc:  # noqa: BLE001 - the outcome is what is compared
-        return ("raise", type(exc).__name__, repr(args))
 
 
 def _original(source):
@@ -48,7 +40,7 @@ def _behaves_the_same(out, namespace) -> bool:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SyntaxWarning)
         exec(compile(out, "<decompiled>", "exec"), decompiled)
-    return all(_run(decompiled["f"], ks) == _run(namespace["f"], ks) for ks in INPUTS)
+    return all(_run(decompiled["f"], (ks,)) == _run(namespace["f"], (ks,)) for ks in INPUTS)
 
 
 @pytest.mark.parametrize("seed", sorted(PROGRAMS))
