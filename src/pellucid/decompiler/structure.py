@@ -1447,6 +1447,11 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
                 k += 1
             elif (size := self._arm_copy(k)) is not None:
                 # 3.10+ copy a small `return` body onto the end of the first arm
+                if copies and not self._same_copy(falls, copies, k, size):
+                    # every copied body of a chain is a copy of the code after it, and this
+                    # one differs from the first: no longer chain can hold both (an elif
+                    # chain of different returns), so the scan stops here, keeping it linear
+                    break
                 falls[len(blocks) - 1] = k
                 copies[len(blocks) - 1] = size
                 k += size
@@ -1540,6 +1545,11 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
                 self.last_chain = (chain, starts + [T])
                 return expr, T, F
         return None
+
+    def _same_copy(self, falls: dict[int, int], copies: dict[int, int], k: int, size: int) -> bool:
+        """Whether the copied body of ``size`` at ``k`` is the same code as the chain's first."""
+        n, first_size = next(iter(copies.items()))
+        return size == first_size and self._same_code(falls[n], k, size)
 
     def _chain_cleanup_copy(self, outside: set[int], T: int, start: int) -> tuple[int, int] | None:
         """(t, n): an exit t of a test [start, T) holding a copy, n long, of the terminal
@@ -2257,6 +2267,12 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
             isinstance(v, ast.expr) and not _pure(v, local) for v in stack[self.cur_base :]
         )
 
+    def _first_terminal(self, k: int) -> int:
+        """Index of the first reachable return or raise at or after ``k`` (``n`` if none)."""
+        while k < self.n and not (self.reachable[k] and self.ins[k].op in TERMINAL):
+            k += 1
+        return k
+
     def _is_finally_end_jump(self, k: int) -> bool:
         """Is k a re-raise ending a finally body's exception-path copy that
         ``_merge_finally_exits`` turned into a jump to the copy's last re-raise?"""
@@ -2273,6 +2289,12 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
         ``end`` (a finally body's re-raise), the first arm's copy ends in a jump
         to ``end`` where the second's reaches the re-raise at ``end`` itself."""
         # a tail of just the return is `if t: return a` / `return b`: same code
+        limit = min(stop, self.n)
+        if self.ins[F - 1].op in TERMINAL:
+            # the tail ends the block, so its second copy ends at the first return or raise
+            # the second arm reaches: the search for it stops there (an elif chain of returns
+            # stays linear)
+            limit = min(limit, self._first_terminal(F) + 1)
         for n_s in range(F - T, 1, -1):
             tail_start = F - n_s
             if self._copy_size(tail_start, F) > MAX_COPY_SIZE:
@@ -2285,9 +2307,9 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
                     continue
             else:
                 p = F
-                while p + n_s <= min(stop, self.n) and not self._same_code(tail_start, p, n_s):
+                while p + n_s <= limit and not self._same_code(tail_start, p, n_s):
                     p += 1
-                if p + n_s > min(stop, self.n) or p == F:
+                if p + n_s > limit or p == F:
                     continue
             if self.ins[tail_start].line != self.ins[p].line:
                 continue  # each copy on its own line: the arms' own statements (`x = a` / `x = b`)
