@@ -138,6 +138,7 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
         self.code = code
         self.varnames = frozenset(code.co_varnames)
         self._match_candidates: set[int] | None = None  # (PatternOps, found when first needed)
+        self._no_arm_end: dict[int, int] = {}  # join -> start of an operand walked to it
         self.ins = normalize(code)
         if thread_jumps:
             thread_jump_chains(self.ins)
@@ -2458,7 +2459,17 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
         if arm_end is not None:
             stmts, st = self.walk(lo, arm_end, list(stack), frozenset({arm_end}))
             return stmts, st, arm_end
-        stmts, st = self.walk(lo, L, list(stack), frozenset({L}))
+        # [lo, L) holds no arm's end: an operand nested in this one with the same join (the
+        # rest of a long `and` chain) need not scan its part of it again
+        outer = self._no_arm_end.get(L)
+        self._no_arm_end[L] = lo
+        try:
+            stmts, st = self.walk(lo, L, list(stack), frozenset({L}))
+        finally:
+            if outer is None:
+                del self._no_arm_end[L]
+            else:
+                self._no_arm_end[L] = outer
         return stmts, st, L
 
     def _arm_tail_copies(self, lo: int, L: int) -> list[int]:
@@ -2482,6 +2493,9 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
     def _arm_end_before(self, lo: int, L: int) -> int | None:
         """The jump to ``L`` that ends a conditional expression's arm inside [lo, L): the
         next arm starts right after it (something jumps there)."""
+        scanned = self._no_arm_end.get(L)
+        if scanned is not None and scanned <= lo:
+            return None
         for k in range(lo, L - 1):
             ins = self.ins[k]
             if ins.target is not None and ins.target > L:
