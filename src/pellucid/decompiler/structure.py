@@ -2446,11 +2446,14 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
                 c = self.ins[p + n - 1]
                 self.ins[c.index] = Instr("JUMP", None, None, c.offset, c.line, L, c.index, "JUMP_FORWARD")
                 self.reachable[c.index] = True
+            scanned = self._no_arm_end.pop(L, None)  # (the copies are jumps to L for now)
             try:
                 stmts, st = self.walk(lo, L, list(stack), frozenset({L}))
             finally:
                 for p, c in saved.items():
                     self.ins[p] = c
+                if scanned is not None:
+                    self._no_arm_end[L] = scanned
             for p in copies:
                 for k in range(p, p + n):
                     self.reachable[k] = False
@@ -2459,18 +2462,32 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
         if arm_end is not None:
             stmts, st = self.walk(lo, arm_end, list(stack), frozenset({arm_end}))
             return stmts, st, arm_end
-        # [lo, L) holds no arm's end: an operand nested in this one with the same join (the
-        # rest of a long `and` chain) need not scan its part of it again
-        outer = self._no_arm_end.get(L)
-        self._no_arm_end[L] = lo
-        try:
-            stmts, st = self.walk(lo, L, list(stack), frozenset({L}))
-        finally:
-            if outer is None:
-                del self._no_arm_end[L]
-            else:
-                self._no_arm_end[L] = outer
+        if not self._jumps_to_or_past(lo, L):
+            # no jump in [lo, L) leaves for L or past it: an operand nested in this one with
+            # the same join (the rest of a long `and` chain) need not scan its part again
+            outer = self._no_arm_end.get(L)
+            self._no_arm_end[L] = lo
+            try:
+                stmts, st = self.walk(lo, L, list(stack), frozenset({L}))
+            finally:
+                if outer is None:
+                    del self._no_arm_end[L]
+                else:
+                    self._no_arm_end[L] = outer
+            return stmts, st, L
+        stmts, st = self.walk(lo, L, list(stack), frozenset({L}))
         return stmts, st, L
+
+    def _jumps_to_or_past(self, lo: int, L: int) -> bool:
+        """Whether an unconditional jump in [lo, L - 1) goes to ``L``, or any jump past it."""
+        scanned = self._no_arm_end.get(L)
+        if scanned is not None and scanned <= lo:
+            return False
+        for k in range(lo, L - 1):
+            ins = self.ins[k]
+            if ins.target is not None and (ins.target > L or (ins.target == L and ins.op == "JUMP")):
+                return True
+        return False
 
     def _arm_tail_copies(self, lo: int, L: int) -> list[int]:
         """`x = a or (b if c else d)` before a small exit block at ``L``: the compiler
