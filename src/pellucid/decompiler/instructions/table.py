@@ -89,6 +89,10 @@ class Table:
     frames_on_c_stack: bool
     # a conditional jump on `not (a is b)` is spelled with the inverse operator (before 3.14)
     jumps_fold_not_into_compare: bool
+    # iterators and awaitables take two stack values (3.15+: GET_ITER pushes an index or NULL
+    # above the iterator, POP_ITER and END_SEND pop both), and a generator expression makes
+    # its iterator from the iterable its caller passes
+    paired_iterators: bool
 
     # ---- compiler layout: where the compiler puts, copies and keeps code
     # dead jumps are kept after a return, raise or jump (3.9)

@@ -122,8 +122,11 @@ _NULLS_UNDER_ARGS = [("PUSH_NULL", None), ("PUSH_NULL", None), ("SWAP", 3), ("SW
 
 
 def _with_setups(code: CodeType, raw: list[Raw]) -> list[Raw]:
-    """3.14+ ``with`` set-ups and exits as ``BEFORE_WITH`` ones (see withsetup.py)."""
-    done = rewrite_withs(code, raw)
+    """3.14+ ``with`` set-ups and exits as ``BEFORE_WITH`` ones, and 3.15+ iterator pairs as
+    3.14's single iterators (see withsetup.py)."""
+    from pellucid.decompiler.instructions.decode import TABLE  # (decode imports this table)
+
+    done = rewrite_withs(code, raw, TABLE.paired_iterators)
     return raw if done is None else done.raw
 
 
@@ -173,10 +176,10 @@ def _return_consts(code: CodeType, raw: list[Raw]) -> list[Raw]:
 
 
 def _with_depths(code: CodeType) -> dict:
-    """Exception-table depths once ``_with_setups`` dropped each ``with``'s extra value."""
-    from pellucid.decompiler.instructions.decode import decode  # (decode imports this table)
+    """Exception-table depths once ``_with_setups`` dropped each extra value."""
+    from pellucid.decompiler.instructions.decode import TABLE, decode  # (decode imports this)
 
-    done = rewrite_withs(code, decode(code))
+    done = rewrite_withs(code, decode(code), TABLE.paired_iterators)
     return {} if done is None else done.depths
 
 

@@ -1,6 +1,6 @@
-"""CPython 3.15: read as 3.14 so far (see v3_14.py).
-
-Not yet read: ``decode.SUPPORTED_VERSIONS`` stops before this version."""
+"""CPython 3.15: iterators and awaitables take two stack values and generator expressions
+make their own iterator (read as 3.14's by withsetup.py); IMPORT_NAME's two low bits flag a
+lazy or eager import (PEP 810)."""
 
 from __future__ import annotations
 
@@ -8,4 +8,9 @@ from dataclasses import replace
 
 from pellucid.decompiler.instructions import v3_14
 
-TABLE = replace(v3_14.TABLE, version=(3, 15))
+TABLE = replace(
+    v3_14.TABLE,
+    version=(3, 15),
+    name_shift={**v3_14.TABLE.name_shift, "IMPORT_NAME": 2},
+    paired_iterators=True,
+)

@@ -37,6 +37,7 @@ TABLE = Table(
     saved_exception_values=3,
     frames_on_c_stack=True,
     jumps_fold_not_into_compare=True,
+    paired_iterators=False,
     keeps_dead_jumps=True,
     copies_exit_blocks=False,
     duplicates_loop_tests=False,
