@@ -113,7 +113,7 @@ def rewrite_withs(
     3.14's of its iterators), or None when it has none or they cannot be read that way."""
     setups = {k: kind for k in range(len(raw)) if (kind := _setup_kind(raw, k))}
     pairs = _pair_makers(raw) if paired_iterators else set()
-    if not setups and not pairs:
+    if not setups and not pairs and not (paired_iterators and _makes_genexpr(raw)):
         return None
     index = _OffsetIndex(raw)
     table = dis._parse_exception_table(code)  # type: ignore[attr-defined]
@@ -146,7 +146,9 @@ def rewrite_withs(
         depth, marks = states[k]
         ins = raw[k]
         e = entry_of[k]
-        if e is not None:
+        # (an instruction below the entry's depth, after the values it keeps were popped, such
+        # as a generator's final return after its loop, cannot raise into it)
+        if e is not None and depth >= e.depth:
             handler = index.get(e.target)
             if handler is None or not reach(
                 handler, e.depth + int(e.lasti) + 1, tuple(m for m in marks if m < e.depth)
@@ -187,7 +189,8 @@ def rewrite_withs(
                 kept = kept + (new_depth - 1,)
             if not reach(nxt, new_depth, kept):
                 return None
-    return _apply(raw, setups, exit_calls, dropped, rewritten, states, table, code, pairs)
+    return _apply(raw, setups, exit_calls, dropped, rewritten, states, table, code, pairs,
+                  paired_iterators)
 
 
 # instructions whose argument reaches that far down the stack
@@ -235,8 +238,10 @@ def _reach_under(
     return tuple(sorted(top if m == low else low if m == top else m for m in marks))
 
 
-def _apply(raw, setups, exit_calls, dropped, rewritten, states, table, code, pairs) -> WithRewrite:
-    iterators = _genexpr_calls(code, raw, states) if pairs else {}
+def _apply(
+    raw, setups, exit_calls, dropped, rewritten, states, table, code, pairs, paired_iterators
+) -> WithRewrite:
+    iterators = _genexpr_calls(code, raw, states) if paired_iterators else {}
     prologue = _genexpr_prologue(raw) if pairs else None
     out: list[Raw] = []
     skip = 0
@@ -305,6 +310,14 @@ def _genexpr_prologue(raw: list[Raw]) -> int | None:
 _CO_ASYNC_GENERATOR = 0x200
 
 
+def _is_genexpr(value: object) -> bool:
+    return isinstance(value, CodeType) and value.co_name == "<genexpr>"
+
+
+def _makes_genexpr(raw: list[Raw]) -> bool:
+    return any(ins.opname == "LOAD_CONST" and _is_genexpr(ins.argval) for ins in raw)
+
+
 def _genexpr_calls(code: CodeType, raw: list[Raw], states: dict) -> dict[int, str]:
     """3.15 calls a generator expression's function with the iterable, ``CALL 0`` taking it
     as the ``self`` of the call: index of each such CALL -> the instruction 3.14 applies to
@@ -331,6 +344,6 @@ def _genexpr_calls(code: CodeType, raw: list[Raw], states: dict) -> dict[int, st
         while j > 0 and raw[j].opname == "SET_FUNCTION_ATTRIBUTE":
             j -= 1
         const = raw[j - 1].argval if j > 0 and raw[j].opname == "MAKE_FUNCTION" else None
-        if isinstance(const, CodeType) and const.co_name == "<genexpr>":
+        if _is_genexpr(const):
             out[k] = "GET_AITER" if const.co_flags & _CO_ASYNC_GENERATOR else "GET_ITER"
     return out
