@@ -272,6 +272,8 @@ def _apply(
             load = raw[prologue]
             out.append(load._replace(opname="LOAD_FAST", opcode=dis.opmap["LOAD_FAST"],
                                      offset=ins.offset))
+    if paired_iterators:
+        out = _comprehension_iterators(out)
     index = _OffsetIndex(raw)
     depths = {}
     for e in table:
@@ -287,6 +289,39 @@ def _iterator_314(ins: Raw) -> Raw:
         return ins._replace(opname="GET_YIELD_FROM_ITER", opcode=-1, arg=None, argval=None,
                             argrepr="")
     return ins._replace(arg=None, argval=None, argrepr="")
+
+
+_BUILDS = frozenset({"BUILD_LIST", "BUILD_SET", "BUILD_MAP"})
+
+
+def _comprehension_iterators(out: list[Raw]) -> list[Raw]:
+    """3.15 makes an inlined comprehension's iterator inside it, after saving the locals it
+    binds and building its result (``LOAD_FAST_AND_CLEAR x...; SWAP n; BUILD_LIST 0; SWAP 2;
+    GET_ITER; FOR_ITER``); 3.14 makes it first, on the iterable, before ``LOAD_FAST_AND_CLEAR``.
+    The ``GET_ITER`` moves there, taking the first save's offset (a jump past the iterable's
+    code lands on it), the save one byte later."""
+    for i in range(1, len(out) - 3):
+        if not (
+            out[i].opname in _BUILDS
+            and out[i].arg == 0
+            and out[i + 1].opname == "SWAP" and out[i + 1].arg == 2
+            and out[i + 2].opname == "GET_ITER"
+            and out[i + 3].opname == "FOR_ITER"
+        ):
+            continue
+        p = i
+        if out[p - 1].opname == "SWAP":
+            p -= out[p - 1].arg  # the SWAP n after n - 1 saves
+        else:
+            p -= 1  # one save
+        if p < 0 or any(ins.opname != "LOAD_FAST_AND_CLEAR" for ins in out[p : i - 1]) or not (
+            out[i - 1].opname in ("SWAP", "LOAD_FAST_AND_CLEAR")
+        ):
+            continue
+        get_iter = out[i + 2]._replace(offset=out[p].offset)
+        out[i + 2 : i + 3] = []
+        out[p : p + 1] = [get_iter, out[p]._replace(offset=out[p].offset + 1)]
+    return out
 
 
 _GENEXPR_ITER = frozenset({"GET_ITER", "GET_AITER"})
