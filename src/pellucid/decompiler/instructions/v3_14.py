@@ -191,7 +191,8 @@ TABLE = replace(
     duplicates_loop_tests=False,
     lays_forever_back_edge_inline=True,
     spellings=_SPELLINGS_314,
-    layout_passes=(_undo_inlined_builtins, _call_function_ex_flag, _with_setups, _return_consts),
+    # (the stack walk of _with_setups reads CALL_FUNCTION_EX as encoded, before its flag)
+    layout_passes=(_undo_inlined_builtins, _with_setups, _call_function_ex_flag, _return_consts),
     normalized_passes=(_unskip_value_tests,),
     exception_depths=_with_depths,
 )
