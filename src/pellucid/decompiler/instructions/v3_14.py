@@ -107,6 +107,10 @@ def _call_function_ex_flag(code: CodeType, raw: list[Raw]) -> list[Raw]:
             if out and out[-1].opname == "PUSH_NULL":
                 out.pop()
                 ins = ins._replace(arg=0, argval=0)
+            elif out and out[-1].opname == "LOAD_GLOBAL" and out[-1].arg & 1:
+                # 3.15+: the global's NULL bit pushes the missing mapping (`f(*g)`)
+                out[-1] = out[-1]._replace(arg=out[-1].arg & ~1)
+                ins = ins._replace(arg=0, argval=0)
             elif [(i.opname, i.arg) for i in out[-4:]] == _NULLS_UNDER_ARGS:
                 # Dynamo's: `func, args; PUSH_NULL; PUSH_NULL; SWAP 3; SWAP 2` leaves
                 # func, NULL, args, NULL: the 3.13 spelling is `PUSH_NULL; SWAP 2` and no mapping
