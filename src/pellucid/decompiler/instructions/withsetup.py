@@ -292,21 +292,22 @@ def _iterator_314(ins: Raw) -> Raw:
 
 
 _BUILDS = frozenset({"BUILD_LIST", "BUILD_SET", "BUILD_MAP"})
+# a comprehension's iterator and the loop's first instruction (an async one's awaits the next)
+_LOOP_HEADS = frozenset({("GET_ITER", "FOR_ITER"), ("GET_AITER", "GET_ANEXT")})
 
 
 def _comprehension_iterators(out: list[Raw]) -> list[Raw]:
     """3.15 makes an inlined comprehension's iterator inside it, after saving the locals it
     binds and building its result (``LOAD_FAST_AND_CLEAR x...; SWAP n; BUILD_LIST 0; SWAP 2;
-    GET_ITER; FOR_ITER``); 3.14 makes it first, on the iterable, before ``LOAD_FAST_AND_CLEAR``.
-    The ``GET_ITER`` moves there, taking the first save's offset (a jump past the iterable's
+    GET_ITER; FOR_ITER``, ``GET_AITER; GET_ANEXT`` for an async one); 3.14 makes it first, on
+    the iterable, before ``LOAD_FAST_AND_CLEAR``.  The ``GET_ITER`` moves there, taking the first save's offset (a jump past the iterable's
     code lands on it), the save one byte later."""
     for i in range(1, len(out) - 3):
         if not (
             out[i].opname in _BUILDS
             and out[i].arg == 0
             and out[i + 1].opname == "SWAP" and out[i + 1].arg == 2
-            and out[i + 2].opname == "GET_ITER"
-            and out[i + 3].opname == "FOR_ITER"
+            and (out[i + 2].opname, out[i + 3].opname) in _LOOP_HEADS
         ):
             continue
         p = i
