@@ -2623,7 +2623,7 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
                 # import a.b.c as d
                 if mod.level or not isinstance(target, ast.Name):
                     raise self.fail("unrecognized import", ins)
-                self.emit(ast.Import(names=[ast.alias(name=mod.name, asname=target.id)]))
+                self.emit(mod.statement(ast.Import(names=[ast.alias(name=mod.name, asname=target.id)])))
                 mod.done = True
                 return
             value.module.names.append(
@@ -2702,11 +2702,11 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
         if not isinstance(target, ast.Name):
             raise self.fail("import stored to a non-name", ins)
         if target.id == top and mod.level == 0:
-            self.emit(ast.Import(names=[ast.alias(name=mod.name, asname=None)]))
+            self.emit(mod.statement(ast.Import(names=[ast.alias(name=mod.name, asname=None)])))
         else:
             if mod.level:
                 raise self.fail("relative plain import", ins)
-            self.emit(ast.Import(names=[ast.alias(name=mod.name, asname=target.id)]))
+            self.emit(mod.statement(ast.Import(names=[ast.alias(name=mod.name, asname=target.id)])))
 
     def note_unpack(self, group: V.UnpackGroup) -> None:
         group.block = self.block

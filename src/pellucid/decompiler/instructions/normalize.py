@@ -117,7 +117,7 @@ _REWRITTEN = frozenset(
         "BINARY_OP", "RETURN_CONST", "LOAD_GLOBAL", "LOAD_ATTR", "LOAD_SUPER_ATTR",
         "LOAD_FAST_LOAD_FAST", "STORE_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST", "COMPARE_OP",
         "LOAD_FAST_CHECK", "ROT_TWO", "DUP_TOP", "CALL_INTRINSIC_1", "CALL_INTRINSIC_2",
-        "KW_NAMES",
+        "KW_NAMES", "IMPORT_NAME",
     }
 )
 
@@ -245,6 +245,9 @@ def _rewrite(code: CodeType, ins: Raw, name: str, line: int | None, out: list[In
         add("COPY", 1, 1)
     elif name in ("CALL_INTRINSIC_1", "CALL_INTRINSIC_2"):
         add(name, argval=ins.argrepr)
+    elif name == "IMPORT_NAME":
+        # (a lazy import's spelling says so in argrepr: see v3_15.py)
+        add("IMPORT_NAME", **({"lazy": True} if ins.argrepr == "lazy" else {}))
     elif name == "KW_NAMES":
         add("KW_NAMES", argval=ins.argval if TABLE.kw_names_resolved else code.co_consts[ins.arg])
     else:

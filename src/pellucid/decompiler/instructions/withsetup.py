@@ -315,8 +315,10 @@ def _comprehension_iterators(out: list[Raw]) -> list[Raw]:
             p -= out[p - 1].arg  # the SWAP n after n - 1 saves
         else:
             p -= 1  # one save
-        if p < 0 or any(ins.opname != "LOAD_FAST_AND_CLEAR" for ins in out[p : i - 1]) or not (
-            out[i - 1].opname in ("SWAP", "LOAD_FAST_AND_CLEAR")
+        if (
+            p < 0
+            or any(ins.opname != "LOAD_FAST_AND_CLEAR" for ins in out[p : i - 1])
+            or out[i - 1].opname not in ("SWAP", "LOAD_FAST_AND_CLEAR")
         ):
             continue
         get_iter = out[i + 2]._replace(offset=out[p].offset)
