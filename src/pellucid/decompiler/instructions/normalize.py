@@ -284,6 +284,13 @@ def _fold_backward_conditionals(out: list[Instr]) -> list[Instr]:
 
 
 
+def same_positions(code: CodeType, a: int, b: int) -> bool:
+    """Whether the instructions at offsets ``a`` and ``b`` carry the same source positions
+    (line and columns): a compiler-made instruction copies those of the one it stands for."""
+    positions = list(code.co_positions())
+    return positions[a // 2] == positions[b // 2]
+
+
 def _chain_end(ins: list[Instr], i: Instr) -> int | None:
     """Where an unconditional jump ends up when the jumps it lands on are followed (None when
     it lands on none, or they go round in a circle)."""

@@ -125,6 +125,11 @@ class Table:
     shares_continue_jumps: bool
     # a clause's end (POP_EXCEPT; JUMP) is merged with the jumps that leave it (3.12+)
     merges_clause_end_jumps: bool
+    # a conditional jump the compiler turned backward (a test whose path falls off a loop body
+    # inside a try) is told from a written `if test: continue` by its JUMP_BACKWARD carrying
+    # the test's source positions, a `continue` its own (3.15+, whose exception table protects
+    # both); before, by the exception table leaving the compiler's one unprotected
+    tells_compiler_back_jumps_by_positions: bool
     # an except clause's end is copied into a `break` (3.13+)
     copies_clause_ends: bool
     # super-instructions are formed after exit copies, so copies may be spelled apart (3.13+)

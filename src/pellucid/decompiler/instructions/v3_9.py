@@ -39,6 +39,7 @@ TABLE = Table(
     jumps_fold_not_into_compare=True,
     paired_iterators=False,
     keeps_dead_jumps=True,
+    tells_compiler_back_jumps_by_positions=False,
     copies_exit_blocks=False,
     duplicates_loop_tests=False,
     lays_forever_back_edge_inline=False,
