@@ -20,6 +20,7 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import dis
+import itertools
 from dataclasses import dataclass, field
 from types import CodeType
 from typing import Any
@@ -287,7 +288,7 @@ def _fold_backward_conditionals(out: list[Instr]) -> list[Instr]:
 def same_positions(code: CodeType, a: int, b: int) -> bool:
     """Whether the instructions at offsets ``a`` and ``b`` carry the same source positions
     (line and columns): a compiler-made instruction copies those of the one it stands for."""
-    positions = list(code.co_positions())
+    positions = list(itertools.islice(code.co_positions(), max(a, b) // 2 + 1))
     return positions[a // 2] == positions[b // 2]
 
 
