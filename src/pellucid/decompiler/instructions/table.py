@@ -37,6 +37,9 @@ class Table:
     line_every_unit: bool
     # co_flags says whether co_consts[0] is the docstring (3.14+)
     docstring_flag: bool
+    # LOAD_COMMON_CONSTANT's argument resolves to the constant, as dis gives it (3.15+; 3.14's
+    # dis leaves it the index)
+    common_constant_resolved: bool
 
     # ---- instructions: what they mean
     # TO_BOOL instructions: implied by a following test, a conversion when alone (3.13+)

@@ -23,6 +23,7 @@ TABLE = replace(
     version=(3, 15),
     name_shift={**v3_14.TABLE.name_shift, "IMPORT_NAME": 2},
     paired_iterators=True,
+    common_constant_resolved=True,
     tells_compiler_back_jumps_by_positions=True,
     spellings={**v3_14.TABLE.spellings, "IMPORT_NAME": _import_name},
 )

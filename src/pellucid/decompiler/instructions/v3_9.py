@@ -38,6 +38,7 @@ TABLE = Table(
     frames_on_c_stack=True,
     jumps_fold_not_into_compare=True,
     paired_iterators=False,
+    common_constant_resolved=False,
     keeps_dead_jumps=True,
     tells_compiler_back_jumps_by_positions=False,
     copies_exit_blocks=False,
