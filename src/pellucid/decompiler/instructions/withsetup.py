@@ -298,10 +298,12 @@ _LOOP_HEADS = frozenset({("GET_ITER", "FOR_ITER"), ("GET_AITER", "GET_ANEXT")})
 
 def _comprehension_iterators(out: list[Raw]) -> list[Raw]:
     """3.15 makes an inlined comprehension's iterator inside it, after saving the locals it
-    binds and building its result (``LOAD_FAST_AND_CLEAR x...; SWAP n; BUILD_LIST 0; SWAP 2;
-    GET_ITER; FOR_ITER``, ``GET_AITER; GET_ANEXT`` for an async one); 3.14 makes it first, on
-    the iterable, before ``LOAD_FAST_AND_CLEAR``.  The ``GET_ITER`` moves there, taking the first save's offset (a jump past the iterable's
-    code lands on it), the save one byte later."""
+    binds and building its result (``LOAD_FAST_AND_CLEAR x [MAKE_CELL x]...; SWAP n;
+    BUILD_LIST 0; SWAP 2; GET_ITER; FOR_ITER``, ``GET_AITER; GET_ANEXT`` for an async one);
+    3.14 makes it first, on the iterable, before ``LOAD_FAST_AND_CLEAR``.  The ``GET_ITER``
+    moves there, taking the first save's offset (a jump past the iterable's code lands on it),
+    the save one byte later.  One whose saves are not read so is renamed, to be refused: left
+    in place it would read as a loop over something else."""
     for i in range(1, len(out) - 3):
         if not (
             out[i].opname in _BUILDS
@@ -310,21 +312,30 @@ def _comprehension_iterators(out: list[Raw]) -> list[Raw]:
             and (out[i + 2].opname, out[i + 3].opname) in _LOOP_HEADS
         ):
             continue
-        p = i
-        if out[p - 1].opname == "SWAP":
-            p -= out[p - 1].arg  # the SWAP n after n - 1 saves
-        else:
-            p -= 1  # one save
-        if (
-            p < 0
-            or any(ins.opname != "LOAD_FAST_AND_CLEAR" for ins in out[p : i - 1])
-            or out[i - 1].opname not in ("SWAP", "LOAD_FAST_AND_CLEAR")
-        ):
+        p = _first_save(out, i)
+        if p is None:
+            out[i + 2] = out[i + 2]._replace(opname="UNREAD_COMPREHENSION_" + out[i + 2].opname)
             continue
         get_iter = out[i + 2]._replace(offset=out[p].offset)
         out[i + 2 : i + 3] = []
         out[p : p + 1] = [get_iter, out[p]._replace(offset=out[p].offset + 1)]
     return out
+
+
+def _first_save(out: list[Raw], build: int) -> int | None:
+    """Index of the first ``LOAD_FAST_AND_CLEAR`` of the saves before a comprehension's
+    ``SWAP n; BUILD_...`` (n - 1 saves, each followed by a ``MAKE_CELL`` when the comprehension's
+    variable is a cell), or None when they are not there."""
+    swap = out[build - 1]
+    if swap.opname != "SWAP":
+        return None
+    want, saves, p = swap.arg - 1, 0, build - 2
+    while p >= 0 and saves < want and out[p].opname in ("LOAD_FAST_AND_CLEAR", "MAKE_CELL"):
+        saves += out[p].opname == "LOAD_FAST_AND_CLEAR"
+        p -= 1
+    if saves != want or out[p + 1].opname != "LOAD_FAST_AND_CLEAR":
+        return None
+    return p + 1
 
 
 _GENEXPR_ITER = frozenset({"GET_ITER", "GET_AITER"})
