@@ -389,11 +389,13 @@ async def async_generator_expression(items):
     return [y async for y in gen]
 
 
-@cases(([1, 2],), ([],))
+@cases(([1, 2],), ([1, -1],), ([],))
 async def async_await_in_for_in_try(items):
     out = []
     try:
         for x in items:
+            if x < 0:
+                await fail_later("negative")
             out.append(await add_later(x, 1))
         async for y in AIter(items):
             out.append(await add_later(y, 2))

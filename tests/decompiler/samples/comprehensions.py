@@ -380,7 +380,7 @@ def comp_generator_closures(xs, n):
     )
 
 
-@cases(([[1, 2], [3, 4]], 3), ([], 1))
+@cases(([[1, 2], [3, 4]], 3), ([[5, 1], [2]], 3), ([], 1))
 def comp_return_and_break_from_nested_loops(rows, stop):
     # a return or a break leaves each iterator it is inside behind
     for row in rows:
