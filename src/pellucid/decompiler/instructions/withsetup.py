@@ -118,10 +118,10 @@ def rewrite_withs(
     index = _OffsetIndex(raw)
     table = dis._parse_exception_table(code)  # type: ignore[attr-defined]
     entry_of: list = [None] * len(raw)
+    offsets = [ins.offset for ins in raw]
     for e in table:
-        for k, ins in enumerate(raw):
-            if e.start <= ins.offset < e.end:
-                entry_of[k] = e
+        for k in range(bisect.bisect_left(offsets, e.start), bisect.bisect_left(offsets, e.end)):
+            entry_of[k] = e
     # state before each instruction: (depth, depths of the marks under it)
     states: dict[int, tuple[int, tuple[int, ...]]] = {}
     exit_calls: set[int] = set()
