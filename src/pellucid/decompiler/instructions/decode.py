@@ -24,7 +24,7 @@ PY = sys.version_info[:2]
 
 # The CPython versions whose bytecode pellucid decodes, oldest first: the one place that says
 # so.  Every other version is refused at the decompiler's entry (see unsupported_version).
-SUPPORTED_VERSIONS = ((3, 9), (3, 10), (3, 11), (3, 12), (3, 13), (3, 14))
+SUPPORTED_VERSIONS = ((3, 9), (3, 10), (3, 11), (3, 12), (3, 13), (3, 14), (3, 15))
 
 # One table per CPython version: what its bytecode and compiler are like (see table.py).
 TABLES: dict[tuple[int, int], Table] = {
