@@ -225,6 +225,7 @@ _LOAD_CLOSURE = dis.opmap.get("LOAD_CLOSURE", -1)  # 3.13: a pseudo-op, LOAD_FAS
 _FAST_LOADS = frozenset(
     dis.opmap[n] for n in ("LOAD_FAST", "LOAD_FAST_BORROW", "LOAD_FAST_CHECK") if n in dis.opmap
 )
+_FAST_CLEARS = frozenset(dis.opmap[n] for n in ("LOAD_FAST_AND_CLEAR",) if n in dis.opmap)
 _FAST_PAIR_LOADS = frozenset(
     dis.opmap[n]
     for n in ("LOAD_FAST_LOAD_FAST", "LOAD_FAST_BORROW_LOAD_FAST_BORROW")
@@ -272,6 +273,8 @@ def _closure_loads(code: types.CodeType) -> set[str]:
         for _, arg in opargs(code, _FAST_PAIR_LOADS):
             slots += (arg >> 4, arg & 15)
         cells = set(code.co_cellvars) | set(code.co_freevars)
+        # (a slot an inlined comprehension's variable shadows holds values inside it)
+        cells -= {name(arg) for _, arg in opargs(code, _FAST_CLEARS)}
         return {name(arg) for arg in slots} & cells
     if sys.version_info >= (3, 11):
         name = code._varname_from_oparg  # type: ignore[attr-defined]
