@@ -37,7 +37,7 @@ from child import run_child
 from page import about_from_doc, markdown_page
 from page import add_option as add_markdown_option
 from peers import depyf_torch_python
-from torch_venvs import parse_torch_option
+from torch_venvs import MAIN_PYTHON, parse_torch_option
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORKLOADS_DIR = os.path.join(ROOT, "tests", "dynamo")
@@ -145,8 +145,8 @@ def main() -> None:
     ap.add_argument(
         "--torch",
         metavar="VERSIONS",
-        help="'all' or e.g. 2.13.0,2.15.0: pellucid alone, one column per torch release "
-        "(the venvs scripts/setup.sh makes)",
+        help="'all' or e.g. 2.13.0,2.15.0@3.14: pellucid alone, one column per torch release "
+        "and CPython (the venvs scripts/setup.sh makes; Python 3.11 unless @ says)",
     )
     add_markdown_option(ap)
     args = ap.parse_args()
@@ -228,7 +228,8 @@ def torch_matrix(names: list[str], backend: str, releases: list[tuple[str, str]]
     frames Dynamo transformed, and the program's result against eager."""
     width = max(len(n) for n in names + ["workload"])
     header = f"{'workload':{width}s}" + "".join(f" | {'torch ' + v:>24s}" for v, _ in releases)
-    print(f"backend {backend}; cell: frames run from file / frames transformed, result\n")
+    print(f"backend {backend}; cell: frames run from file / frames transformed, result; "
+          f"Python {MAIN_PYTHON} unless the column says\n")
     print(header)
     print("-" * len(header))
     totals = {v: [0, 0, 0] for v, _ in releases}  # from_file, frames, workloads not same

@@ -34,6 +34,7 @@ import tempfile
 
 from page import about_from_doc, markdown_page
 from page import add_option as add_markdown_option
+from torch_venvs import MAIN_PYTHON, parse_torch_option
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -174,14 +175,12 @@ def main() -> int:
     ap.add_argument(
         "--torch",
         metavar="VERSIONS",
-        help="'all' or e.g. 2.13.0,2.15.0: one column per torch release (the venvs "
-        "scripts/setup.sh makes)",
+        help="'all' or e.g. 2.13.0,2.15.0@3.14: one column per torch release and CPython "
+        "(the venvs scripts/setup.sh makes; Python 3.11 unless @ says)",
     )
     add_markdown_option(ap)
     args = ap.parse_args()
     if args.torch:
-        from torch_venvs import parse_torch_option
-
         releases = parse_torch_option(args.torch)
         title = "Tiny Hugging Face models under prepare_debug, per torch release"
         with markdown_page(args.markdown, title, about_from_doc(__doc__)):
@@ -240,7 +239,8 @@ def torch_matrix(models: list[str], backends: list[str], mode: str,
     """One row per model and backend, one column per torch release."""
     header = f"{'model':12s} {'backend':10s}" + "".join(f" | {'torch ' + v:>22s}" for v, _ in releases)
     print("cell: frames run from file / frames transformed, frames proven equivalent, result "
-          "(fN: N index failures, rN: N resume functions not decompiled)\n")
+          "(fN: N index failures, rN: N resume functions not decompiled); Python "
+          f"{MAIN_PYTHON} unless the column says\n")
     print(header)
     print("-" * len(header))
     bad = {v: 0 for v, _ in releases}

@@ -55,7 +55,23 @@ def torch_python(version: str, python: str = MAIN_PYTHON) -> str:
     return path
 
 
+def column_label(version: str, python: str = MAIN_PYTHON) -> str:
+    """A matrix column's name: the release, and the CPython when it is not the main one."""
+    return version if python == MAIN_PYTHON else f"{version} py{python}"
+
+
 def parse_torch_option(text: str) -> list[tuple[str, str]]:
-    """``--torch all`` or ``--torch 2.13.0,2.15.0``: (version, interpreter) pairs."""
-    versions = supported_versions() if text == "all" else [v for v in text.split(",") if v]
-    return [(v, torch_python(v)) for v in versions]
+    """``--torch all`` or ``--torch 2.13.0,2.15.0@3.14``: (column label, interpreter) pairs.
+
+    ``all`` is every release on the main Python, then the newest on each of ``NEWER_PYTHONS``;
+    ``VERSION@PYTHON`` names a release on another CPython."""
+    if text == "all":
+        versions = supported_versions()
+        pairs = [(v, MAIN_PYTHON) for v in versions]
+        pairs += [(versions[-1], py) for py in NEWER_PYTHONS]
+    else:
+        pairs = []
+        for item in filter(None, text.split(",")):
+            version, _, python = item.partition("@")
+            pairs.append((version, python or MAIN_PYTHON))
+    return [(column_label(v, py), torch_python(v, py)) for v, py in pairs]

@@ -6,8 +6,9 @@
 # Exit status is non-zero if ruff fails or any pytest run fails or collects no test (exit 5).
 # Each test is stopped after PELLUCID_TEST_TIMEOUT seconds (default 180; pytest-timeout).
 #
-# The runs go in two lanes at once, one per core: the decompiler on every CPython, and the torch
-# suites on Python 3.11. Each run's output is printed whole when it ends.
+# The runs go in two lanes at once, one per core: the decompiler on every CPython followed by the
+# torch entry points on the newer CPythons (3.14), and the torch suites on Python 3.11 followed
+# by the coverage check on the newer CPythons. Each run's output is printed whole when it ends.
 set -uo pipefail
 
 # shellcheck source=scripts/setup.sh
@@ -76,8 +77,23 @@ torch_tests=(tests/dynamo tests/cli tests/report tests/benchmarks)
 # from its decompiled file with eager-equal outputs
 coverage_check=(tests/benchmarks/test_coverage_matrix.py)
 
+# On the newer CPythons with a torch venv (PELLUCID_TORCH_PYTHONS: the newest torch release),
+# the coverage check (lane 2) and the torch tests that exercise each entry point (prepare_debug,
+# debug, install, `pellucid run`, the report) with the bytecode-level units (lane 1); the rest
+# of the torch suite runs on Python 3.11.
+newer_python_torch_tests=(
+    tests/dynamo/test_units.py
+    tests/dynamo/test_tidy.py
+    tests/dynamo/test_internals.py
+    tests/dynamo/test_adoption.py
+    tests/dynamo/test_prepare_debug.py
+    tests/dynamo/test_install_and_processes.py
+    tests/cli/test_cli_run.py
+    tests/report/test_report_units.py
+)
+
 # Lane 1: the decompiler on every CPython version, and the clean refusal of the versions it
-# does not support yet.
+# does not support yet; then torch on the newer CPythons (this lane has the time).
 decompiler_lane() {
     local ver
     for ver in "${PELLUCID_VERSIONS[@]}"; do
@@ -91,12 +107,17 @@ decompiler_lane() {
         run_pytest lane1 "Python $ver (refused cleanly)" "$(pellucid_venv_dir "$ver")" \
             tests/decompiler/test_version_refusal.py
     done
+    local tv="${PELLUCID_TORCH_VERSIONS[${#PELLUCID_TORCH_VERSIONS[@]}-1]}"
+    for ver in "${PELLUCID_TORCH_PYTHONS[@]}"; do
+        run_pytest lane1 "Python $ver, torch $tv" "$(pellucid_torch_venv_dir "$tv" "$ver")" \
+            "${newer_python_torch_tests[@]}"
+    done
 }
 
 # Lane 2: torch on Python 3.11. The whole suite on the newest supported release, the coverage
-# check on the others.
+# check on the others; then the coverage check on the newer CPythons.
 torch_lane() {
-    local tv label newest="${PELLUCID_TORCH_VERSIONS[${#PELLUCID_TORCH_VERSIONS[@]}-1]}"
+    local tv label ver newest="${PELLUCID_TORCH_VERSIONS[${#PELLUCID_TORCH_VERSIONS[@]}-1]}"
     for tv in "${PELLUCID_TORCH_VERSIONS[@]}"; do
         label="Python $PELLUCID_MAIN_VERSION, torch $tv"
         if [[ "$tv" == "$newest" ]]; then
@@ -104,6 +125,10 @@ torch_lane() {
         else
             run_pytest lane2 "$label" "$(pellucid_torch_venv_dir "$tv")" "${coverage_check[@]}"
         fi
+    done
+    for ver in "${PELLUCID_TORCH_PYTHONS[@]}"; do
+        run_pytest lane2 "Python $ver, torch $newest (coverage)" \
+            "$(pellucid_torch_venv_dir "$newest" "$ver")" "${coverage_check[@]}"
     done
 }
 

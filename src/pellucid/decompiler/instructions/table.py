@@ -141,6 +141,9 @@ class Table:
     pops_repeated_stores: bool
     # the code after a `match` is copied into each case (all but 3.11, which jumps to it)
     copies_blocks_after_match: bool
+    # a cell object (LOAD_CLOSURE, a pseudo-op since 3.13) is assembled as a fast load of the
+    # cell's slot (3.13+)
+    cells_loaded_fast: bool = False
 
     # ---- this version's own readings (raw opname -> the raw instruction it stands for) and
     # passes undoing what its compiler laid out differently (see instructions/normalize.py)

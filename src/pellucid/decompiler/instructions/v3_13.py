@@ -21,4 +21,5 @@ TABLE = replace(
     copies_clause_ends=True,
     forms_superinstructions_after_copies=True,
     pops_repeated_stores=True,
+    cells_loaded_fast=True,
 )
