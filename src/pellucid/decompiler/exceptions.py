@@ -1997,11 +1997,15 @@ class ExceptionStructure(ExceptGroupOps):
         if reraise0 is not None:
             self.reachable[reraise0] = False
         node = ast.Try(body=body or [ast.Pass()], handlers=handlers, orelse=orelse, finalbody=[])
+        written = None
         if follow is None and self._at_function_end(else_end, stop, exits):
             # 3.11+ copy the implicit `return None` into every path that ends the function
-            _strip_final_returns([node])
+            # (3.12+ keep one written return that the paths share: it follows the statement)
+            written = _strip_final_returns([node])
             node.body = node.body or [ast.Pass()]
         self.emit(node)
+        if written is not None:
+            self.emit(written)
         if follow is not None and e <= follow:
             if follow <= stop:
                 after = max(follow, else_end)
@@ -3945,18 +3949,20 @@ def _is_return_none(st: ast.stmt) -> bool:
     )
 
 
-def _strip_final_returns(body: list) -> None:
-    """Drop copies of the implicit ``return None`` from the paths that end a function."""
+def _strip_final_returns(body: list) -> ast.Return | None:
+    """Drop copies of the implicit ``return None`` from the paths that end a function; the
+    first dropped that was written in the source (``written``, see ``op_RETURN_VALUE``) is
+    returned."""
     if not body:
-        return
+        return None
     last = body[-1]
     if _is_return_none(last):
         body.pop()
-        _strip_final_returns(body)
-        return
+        rest = _strip_final_returns(body)
+        return last if getattr(last, "written", False) else rest
+    found = []
     if isinstance(last, ast.If):
-        _strip_final_returns(last.body)
-        _strip_final_returns(last.orelse)
+        found += [_strip_final_returns(last.body), _strip_final_returns(last.orelse)]
         if not last.body:
             last.body.append(ast.Pass())
     elif isinstance(last, ast.Try) and not last.finalbody:
@@ -3964,13 +3970,14 @@ def _strip_final_returns(body: list) -> None:
         if not last.orelse:
             branches.append(last.body)
         for b in branches:
-            _strip_final_returns(b)
+            found.append(_strip_final_returns(b))
             if not b and b is not last.orelse:
                 b.append(ast.Pass())
     elif isinstance(last, (ast.With, ast.AsyncWith)):
-        _strip_final_returns(last.body)
+        found.append(_strip_final_returns(last.body))
         if not last.body:
             last.body.append(ast.Pass())
+    return next((r for r in found if r is not None), None)
 
 
 # how exit paths leave a statement (jumps, pops of what a clause or a loop left); code of a
