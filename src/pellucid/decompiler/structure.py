@@ -1761,6 +1761,7 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
                 and F in loop.continue_targets
                 and T < stop
                 and not jumps_when_true
+                and self._compiler_made_continue(chain[-1].jump) is not False
                 and self._last_goes_round(T, stop, loop)
             ):
                 # 3.12+: `if test: <rest>` whose false exit goes round the loop as the rest's
