@@ -147,6 +147,7 @@ KNOWN_BUGS: dict[str, Bug] = {
     "exceptions.exc_written_return_none_after_clause_and_ifs": Bug(mismatch="3.10, 3.11", why="the written `return None` the ifs' false exits share comes back as the implicit return (3.10/3.11 lay it out like a copied implicit return; same behaviour)"),
     "exceptions.exc_written_return_none_after_nested_clauses": Bug(mismatch="3.10, 3.13, 3.14", why="the written `return None` after the try comes back as the implicit return (3.10 and 3.13+ copy it into each arm of the inner clause, with its line: nothing shares it; same behaviour)"),
     "loops.loop_if_elif_else_pass_ending_body": Bug(unstable="3.12-3.14", why="the dead jump back of the `else: pass` reads as a `continue` ending the elif arm (verified equivalent: 3.12+ keep that jump for the pass's line), and without the pass the recompiled code has no such jump"),
+    "with_statements.with_two_items_then_with_return": Bug(refused="3.11", why="a with returning at the end of the body of two withs: the path of an exception it suppresses, their exits and `return None`, jumps over the middle one's handler (3.11: the with's handler continues into unrecognized code)"),
 }
 
 

@@ -1418,6 +1418,25 @@ class ExceptionStructure(ExceptGroupOps):
                 return False
         return True
 
+    def _exits_then_return_none(self, k: int) -> list[int] | None:
+        """The instructions of the exit copies of withs at k (each perhaps jumping to the
+        next) followed by `return None`: how a with ending the bodies of withs ending the
+        function goes on.  None if that is not what is at k."""
+        ins = self.ins
+        j = k
+        run: list[int] = []
+        while self._is_exit_copy(j) and j not in run:
+            run.extend(range(j, j + 5))
+            j += 5
+            if j < self.n and ins[j].op == "JUMP" and ins[j].target is not None and ins[j].target > j:
+                run.append(j)
+                j = ins[j].target
+        if not run or j + 1 >= self.n:
+            return None
+        if ins[j].op == "LOAD_CONST" and ins[j].argval is None and ins[j + 1].op == "RETURN_VALUE":
+            return run + [j, j + 1]
+        return None
+
     def _is_exit_copy(self, k: int) -> bool:
         ins = self.ins
         return (
@@ -2605,6 +2624,11 @@ class ExceptionStructure(ExceptGroupOps):
                 and stop >= self.n - 0
             ):
                 pass
+            elif self._exits_then_return_none(tail[0]) == list(range(tail[0], tail[0] + tail[1])):
+                # 3.11: the statement ends the body of withs whose other paths return: a
+                # suppressed exception goes on into their exits and the function's `return
+                # None` (3.12+ jump there, see below)
+                pass
             elif sup <= stop and all(self._pure_exit(c + 5) for c in exit_copies):
                 # the body never ends normally (`with suppress(E): return x`): the
                 # code after the statement is reached only when an exception is
@@ -2614,6 +2638,18 @@ class ExceptionStructure(ExceptGroupOps):
                 tail = None
             else:
                 raise self.fail("with statement whose follow is not found", ins[b])
+        if (
+            follow is not None
+            and follow > stop
+            and follow not in exits
+            and self._exits_then_return_none(follow) is not None
+        ):
+            # 3.12+: the statement ends the body of withs whose other paths return: what a
+            # suppressed exception goes on to, their exits and the function's `return None`,
+            # is laid out past the handler code, not at the block's end
+            for q in self._exits_then_return_none(follow):
+                self.reachable[q] = False
+            follow = None
         if follow is not None and k <= follow <= stop:
             body_end = follow
         elif follow is None or follow in exits or follow < k:

@@ -473,3 +473,35 @@ def with_then_break_ending_while_body(ks):
             log.append(items.pop())
         break
     return log, items
+
+
+@cases((0, False), (1, False), (1, True), (2, True))
+def with_two_items_return(k, swallow):
+    # the body returns; an exception the inner manager suppresses ends both withs and the
+    # function, that path (the outer exit, `return None`) laid out past the handler code
+    # (torch.fx's GraphPickler.dumps)
+    log = []
+    with CM(log, "outer"), CM(log, "inner", swallow=swallow) as v:
+        log.append(v)
+        return risky(k), log
+
+
+@cases((0, False), (1, False), (1, True))
+def with_in_with_return(k, swallow):
+    log = []
+    with CM(log, "outer"):
+        with CM(log, "inner", swallow=swallow):
+            return risky(k)
+
+
+@cases((0, False, False), (1, False, True), (1, True, False), (2, True, True))
+def with_two_items_then_with_return(k, swallow_mid, swallow_in):
+    # three levels: what an exception the innermost suppresses goes on to, both other
+    # withs' exits (jumping past the middle one's handler) and `return None`
+    # (torch.fx's GraphPickler.loads)
+    log = []
+    with CM(log, "outer"), CM(log, "mid", swallow=swallow_mid):
+        log.append("state")
+        with CM(log, "inner", swallow=swallow_in) as v:
+            log.append(v)
+            return risky(k)
