@@ -300,6 +300,14 @@ def test_same_behaviour_other_jumps_compare_equal(left, right):
     assert verify.compare_code(func(textwrap.dedent(left)), func(textwrap.dedent(right))) == []
 
 
+def test_store_overwritten_at_once_is_a_pop():
+    # 3.13+ pop the first of two stores to one local on one line, not across lines
+    left = func("def f(t):\n    (\n        _,\n        _,\n        x,\n    ) = t\n    return x\n")
+    right = func("def f(t):\n    _, _, x = t\n    return x\n")
+    assert verify.compare_code(left, right) == []
+    assert verify.compare_code(right, func("def f(t):\n    _, y, x = t\n    return x\n")) != []
+
+
 def test_jump_variants_unified_and_bookkeeping_dropped():
     code = func("def f(a):\n    while a:\n        a = a - 1\n    return a\n")
     norm = verify.normalize(code)

@@ -357,6 +357,13 @@ def normalize(code: CodeType) -> NormalizedCode:
         merged.append(r)
     raw = merged
 
+    # A store to a local that the next instruction overwrites is a pop: 3.13+ compile it so
+    # where both stores are on one line (`_, _, x = t`), not where the targets span lines.
+    for i in range(len(raw) - 1):
+        cur, nxt = raw[i], raw[i + 1]
+        if cur[0] == "STORE_FAST" and nxt[0] == "STORE_FAST" and cur[1] == nxt[1]:
+            raw[i] = ("POP_TOP", None, cur[2], "", False)
+
     # Where a definition is nested depends on where it is recompiled, not on what it does:
     # compare only the last component of qualnames that 3.9/3.10 pass to MAKE_FUNCTION and
     # that class bodies store in ``__qualname__``; 3.13 class bodies also store their first
