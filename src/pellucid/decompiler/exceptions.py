@@ -2697,6 +2697,18 @@ class ExceptionStructure(ExceptGroupOps):
         else:
             node = kind(items=[item], body=body or [ast.Pass()])
         self.emit(node)
+        loop = self.loops[-1] if self.loops else None
+        if (
+            follow is not None
+            and follow < k
+            and follow not in exits
+            and loop is not None
+            and follow in loop.continue_targets
+            and raising_tail is None
+        ):
+            # a suppressed exception goes round the loop (3.13+ thread the jump there), and
+            # the block around the statement does not end at the loop's head: say it
+            self.emit(ast.Continue())
         if leaves is not None:
             node.leaves = (leaves, flag)  # (see _guard_rest)
         elif raising_tail is not None:

@@ -505,3 +505,23 @@ def with_two_items_then_with_return(k, swallow_mid, swallow_in):
         with CM(log, "inner", swallow=swallow_in) as v:
             log.append(v)
             return risky(k)
+
+
+@cases(([1, 3, 4, 7], {1, 3, 7}, True, True), ([1, 3, 4], {1, 3}, True, False), ([3, 5], set(), False, False))
+def with_suppressing_in_try_in_if_arm_of_loop(items, seen, strict, swallow):
+    # an exception the manager suppresses goes round the loop (the arm's end), not on to
+    # the code after the if (3.13+ jump there straight from the handler code)
+    # (torch.nn.Module._load_from_state_dict)
+    log = []
+    for key in items:
+        if key in seen:
+            try:
+                with CM(log, swallow=swallow):
+                    if key > 2:
+                        raise ValueError(key)
+                    log.append(key)
+            except Exception as ex:
+                log.append(("ex", ex.args))
+        elif strict:
+            log.append(("missing", key))
+    return log
