@@ -2624,6 +2624,17 @@ class ExceptionStructure(ExceptGroupOps):
                 and stop >= self.n - 0
             ):
                 pass
+            elif (
+                TABLE.copies_exits_without_line
+                and tail[0] > stop
+                and stop < self.n
+                and ins[tail[0] + tail[1] - 1].op in TERMINAL
+                and self._same(stop, tail[0], tail[1])
+            ):
+                # 3.12+: the statement ends a block (an if's arm) whose body ends otherwise
+                # (a return): a suppressed exception goes on where the block does, at a copy
+                # of that code (a small exit) laid out after the handler
+                follow = stop
             elif self._exits_then_return_none(tail[0]) == list(range(tail[0], tail[0] + tail[1])):
                 # 3.11: the statement ends the body of withs whose other paths return: a
                 # suppressed exception goes on into their exits and the function's `return

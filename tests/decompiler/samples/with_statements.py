@@ -525,3 +525,25 @@ def with_suppressing_in_try_in_if_arm_of_loop(items, seen, strict, swallow):
         elif strict:
             log.append(("missing", key))
     return log
+
+
+@cases((0, False, "r"), (1, False, "r"), (1, True, "r"), (0, True, None))
+def with_return_in_if_arm_then_return(k, swallow, r):
+    # the with ends the if's arm by returning: an exception it suppresses goes on where
+    # the if does, at a copy of the return after it (torch._dynamo.eval_frame's
+    # guard_collectives_hook)
+    log = []
+    if r:
+        with CM(log, swallow=swallow):
+            log.append(k)
+            return risky(k), log
+    return r, log
+
+
+@cases((0, False, "r"), (1, True, "r"), (0, True, None))
+def with_return_in_if_arm_then_raise(k, swallow, r):
+    log = []
+    if r:
+        with CM(log, swallow=swallow):
+            return risky(k), log
+    raise KeyError(r, tuple(log))
