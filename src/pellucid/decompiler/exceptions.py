@@ -2737,9 +2737,11 @@ class ExceptionStructure(ExceptGroupOps):
             and loop is not None
             and follow in loop.continue_targets
             and raising_tail is None
+            and _ends_in_jump(body)
         ):
-            # a suppressed exception goes round the loop (3.13+ thread the jump there), and
-            # the block around the statement does not end at the loop's head: say it
+            # a suppressed exception goes round the loop (3.13+ thread the jump there), the
+            # body never ends normally, and the block around the statement does not end at
+            # the loop's head: say it
             self.emit(ast.Continue())
         if leaves is not None:
             node.leaves = (leaves, flag)  # (see _guard_rest)
