@@ -45,7 +45,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 SRC = os.path.join(ROOT, "src")
 
-VERSIONS = ["3.9", "3.10", "3.11", "3.12", "3.13"]
+VERSIONS = ["3.9", "3.10", "3.11", "3.12", "3.13", "3.14", "3.15"]
 SIZES = [100, 200, 400, 800]
 NESTING_LIMIT = 90  # below CPython's "too many statically nested blocks" and parser limits
 

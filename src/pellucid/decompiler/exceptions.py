@@ -2951,16 +2951,21 @@ class ExceptionStructure(ExceptGroupOps):
         cache = self.__dict__.setdefault("_b_owned_cache", {})
         r = cache.get(H)
         if r is None:
-            tags = set()
-            for h in self._b_setup_of:
-                x, seen = h, 0
-                while x is not None and x >= 0 and seen < 256:
-                    if x == H:
-                        tags.add(h)
-                        break
-                    s = self._b_setup_of.get(x)
-                    x = self.home[s] if s is not None else None
-                    seen += 1
+            nested = self.__dict__.get("_b_nested")
+            if nested is None:
+                # handler -> the handlers whose set-up is its code (found once, not per H)
+                nested = self._b_nested = {}
+                for h, s in self._b_setup_of.items():
+                    nested.setdefault(self.home[s] if s is not None else None, []).append(h)
+            tags, seen, work = set(), set(), [H]
+            while work:
+                x = work.pop()
+                if x in seen:
+                    continue
+                seen.add(x)
+                if x in self._b_setup_of:
+                    tags.add(x)
+                work.extend(nested.get(x, ()))
             r = cache[H] = frozenset(tags)
         return r
 
@@ -2968,25 +2973,24 @@ class ExceptionStructure(ExceptGroupOps):
         """Is instruction k code of handler H (or of a handler nested in H's code)?"""
         return self.home[k] in self._owned_tags(H)
 
+    def _handler_code(self, H: int) -> list[int]:
+        """The indices from H on that are handler H's code (its homes are set once, when the
+        block stack is read): found per home, not by a scan of everything after H."""
+        homed = self.__dict__.get("_b_homed")
+        if homed is None:
+            homed = self._b_homed = self._indices_by_home()
+        return sorted(k for tag in self._owned_tags(H) for k in homed.get(tag, ()) if k >= H)
+
     def _claim_handler(self, H: int) -> int:
         """Mark handler H's code consumed; return the index after its last instruction."""
-        tags = self._owned_tags(H)
-        end = H
-        home = self.home
-        for k in range(H, self.n):
-            if home[k] in tags:
-                self.reachable[k] = False
-                end = k + 1
-        return end
+        code = self._handler_code(H)
+        for k in code:
+            self.reachable[k] = False
+        return code[-1] + 1 if code else H
 
     def _handler_end(self, H: int) -> int:
-        tags = self._owned_tags(H)
-        end = H + 1
-        home = self.home
-        for k in range(H, self.n):
-            if home[k] in tags:
-                end = k + 1
-        return end
+        code = self._handler_code(H)
+        return code[-1] + 1 if code else H + 1
 
     def _straight_tail(self, j: int, limit: int | None = None) -> int | None:
         """Length of straight-line code from j ending in a return or a raise (a 3.10 copy

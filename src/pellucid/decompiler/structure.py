@@ -46,6 +46,7 @@ from pellucid.decompiler.instructions import (
     exception_entries,
     has_jump_chains,
     normalize,
+    same_positions,
     thread_jump_chains,
 )
 from pellucid.decompiler.patterns import PatternOps
@@ -1828,7 +1829,8 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
         one the compiler made backward (a test whose false path falls off the loop
         body: True) or a written ``if test: continue`` (False)?  Both are spelled
         as a jump over a ``JUMP_BACKWARD``; the exception table protects a written
-        one like the test, the compiler's one not.  None: nothing tells."""
+        one like the test, the compiler's one not (3.15+ protect both: the compiler's
+        jump carries the test's source positions).  None: nothing tells."""
         off = self.ins[j].extra.get("folded_jump")
         if off is None:  # (3.12+ only fold)
             return None
@@ -1842,6 +1844,8 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
         h = handler(self.ins[j - 1].offset) if j > 0 else None
         if h is None or handler(self.ins[self.ins[j].target].offset) != h:
             return None  # (a continue leaving the try is unprotected too)
+        if TABLE.tells_compiler_back_jumps_by_positions:
+            return same_positions(self.code, self.ins[j].offset, off)
         return handler(off) is None
 
     def _falls_off_loop_body(self, T: int, end: int, F: int, exits: frozenset, loop: Loop | None) -> bool:
@@ -2695,7 +2699,7 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
                 # import a.b.c as d
                 if mod.level or not isinstance(target, ast.Name):
                     raise self.fail("unrecognized import", ins)
-                self.emit(ast.Import(names=[ast.alias(name=mod.name, asname=target.id)]))
+                self.emit(mod.statement(ast.Import(names=[ast.alias(name=mod.name, asname=target.id)])))
                 mod.done = True
                 return
             value.module.names.append(
@@ -2774,11 +2778,11 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
         if not isinstance(target, ast.Name):
             raise self.fail("import stored to a non-name", ins)
         if target.id == top and mod.level == 0:
-            self.emit(ast.Import(names=[ast.alias(name=mod.name, asname=None)]))
+            self.emit(mod.statement(ast.Import(names=[ast.alias(name=mod.name, asname=None)])))
         else:
             if mod.level:
                 raise self.fail("relative plain import", ins)
-            self.emit(ast.Import(names=[ast.alias(name=mod.name, asname=target.id)]))
+            self.emit(mod.statement(ast.Import(names=[ast.alias(name=mod.name, asname=target.id)])))
 
     def note_unpack(self, group: V.UnpackGroup) -> None:
         group.block = self.block
