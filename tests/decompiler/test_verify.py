@@ -189,6 +189,125 @@ def test_jump_to_a_jump_is_threaded():
     assert verify._kept(new_index, 2) == 2
 
 
+def test_folded_jump_that_other_jumps_land_on():
+    # `if not (a and b): continue` jumps to the continue's jump from `a` and falls into it
+    # from `b`; `if a: if b: <rest>` jumps straight to the loop from both: the same
+    raw = [
+        ("POP_JUMP_IF_FALSE", 4, 0, "", True),  # a false: to the continue's jump
+        ("POP_JUMP_IF_TRUE", 6, 2, "", True),  # b true: over it
+        ("JUMP", 0, 4, "", True),  # continue
+        ("RETURN_VALUE", None, 6, "", False),
+    ]
+    targets = {0: 2, 1: 3, 2: 0}
+    new_index = verify._thread_jumps(raw, targets, set())
+    assert [r[0] for r in raw[:2]] == ["POP_JUMP_IF_FALSE", "POP_JUMP_IF_FALSE"]
+    assert targets == {0: 0, 1: 0}
+    assert new_index[2] is None
+
+
+def test_dead_code_is_left_out():
+    # (the jump of an `else: pass` ending a loop body, that 3.12+ keep for its line)
+    raw = [
+        ("FOR_ITER", 12, 0, "", True),
+        ("POP_JUMP_IF_FALSE", 8, 2, "", True),
+        ("LOAD_FAST", "x", 4, "", False),
+        ("JUMP", 0, 6, "", True),
+        ("JUMP", 0, 8, "", True),  # dead once the jump to it is threaded past it
+        ("RETURN_CONST", None, 10, "", False),  # dead from the start
+        ("RETURN_CONST", None, 12, "", False),
+    ]
+    targets = {0: 6, 1: 4, 3: 0, 4: 0}
+    new_index = verify._thread_jumps(raw, targets, set())
+    assert targets == {0: 6, 1: 0, 3: 0}
+    assert new_index == [0, 1, 2, 3, None, None, 4, 5]
+
+
+@pytest.mark.parametrize(
+    "left, right",
+    [
+        (
+            # 3.12+ keep the dead jump of the `pass`
+            """
+            def f(xs):
+                for e in xs:
+                    if e.a:
+                        g(e)
+                    elif e.b:
+                        h(e)
+                    else:
+                        pass
+                return 1
+            """,
+            """
+            def f(xs):
+                for e in xs:
+                    if e.a:
+                        g(e)
+                        continue
+                    if e.b:
+                        h(e)
+                        continue
+                return 1
+            """,
+        ),
+        (
+            """
+            def f(xs):
+                for x in xs:
+                    if x.m:
+                        if x.t():
+                            if x is g(x):
+                                return 1
+                    else:
+                        h(x)
+            """,
+            """
+            def f(xs):
+                for x in xs:
+                    if x.m:
+                        if not (x.t() and x is g(x)):
+                            continue
+                        return 1
+                    h(x)
+            """,
+        ),
+        (
+            """
+            def f(xs):
+                for d in xs:
+                    if d.a:
+                        g(d)
+                    elif d.t == 'm':
+                        continue
+                    elif d.t == 'n':
+                        continue
+                    h(d)
+            """,
+            """
+            def f(xs):
+                for d in xs:
+                    if d.a:
+                        g(d)
+                    elif d.t == 'm' or d.t == 'n':
+                        continue
+                    h(d)
+            """,
+        ),
+    ],
+    ids=["else_pass_ending_a_loop_body", "negated_and_continue", "elif_continues_or"],
+)
+def test_same_behaviour_other_jumps_compare_equal(left, right):
+    assert verify.compare_code(func(textwrap.dedent(left)), func(textwrap.dedent(right))) == []
+
+
+def test_store_overwritten_at_once_is_a_pop():
+    # 3.13+ pop the first of two stores to one local on one line, not across lines
+    left = func("def f(t):\n    (\n        _,\n        _,\n        x,\n    ) = t\n    return x\n")
+    right = func("def f(t):\n    _, _, x = t\n    return x\n")
+    assert verify.compare_code(left, right) == []
+    assert verify.compare_code(right, func("def f(t):\n    _, y, x = t\n    return x\n")) != []
+
+
 def test_jump_variants_unified_and_bookkeeping_dropped():
     code = func("def f(a):\n    while a:\n        a = a - 1\n    return a\n")
     norm = verify.normalize(code)

@@ -10,6 +10,7 @@ from typing import Any
 
 from pellucid.decompiler import values as V
 from pellucid.decompiler.annotate import AnnotationMark, is_conditional_set
+from pellucid.decompiler.cfg import build as build_cfg
 from pellucid.decompiler.classes import (
     ClassValue,
     class_source_def,
@@ -658,12 +659,14 @@ def function_body(code: CodeType) -> list[ast.stmt]:
         body = _fold_return_ternaries(body)
     # the implicit `return None` is the reachable last instruction; a dead one
     # after an explicit `return None` (3.9/3.10) means the source wrote it
+    last = _final_return(w)
     if (
         body
         and isinstance(body[-1], ast.Return)
         and _is_none(body[-1].value)
-        and w.initially_reachable[w.n - 1]
-        and not _explicit_final_return(w)
+        and w.initially_reachable[last]
+        and not getattr(body[-1], "written", False)
+        and not _explicit_final_return(w, last)
     ):
         body = body[:-1]
         _restore_ending_elses(body)
@@ -773,12 +776,27 @@ def _reaches_copied_end(branch: list[ast.stmt]) -> bool:
     return any(isinstance(s, ast.If) and not s.orelse and _reaches_copied_end(s.body) for s in branch[:-1])
 
 
-def _explicit_final_return(w: CodeWalker) -> bool:
+def _final_return(w: CodeWalker) -> int:
+    """Index of the function's last `return None` (its RETURN_VALUE): the last instruction,
+    or, where 3.11+ lay exception handlers out after it, the last one the entry reaches
+    without an exception when that is a `return None`."""
+    last = w.n - 1
+    if not TABLE.has_exception_table or w.n < 2:
+        return last
+    seen, _ = build_cfg(w.ins).reach([0])
+    k = max((k for k in range(w.n) if seen[k]), default=last)
+    if w.ins[k].op == "RETURN_VALUE" and w.ins[k - 1].op == "LOAD_CONST" and w.ins[k - 1].argval is None:
+        return k
+    return last
+
+
+def _explicit_final_return(w: CodeWalker, last: int) -> bool:
     """3.10+ copy the implicit `return None` into each path that reaches it;
-    a final `return None` that jumps land on was written in the source."""
-    if not TABLE.copies_exit_blocks or w.n < 2:
+    a final `return None` (its RETURN_VALUE at ``last``) that jumps land on was written in
+    the source."""
+    if not TABLE.copies_exit_blocks or last < 1:
         return False
-    first = w.n - 2
+    first = last - 1
     if TABLE.copies_exits_without_line:
         # 3.12+ copy a return without a line into each of its predecessors: one that several
         # jumps (conditional ones too) land on, or a jump and the code before it, has a line,

@@ -918,7 +918,31 @@ class Evaluator:
         # reaches RETURN_VALUE was an operand of a conditional expression
         ret.from_expression = TABLE.has_return_const and ins.raw == "RETURN_VALUE" and isinstance(v, ast.Constant)
         ret.implicit_copy = ins.index in getattr(self, "implicit_returns", ()) or self._lineless_return(ins, v)
+        ret.written = not ret.implicit_copy and self._shared_return_none(ins, v)
         self.emit(ret)
+
+    def _shared_return_none(self, ins: Instr, value: ast.expr) -> bool:
+        """A `return None` that several paths reach (two jumps, or a jump and the code before
+        it; the exception clean-up on the way, ``POP_EXCEPT``, included): 3.12+ copy a return
+        without a line into each of its predecessors, so this one has a line, the source's
+        own, and is not the implicit return at the function's end."""
+        k = ins.index - 1  # the LOAD_CONST None
+        if not TABLE.copies_exits_without_line or k < 1 or not (isinstance(value, ast.Constant) and value.value is None):
+            return False
+        ins_ = self.ins
+        if ins_[k].op != "LOAD_CONST":
+            return False
+        reached = getattr(self, "initially_reachable", None)
+        while k > 0:
+            before = ins_[k - 1]
+            falls_in = before.op not in TERMINAL and before.op != "JUMP" and (reached is None or reached[k - 1])
+            jumps = sum(1 for i in ins_ if i.target == k)
+            if jumps + falls_in >= 2:
+                return True
+            if jumps or before.op != "POP_EXCEPT":
+                return False
+            k -= 1
+        return False
 
     def _lineless_return(self, ins: Instr, value: ast.expr) -> bool:
         """A `return None` on the line of the statement before it, at the end of a path

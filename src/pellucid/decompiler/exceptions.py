@@ -1439,6 +1439,25 @@ class ExceptionStructure(ExceptGroupOps):
                 return False
         return True
 
+    def _exits_then_return_none(self, k: int) -> list[int] | None:
+        """The instructions of the exit copies of withs at k (each perhaps jumping to the
+        next) followed by `return None`: how a with ending the bodies of withs ending the
+        function goes on.  None if that is not what is at k."""
+        ins = self.ins
+        j = k
+        run: list[int] = []
+        while self._is_exit_copy(j) and j not in run:
+            run.extend(range(j, j + 5))
+            j += 5
+            if j < self.n and ins[j].op == "JUMP" and ins[j].target is not None and ins[j].target > j:
+                run.append(j)
+                j = ins[j].target
+        if not run or j + 1 >= self.n:
+            return None
+        if ins[j].op == "LOAD_CONST" and ins[j].argval is None and ins[j + 1].op == "RETURN_VALUE":
+            return run + [j, j + 1]
+        return None
+
     def _is_exit_copy(self, k: int) -> bool:
         ins = self.ins
         return (
@@ -2018,11 +2037,15 @@ class ExceptionStructure(ExceptGroupOps):
         if reraise0 is not None:
             self.reachable[reraise0] = False
         node = ast.Try(body=body or [ast.Pass()], handlers=handlers, orelse=orelse, finalbody=[])
+        written = None
         if follow is None and self._at_function_end(else_end, stop, exits):
             # 3.11+ copy the implicit `return None` into every path that ends the function
-            _strip_final_returns([node])
+            # (3.12+ keep one written return that the paths share: it follows the statement)
+            written = _strip_final_returns([node])
             node.body = node.body or [ast.Pass()]
         self.emit(node)
+        if written is not None:
+            self.emit(written)
         if follow is not None and e <= follow:
             if follow <= stop:
                 after = max(follow, else_end)
@@ -2622,6 +2645,22 @@ class ExceptionStructure(ExceptGroupOps):
                 and stop >= self.n - 0
             ):
                 pass
+            elif (
+                TABLE.copies_exits_without_line
+                and tail[0] > stop
+                and stop < self.n
+                and ins[tail[0] + tail[1] - 1].op in TERMINAL
+                and self._same(stop, tail[0], tail[1])
+            ):
+                # 3.12+: the statement ends a block (an if's arm) whose body ends otherwise
+                # (a return): a suppressed exception goes on where the block does, at a copy
+                # of that code (a small exit) laid out after the handler
+                follow = stop
+            elif self._exits_then_return_none(tail[0]) == list(range(tail[0], tail[0] + tail[1])):
+                # 3.11: the statement ends the body of withs whose other paths return: a
+                # suppressed exception goes on into their exits and the function's `return
+                # None` (3.12+ jump there, see below)
+                pass
             elif sup <= stop and all(self._pure_exit(c + 5) for c in exit_copies):
                 # the body never ends normally (`with suppress(E): return x`): the
                 # code after the statement is reached only when an exception is
@@ -2631,6 +2670,18 @@ class ExceptionStructure(ExceptGroupOps):
                 tail = None
             else:
                 raise self.fail("with statement whose follow is not found", ins[b])
+        if (
+            follow is not None
+            and follow > stop
+            and follow not in exits
+            and self._exits_then_return_none(follow) is not None
+        ):
+            # 3.12+: the statement ends the body of withs whose other paths return: what a
+            # suppressed exception goes on to, their exits and the function's `return None`,
+            # is laid out past the handler code, not at the block's end
+            for q in self._exits_then_return_none(follow):
+                self.reachable[q] = False
+            follow = None
         if follow is not None and k <= follow <= stop:
             body_end = follow
         elif follow is None or follow in exits or follow < k:
@@ -2678,6 +2729,20 @@ class ExceptionStructure(ExceptGroupOps):
         else:
             node = kind(items=[item], body=body or [ast.Pass()])
         self.emit(node)
+        loop = self.loops[-1] if self.loops else None
+        if (
+            follow is not None
+            and follow < k
+            and follow not in exits
+            and loop is not None
+            and follow in loop.continue_targets
+            and raising_tail is None
+            and _ends_in_jump(body)
+        ):
+            # a suppressed exception goes round the loop (3.13+ thread the jump there), the
+            # body never ends normally, and the block around the statement does not end at
+            # the loop's head: say it
+            self.emit(ast.Continue())
         if leaves is not None:
             node.leaves = (leaves, flag)  # (see _guard_rest)
         elif raising_tail is not None:
@@ -3970,18 +4035,20 @@ def _is_return_none(st: ast.stmt) -> bool:
     )
 
 
-def _strip_final_returns(body: list) -> None:
-    """Drop copies of the implicit ``return None`` from the paths that end a function."""
+def _strip_final_returns(body: list) -> ast.Return | None:
+    """Drop copies of the implicit ``return None`` from the paths that end a function; the
+    first dropped that was written in the source (``written``, see ``op_RETURN_VALUE``) is
+    returned."""
     if not body:
-        return
+        return None
     last = body[-1]
     if _is_return_none(last):
         body.pop()
-        _strip_final_returns(body)
-        return
+        rest = _strip_final_returns(body)
+        return last if getattr(last, "written", False) else rest
+    found = []
     if isinstance(last, ast.If):
-        _strip_final_returns(last.body)
-        _strip_final_returns(last.orelse)
+        found += [_strip_final_returns(last.body), _strip_final_returns(last.orelse)]
         if not last.body:
             last.body.append(ast.Pass())
     elif isinstance(last, ast.Try) and not last.finalbody:
@@ -3989,13 +4056,14 @@ def _strip_final_returns(body: list) -> None:
         if not last.orelse:
             branches.append(last.body)
         for b in branches:
-            _strip_final_returns(b)
+            found.append(_strip_final_returns(b))
             if not b and b is not last.orelse:
                 b.append(ast.Pass())
     elif isinstance(last, (ast.With, ast.AsyncWith)):
-        _strip_final_returns(last.body)
+        found.append(_strip_final_returns(last.body))
         if not last.body:
             last.body.append(ast.Pass())
+    return next((r for r in found if r is not None), None)
 
 
 # how exit paths leave a statement (jumps, pops of what a clause or a loop left); code of a

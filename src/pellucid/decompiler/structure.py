@@ -1768,6 +1768,25 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
                     raise self.fail("if branch changes the stack", ins)
                 self.emit(ast.If(test=expr, body=body or [ast.Pass()], orelse=[]))
                 return stop
+            if (
+                TABLE.forward_only_conditional_jumps
+                and F in loop.continue_targets
+                and T < stop
+                and not jumps_when_true
+                and self._compiler_made_continue(chain[-1].jump) is not False
+                and self._last_goes_round(T, stop, loop)
+            ):
+                # 3.12+: `if test: <rest>` whose false exit goes round the loop as the rest's
+                # end does (an arm before an else: its jump over the else threaded to the
+                # head): `if test: <rest>` then `continue`, the test as written (the same as
+                # `if not test: continue` then the rest)
+                body, st = self.walk(T, stop, list(stack), exits)
+                if len(st) == len(stack):
+                    if body and type(body[-1]) is ast.Continue:
+                        body.pop()
+                    self.emit(ast.If(test=expr, body=body or [ast.Pass()], orelse=[]))
+                    self.emit(ast.Continue())
+                    return stop
             self.emit(ast.If(test=leave, body=[ast.Continue()], orelse=[]))
             return T
         if F < T:

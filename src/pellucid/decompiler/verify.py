@@ -357,6 +357,13 @@ def normalize(code: CodeType) -> NormalizedCode:
         merged.append(r)
     raw = merged
 
+    # A store to a local that the next instruction overwrites is a pop: 3.13+ compile it so
+    # where both stores are on one line (`_, _, x = t`), not where the targets span lines.
+    for i in range(len(raw) - 1):
+        cur, nxt = raw[i], raw[i + 1]
+        if cur[0] == "STORE_FAST" and nxt[0] == "STORE_FAST" and cur[1] == nxt[1]:
+            raw[i] = ("POP_TOP", None, cur[2], "", False)
+
     # Where a definition is nested depends on where it is recompiled, not on what it does:
     # compare only the last component of qualnames that 3.9/3.10 pass to MAKE_FUNCTION and
     # that class bodies store in ``__qualname__``; 3.13 class bodies also store their first
@@ -440,37 +447,53 @@ def normalize(code: CodeType) -> NormalizedCode:
 def _thread_jumps(
     raw: list[tuple[str, Any, int, str, bool]], targets: dict[int, int], handlers: set[int]
 ) -> list[int | None]:
-    """Jump threading, on ``raw`` and ``targets`` (jump index -> target index) in place.
+    """Jump threading and dead-code removal, on ``raw`` and ``targets`` (jump index -> target
+    index) in place.
 
     Where a jump lands on an unconditional jump is a choice the compiler makes from line
     numbers (3.12+ keeps a jump to a ``JUMP_BACKWARD`` on another line, where it would jump
     straight back on the same line), not a difference in behaviour: a jump to a ``JUMP`` goes
     to that jump's target, and ``POP_JUMP_IF_X +1; JUMP t`` becomes ``POP_JUMP_IF_notX t``
-    when nothing else lands on the ``JUMP``.  Both are exact equivalences, applied alike to
-    the original and to the recompiled code.  Returns old index -> new index (None: removed).
+    (other jumps that land on the ``JUMP`` go to ``t`` too, as threading sends them).  What
+    no path reaches (from the entry, the handlers, by fall-through and jumps) is left out,
+    before and after: 3.9 keeps the dead jump over the rest of an if-chain after an
+    ``elif c: continue``, and 3.12+ the dead jump that carried a ``pass``'s line, as in an
+    ``else: pass`` ending a loop body, where the same source without them has none.  All of
+    these are exact equivalences, applied alike to the original and to the recompiled code.
+    Returns old index -> new index (None: removed).
     """
     n = len(raw)
-    landed = set(targets.values()) | handlers
-    removed: set[int] = set()
-    for k, target in targets.items():
-        op = raw[k][0]
+    dest = dict(targets)  # every jump's own target, folded jumps included
+    removed = _unreached(raw, targets, handlers, set())
+
+    def kept_from(k: int) -> int:
+        while k < n and k in removed:
+            k += 1
+        return k
+
+    for k in sorted(targets):
+        if k in removed or raw[k][0] not in INVERSE_JUMPS:
+            continue
+        j = kept_from(k + 1)
         if (
-            op in INVERSE_JUMPS
-            and target == k + 2
-            and raw[k + 1][0] == "JUMP"
-            and (k + 1) not in landed
+            j < n
+            and raw[j][0] == "JUMP"
+            and j not in handlers
+            and kept_from(targets[k]) == kept_from(j + 1)
         ):
-            raw[k] = (INVERSE_JUMPS[op],) + raw[k][1:]
-            targets[k] = targets[k + 1]
-            removed.add(k + 1)
-    for k in removed:
-        del targets[k]
+            raw[k] = (INVERSE_JUMPS[raw[k][0]],) + raw[k][1:]
+            targets[k] = targets[j]
+            removed.add(j)
     for k, target in targets.items():
         seen = set()
         while target < n and raw[target][0] == "JUMP" and target not in seen:
             seen.add(target)
-            target = targets[target]
+            target = dest[target]
         targets[k] = target
+    removed |= _unreached(raw, targets, handlers, removed)
+    for k in list(targets):
+        if k in removed:
+            del targets[k]
     new_index: list[int | None] = []
     kept = 0
     for k in range(n):
@@ -481,6 +504,36 @@ def _thread_jumps(
             kept += 1
     new_index.append(kept)
     return new_index
+
+
+# normalized opcodes after which control never goes on to the next instruction
+_NO_FALL_THROUGH = frozenset({"JUMP", "RETURN_VALUE", "RETURN_CONST", "RAISE_VARARGS", "RERAISE"})
+
+
+def _unreached(
+    raw: list[tuple[str, Any, int, str, bool]],
+    targets: dict[int, int],
+    handlers: set[int],
+    removed: set[int],
+) -> set[int]:
+    """Indices no path reaches: from the entry and every handler, by fall-through (an
+    instruction not known to end its path falls through) and by every jump's threaded
+    target.  Folded jumps (``removed``) are passed over as if absent."""
+    n = len(raw)
+    seen: set[int] = set()
+    work = [0, *handlers]
+    while work:
+        k = work.pop()
+        while k < n and k in removed:
+            k += 1
+        if k >= n or k in seen:
+            continue
+        seen.add(k)
+        if k in targets:
+            work.append(targets[k])
+        if raw[k][0] not in _NO_FALL_THROUGH:
+            work.append(k + 1)
+    return {k for k in range(n) if k not in seen and k not in removed}
 
 
 def _kept(new_index: list[int | None], k: int) -> int:

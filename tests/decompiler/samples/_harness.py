@@ -436,8 +436,8 @@ def uncovered_lines(sample) -> list[tuple[int, str]]:
         sys.settrace(old)
     lines = Path(fn.__code__.co_filename).read_text(encoding="utf-8").splitlines()
     # 3.9's peephole optimizer folds a `continue` (or a `break` ending a try's else)
-    # into the jump before it: no line event
-    untraceable = {"continue", "break"} if sys.version_info < (3, 10) else set()
+    # into the jump before it, and drops the NOP of a `pass` before a jump: no line event
+    untraceable = {"continue", "break", "pass"} if sys.version_info < (3, 10) else set()
     return [
         (n, lines[n - 1].strip())
         for n in sorted(wanted - seen)

@@ -1302,3 +1302,40 @@ def exc_try_in_try_then_return_ending_function(k, seen):
     except Exception as e:
         seen["outer"] = type(e).__name__
     return seen
+
+
+@cases((0, 0), (1, 0), (0, 3), (0, 4), (0, 5), (0, 6))
+def exc_written_return_none_after_clause_and_ifs(k, n):
+    # a written `return None` at the end that several ifs' false exits share (3.12+ copy a
+    # return without a line into each path; this one, laid out before the handler code, has
+    # a line) (torch._dynamo.utils._extract_anchors_from_expr)
+    tree = None
+    try:
+        tree = risky(k)
+    except ValueError:
+        return None
+    if n > 3:
+        v = n * 2
+        if v == 8:
+            return ("eight", tree)
+        if v == 10:
+            return ("ten", tree)
+    return None
+
+
+@cases((0, 0), (1, 0), (1, 1), (4, 0), (4, 1), (2, 0))
+def exc_written_return_none_after_nested_clauses(k, flag):
+    # the written `return None` after a try whose clause holds a try whose clause ends in an
+    # if/else: both arms leave through it (torch._dynamo.utils.torchscript)
+    log = []
+    try:
+        return risky(k)
+    except ValueError:
+        try:
+            return risky(k * 4)
+        except ZeroDivisionError:
+            if flag:
+                log.append("a")
+            else:
+                log.append("b")
+    return None

@@ -1013,3 +1013,62 @@ def loop_while_continue_then_return(ks):
             continue
         return k, seen
     return None, seen
+
+
+@cases(([1, 2, 3], {1: 0, 2: 0}), ([4, -1], {}), ([-2, 5], {}), ([], {}))
+def loop_if_arm_ends_in_raise_before_else(items, seen):
+    # the arm's if falls off to the loop's head (its false exit, 3.12 jumps there straight)
+    # and the else goes on to the head too (torch's handle_saved_tensors_wiring)
+    out = []
+    for x in items:
+        if x > 0:
+            if x not in seen:
+                out.append(("raise", x))
+                if x > 3:
+                    raise KeyError(x)
+        else:
+            out.append(x)
+            seen[x] = 1
+    return out, seen
+
+
+@cases(([1, 2, 3], 2), ([4, -1, 2], 4), ([], 0))
+def loop_if_arm_ends_in_if_before_else(items, same):
+    # as above, the inner if's body going on to the arm's end (Module._load_from_state_dict)
+    out = []
+    for x in items:
+        if x > 0:
+            if x is not same:
+                out.append(x)
+        else:
+            out.append(-x)
+    return out
+
+
+@cases(([1, 2, 0, 5],), ([],), ([0, 0],))
+def loop_if_elif_else_pass_ending_body(items):
+    # `else: pass` ending a loop body: 3.12+ keep the pass's dead jump back
+    a = b = 0
+    for x in items:
+        if x == 1:
+            a += 1
+        elif x > 1:
+            b += x
+        else:
+            pass
+    return a, b
+
+
+@cases((["m", "n", "x", "y"],), ([],))
+def loop_elif_continues_each(items):
+    # two `elif t: continue` arms one after the other (transformers' caching_allocator_warmup)
+    out = []
+    for d in items:
+        if d == "x":
+            out.append(1)
+        elif d == "m":
+            continue
+        elif d == "n":
+            continue
+        out.append(d)
+    return out

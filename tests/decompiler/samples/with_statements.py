@@ -473,3 +473,77 @@ def with_then_break_ending_while_body(ks):
             log.append(items.pop())
         break
     return log, items
+
+
+@cases((0, False), (1, False), (1, True), (2, True))
+def with_two_items_return(k, swallow):
+    # the body returns; an exception the inner manager suppresses ends both withs and the
+    # function, that path (the outer exit, `return None`) laid out past the handler code
+    # (torch.fx's GraphPickler.dumps)
+    log = []
+    with CM(log, "outer"), CM(log, "inner", swallow=swallow) as v:
+        log.append(v)
+        return risky(k), log
+
+
+@cases((0, False), (1, False), (1, True))
+def with_in_with_return(k, swallow):
+    log = []
+    with CM(log, "outer"):
+        with CM(log, "inner", swallow=swallow):
+            return risky(k)
+
+
+@cases((0, False, False), (1, False, True), (1, True, False), (2, True, True))
+def with_two_items_then_with_return(k, swallow_mid, swallow_in):
+    # three levels: what an exception the innermost suppresses goes on to, both other
+    # withs' exits (jumping past the middle one's handler) and `return None`
+    # (torch.fx's GraphPickler.loads)
+    log = []
+    with CM(log, "outer"), CM(log, "mid", swallow=swallow_mid):
+        log.append("state")
+        with CM(log, "inner", swallow=swallow_in) as v:
+            log.append(v)
+            return risky(k)
+
+
+@cases(([1, 3, 4, 7], {1, 3, 7}, True, True), ([1, 3, 4], {1, 3}, True, False), ([3, 5], set(), False, False))
+def with_suppressing_in_try_in_if_arm_of_loop(items, seen, strict, swallow):
+    # an exception the manager suppresses goes round the loop (the arm's end), not on to
+    # the code after the if (3.13+ jump there straight from the handler code)
+    # (torch.nn.Module._load_from_state_dict)
+    log = []
+    for key in items:
+        if key in seen:
+            try:
+                with CM(log, swallow=swallow):
+                    if key > 2:
+                        raise ValueError(key)
+                    log.append(key)
+            except Exception as ex:
+                log.append(("ex", ex.args))
+        elif strict:
+            log.append(("missing", key))
+    return log
+
+
+@cases((0, False, "r"), (1, False, "r"), (1, True, "r"), (0, True, None))
+def with_return_in_if_arm_then_return(k, swallow, r):
+    # the with ends the if's arm by returning: an exception it suppresses goes on where
+    # the if does, at a copy of the return after it (torch._dynamo.eval_frame's
+    # guard_collectives_hook)
+    log = []
+    if r:
+        with CM(log, swallow=swallow):
+            log.append(k)
+            return risky(k), log
+    return r, log
+
+
+@cases((0, False, "r"), (1, True, "r"), (0, True, None))
+def with_return_in_if_arm_then_raise(k, swallow, r):
+    log = []
+    if r:
+        with CM(log, swallow=swallow):
+            return risky(k), log
+    raise KeyError(r, tuple(log))
