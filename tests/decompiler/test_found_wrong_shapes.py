@@ -208,6 +208,59 @@ SHAPES = {
                         break
             return log
         """, [([1, 2, 2],), ([2, 2, 2, 2],), ([2, 1],)]),
+    "else_break_ends_inner_while": ("""
+        def f(ks):
+            log = []
+            while ks:
+                while len(log) < 40:
+                    if nxt(ks) % 2:
+                        log.append(1)
+                    else:
+                        break
+            return log
+        """, [([2, 2, 2],), ([1, 1, 2, 1],), ([2] * 20,), ([1] * 40,)]),
+    "else_raise_ends_inner_while": ("""
+        def f(ks):
+            n = 0
+            while ks:
+                while ks != 5:
+                    if nxt(ks) % 2:
+                        n += 1
+                    else:
+                        raise KeyError('k')
+            return n
+        """, [([1, 1, 2],), ([1, 1, 1],), ([3, 1],)]),
+    "for_break_then_enclosing_break": ("""
+        def f(ks):
+            log = []
+            while True:
+                if nxt(ks) % 2:
+                    log.append(1)
+                else:
+                    for j in (0, 1, 2):
+                        if nxt(ks) % 2:
+                            break
+                        return None
+                    break
+            return log
+        """, [([3, 1, 2],), ([2, 1, 1, 2, 2],), ([1, 2, 1, 1],)]),
+    "for_break_then_enclosing_break_after_finally_arm": ("""
+        def f(ks):
+            log = []
+            while True:
+                if nxt(ks) % 2:
+                    try:
+                        log.append(1)
+                    finally:
+                        log.append('f')
+                else:
+                    for j in (0, 1, 2):
+                        if nxt(ks) % 2:
+                            break
+                        return None
+                    break
+            return log
+        """, [([3, 1, 2],), ([2, 1, 1, 2, 2],), ([1, 2, 1, 1],)]),
 }
 
 
