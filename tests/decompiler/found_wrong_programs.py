@@ -25,7 +25,7 @@ PROGRAMS = {
         "def f(ks):\n    log = []\n    n = 0\n    while ks:\n        if n > 12:\n            break\n        n += 1\n        while len(log) < 40:\n            log.append('w')\n            if nxt(ks) % 2:\n                if nxt(ks) % 2:\n                    n += 1\n                else:\n                    raise KeyError('k')\n",
     ),
     3004875: (
-        ((3, 12), (3, 13), (3, 14)),
+        (),
         "def f(ks):\n    log = []\n    n = 0\n    for k in ks:\n        if n > 12:\n            break\n        n += 1\n        if nxt(ks) % 2:\n            try:\n                try:\n                    log.append(1)\n                    log.append(1)\n                    n += 1\n                except IndexError:\n                    log.append(1)\n                finally:\n                    log.append('f')\n                    continue\n            finally:\n                log.append('f')\n            log.append(1)\n        try:\n            break\n        finally:\n            log.append('f')\n            if nxt(ks) % 2:\n                return ('f', log)\n    return ('end', log, n)\n",
     ),
     3005725: (
@@ -57,7 +57,7 @@ PROGRAMS = {
         "def f(ks):\n    log = []\n    n = 0\n    while ks:\n        if n > 12:\n            break\n        n += 1\n        while len(log) < 40:\n            log.append('w')\n            if nxt(ks) % 2:\n                log.append(1)\n            else:\n                break\n",
     ),
     3009517: (
-        ((3, 12), (3, 13), (3, 14)),
+        (),
         "def f(ks):\n    log = []\n    n = 0\n    while True:\n        if n > 12:\n            break\n        n += 1\n        try:\n            for j in (0, 1, 2):\n                try:\n                    n += 1\n                    log.append(1)\n                except IndexError:\n                    log.append(nxt(ks))\n                finally:\n                    log.append('f')\n                    log.append('f')\n            try:\n                break\n            finally:\n                log.append('f')\n                log.append('f')\n            log.append(1)\n        finally:\n            log.append('f')\n            if nxt(ks) % 2:\n                return ('f', log)\n    return ('end', log, n)\n",
     ),
     3009552: (

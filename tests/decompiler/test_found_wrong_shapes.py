@@ -261,6 +261,19 @@ SHAPES = {
                     break
             return log
         """, [([3, 1, 2],), ([2, 1, 1, 2, 2],), ([1, 2, 1, 1],)]),
+    "code_after_if_same_as_finally_body": ("""
+        def f(ks):
+            log = []
+            for k in ks:
+                if nxt(ks) % 2:
+                    try:
+                        log.append('a')
+                        continue
+                    finally:
+                        log.append('f')
+                log.append('f')
+            return log
+        """, [([3, 1, 2],), ([0, 0, 0, 0, 1],), ([1, 2, 1, 2],)]),
 }
 
 

@@ -1525,6 +1525,8 @@ class ExceptionStructure(ExceptGroupOps):
             # a return value moved under the with's __exit__, loop iterators popped...
             while j < self.n and self.ins[j].op in ("SWAP", "POP_TOP", "POP_EXCEPT") and j not in self._copies:
                 j += 1
+            if any(i.target is not None and k <= i.target <= j and i.index < s for i in self.ins[:s]):
+                break  # (code jumped to from before the try is none of its exits: the same code after it)
             L = matches(j)
             if not L:
                 break
