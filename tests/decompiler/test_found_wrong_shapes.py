@@ -274,6 +274,39 @@ SHAPES = {
                 log.append('f')
             return log
         """, [([3, 1, 2],), ([0, 0, 0, 0, 1],), ([1, 2, 1, 2],)]),
+    "continue_then_return_under_returning_finally": ("""
+        def f(ks):
+            n = 0
+            while ks:
+                n += 1
+                try:
+                    if nxt(ks) % 2:
+                        continue
+                    return ('r', n)
+                finally:
+                    if nxt(ks) % 2:
+                        return -n
+            return n
+        """, [([0, 0, 0, 0, 1],), ([2, 1] * 5,), ([1, 1, 2],)]),
+    "finally_copies_going_round_then_else_return": ("""
+        def f(ks):
+            log = []
+            n = 0
+            for k in ks:
+                n += 1
+                if nxt(ks) % 2:
+                    try:
+                        try:
+                            continue
+                        finally:
+                            log.append('f')
+                    finally:
+                        if nxt(ks) % 2:
+                            return -n
+                else:
+                    return None
+            return log
+        """, [([0, 0, 0, 0, 1],), ([2, 1] * 5,), ([1, 1, 2, 1],)]),
 }
 
 

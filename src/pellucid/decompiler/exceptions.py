@@ -1217,6 +1217,17 @@ class ExceptionStructure(ExceptGroupOps):
                 # first, if any): through the finally it does what the exit did.
                 self.emit(self._overridden_exit(stack, before))
                 return i + c.length
+            back = self._back_to_loop.get(i)
+            if c.kind == "finally" and back is not None:
+                # the copy's own jumps go round the loop (the jump back after it threaded into
+                # them; its other paths return or raise): the exit whose copy this is was a
+                # `continue`, or the normal exit of a statement the loop goes round after
+                # (the code after the copy is another path's)
+                loop = self.loops[-1] if self.loops else None
+                if loop is None or back not in loop.continue_targets:
+                    raise self.fail("a finally body's copy goes round a loop other than its own", self.ins[i])
+                self.emit(ast.Continue())
+                return i + c.length
             if c.kind in ("with", "finally") and i + c.length != c.end:
                 # not the normal exit: only a return of a value computed before the
                 # copy (or a constant), or a loop jump, may follow; anything else is a
