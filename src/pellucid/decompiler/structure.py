@@ -1029,9 +1029,13 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
         small block at p, past the loop's else (3.10+): POP_TOP (the iterator)
         then the same code, which a `return` in the body cannot be."""
         candidates = []
+        copies = getattr(self, "_copies", {})
+        in_copy = {q for c, cp in copies.items() if h < c < exit_ for q in range(c + 1, c + cp.length)}
         for k in range(h + 1, exit_):
             if self.ins[k].op != "POP_TOP" or not self.reachable[k] or self._pops_matched_exception(k):
                 continue
+            if k in in_copy:
+                continue  # (a statement's pop inside a finally body's copy: no iterator's)
             size = self._clause_end_len(k + 1)
             if size is not None:
                 # 3.13: the loop ends an except clause, whose end (pop the exception, leave
