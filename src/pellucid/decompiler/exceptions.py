@@ -1226,7 +1226,8 @@ class ExceptionStructure(ExceptGroupOps):
                 loop = self.loops[-1] if self.loops else None
                 if loop is None or back not in loop.continue_targets:
                     raise self.fail("a finally body's copy goes round a loop other than its own", self.ins[i])
-                self.emit(ast.Continue())
+                if i + c.length != c.end or back not in self._exit_places(exits):
+                    self.emit(ast.Continue())  # (unless the block's end goes round anyway)
                 return i + c.length
             if c.kind in ("with", "finally") and i + c.length != c.end:
                 # not the normal exit: only a return of a value computed before the
