@@ -307,6 +307,23 @@ SHAPES = {
                     return None
             return log
         """, [([0, 0, 0, 0, 1],), ([2, 1] * 5,), ([1, 1, 2, 1],)]),
+    "clause_falls_through_finally_after_returning_body": ("""
+        def f(ks):
+            log = []
+            while len(log) < 40:
+                try:
+                    try:
+                        return None
+                    finally:
+                        if nxt(ks) % 2:
+                            log.append(2)
+                except IndexError:
+                    log.append(3)
+                finally:
+                    log.append('f')
+                return 5
+            return log
+        """, [([],), ([1],), ([2],)]),
 }
 
 

@@ -2370,9 +2370,9 @@ class ExceptionStructure(ExceptGroupOps):
         ) if TABLE.has_exception_table else frozenset()
         loop = self.loops[-1] if self.loops and clause_exits else None
         loop_places = self._exit_places(frozenset(loop.continue_targets | loop.break_targets)) if loop else set()
-        after_end = self._past_nops(self._thread(end)) if loop_places else end
+        after_end = self._past_nops(self._thread(end)) if clause_exits else end
         jumped_to = (
-            {q.target for q in ins if q.op == "JUMP" and self.initially_reachable[q.index]} if loop_places else set()
+            {q.target for q in ins if q.op == "JUMP" and self.initially_reachable[q.index]} if clause_exits else set()
         )
         for k in clause_exits & jumped_to:
             # a clause leaving through such a copy leaves the statement only if the copy goes
@@ -2387,7 +2387,9 @@ class ExceptionStructure(ExceptGroupOps):
                 while after < self.n and ins[after].op in ("POP_TOP", "POP_EXCEPT"):  # (unwinding)
                     after = self._past_nops(self._thread(after + 1))
             if (
-                after in loop_places  # (a clause's `continue` or `break` through the finally)
+                # (a clause's `continue` or `break` through the finally; outside loops, the
+                # code after the statement, which a body that never falls off does not reach)
+                (after in loop_places or loop is None)
                 and after != after_end
                 and after_end < self.n
                 and self.home[after_end] == home
