@@ -324,6 +324,22 @@ SHAPES = {
                 return 5
             return log
         """, [([],), ([1],), ([2],)]),
+    "continue_through_finally_before_returning_try": ("""
+        def f(ks):
+            log = []
+            while True:
+                try:
+                    if nxt(ks) % 2:
+                        continue
+                    try:
+                        return None
+                    finally:
+                        log.append('f')
+                finally:
+                    if nxt(ks) % 2:
+                        log.append('g')
+            return log
+        """, [([0, 0, 0, 0, 1],), ([2, 1] * 5,), ([1, 1, 2],)]),
 }
 
 

@@ -1196,6 +1196,11 @@ class ExceptionStructure(ExceptGroupOps):
         if H is None:
             return False
         _, e = self._extent(H, self.home[i])
+        last = self.latch[i] - 1
+        if self.reachable[last] and self.ins[last].target is None and not self._in(last, H):
+            # the code before the jump back is no code of the try body (a finally body's
+            # copy on a `continue`'s path): the loop goes round the try
+            return True
         return self.latch[i] >= e
 
     def do_try(self, i: int, stack: list, stop: int, exits: frozenset) -> int:
