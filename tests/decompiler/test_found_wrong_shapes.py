@@ -340,6 +340,25 @@ SHAPES = {
                         log.append('g')
             return log
         """, [([0, 0, 0, 0, 1],), ([2, 1] * 5,), ([1, 1, 2],)]),
+    "clause_falls_through_finally_after_returning_body_in_loop": ("""
+        def f(ks):
+            log = []
+            n = 0
+            while len(log) < 40:
+                n += 1
+                try:
+                    try:
+                        return None
+                    finally:
+                        if nxt(ks) % 2:
+                            continue
+                except IndexError:
+                    log.append(3)
+                finally:
+                    log.append('f')
+                return 5
+            return log
+        """, [([],), ([1],), ([2],), ([1, 1, 2],)]),
 }
 
 
