@@ -1197,9 +1197,14 @@ class ExceptionStructure(ExceptGroupOps):
             return False
         _, e = self._extent(H, self.home[i])
         last = self.latch[i] - 1
-        if self.reachable[last] and self.ins[last].target is None and not self._in(last, H):
-            # the code before the jump back is no code of the try body (a finally body's
-            # copy on a `continue`'s path): the loop goes round the try
+        if (
+            self.reachable[last]
+            and self.ins[last].target is None
+            and self.ins[last].op not in TERMINAL
+            and not self._in(last, H)
+        ):
+            # the code falling into the jump back is no code of the try body (a finally
+            # body's copy on a `continue`'s path): the loop goes round the try
             return True
         return self.latch[i] >= e
 
