@@ -2378,6 +2378,8 @@ class ExceptionStructure(ExceptGroupOps):
             k for k in set(self._copies) - before
             if k > end and self.home[k] not in (None, -1, home) and self._in(self.home[k], H)
         ) if TABLE.has_exception_table else frozenset()
+        loop = self.loops[-1] if self.loops and clause_exits else None
+        loop_places = self._exit_places(frozenset(loop.continue_targets | loop.break_targets)) if loop else set()
         after_end = self._past_nops(self._thread(end)) if clause_exits else end
         jumped_to = (
             {q.target for q in ins if q.op == "JUMP" and self.initially_reachable[q.index]} if clause_exits else set()
@@ -2395,9 +2397,11 @@ class ExceptionStructure(ExceptGroupOps):
                 while after < self.n and ins[after].op in ("POP_TOP", "POP_EXCEPT"):  # (unwinding)
                     after = self._past_nops(self._thread(after + 1))
             if (
-                # (a clause's `continue` or `break` through the finally, or the code after the
-                # statement, which a body that never falls off does not reach)
-                after != after_end
+                # (a clause's `continue` or `break` through the finally, or code after the
+                # statement outside the block being read: laid out past it, 3.12+, which the
+                # walk would place after the enclosing statements)
+                (after in loop_places or not end <= after < stop)
+                and after != after_end
                 and after_end < self.n
                 and self.home[after_end] == home
                 and (after >= self.n or self.ins[after].op not in TERMINAL)  # (a return's copy)
