@@ -63,7 +63,7 @@ from page import about_from_doc, markdown_page  # noqa: E402
 from page import add_option as add_markdown_option  # noqa: E402
 from roundtrip import pyenv_python  # noqa: E402
 
-VERSIONS = ["3.9", "3.10", "3.11", "3.12", "3.13", "3.14"]
+VERSIONS = ["3.9", "3.10", "3.11", "3.12", "3.13", "3.14", "3.15"]
 FAMILIES = ["plain", "try/with", "loops+finally"]
 OUTCOMES = ["exact", "unverified", "refused", "internal", "WRONG", "crash", "skipped"]
 # the first seed of each family: a program's label family:seed regenerates it

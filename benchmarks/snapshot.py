@@ -64,7 +64,7 @@ sys.path.insert(0, HERE)
 import random_programs  # noqa: E402
 import roundtrip  # noqa: E402
 
-VERSIONS = ["3.9", "3.10", "3.11", "3.12", "3.13", "3.14"]
+VERSIONS = ["3.9", "3.10", "3.11", "3.12", "3.13", "3.14", "3.15"]
 DECOMPILE_SECONDS = 20.0  # CPU seconds for one code object: longer counts as a hang
 QUICK_COUNT = 50
 QUICK_STRIDE = 4  # --quick: every 4th stdlib module

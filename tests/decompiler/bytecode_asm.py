@@ -38,7 +38,7 @@ def _caches(opname: str) -> int:
     table = getattr(dis, "_inline_cache_entries", None)
     if table is None:
         return 0
-    if isinstance(table, dict):  # 3.13: by name
+    if hasattr(table, "get"):  # by name: a dict (3.13-3.14) or a frozendict (3.15)
         return table.get(opname, 0)
     return table[dis.opmap[opname]]
 

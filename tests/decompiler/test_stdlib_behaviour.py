@@ -65,8 +65,8 @@ def _argparse_runs() -> list:
 
 CASES = [
     # (class, method, run, versions where it must decompile)
-    (shlex.shlex, "read_token", _shlex_runs, {(3, 9), (3, 10), (3, 11), (3, 12), (3, 13), (3, 14)}),
-    (argparse.ArgumentParser, "_parse_known_args", _argparse_runs, {(3, 9), (3, 10), (3, 11), (3, 12), (3, 13), (3, 14)}),
+    (shlex.shlex, "read_token", _shlex_runs, {(3, 9), (3, 10), (3, 11), (3, 12), (3, 13), (3, 14), (3, 15)}),
+    (argparse.ArgumentParser, "_parse_known_args", _argparse_runs, {(3, 9), (3, 10), (3, 11), (3, 12), (3, 13), (3, 14), (3, 15)}),
 ]
 
 

@@ -420,11 +420,11 @@ class Evaluator:
             mod = stack.pop()
             if not isinstance(mod, V.ImportedModule):
                 raise self.fail("import * of a non-module", ins)
-            self.emit(
+            self.emit(mod.statement(
                 ast.ImportFrom(
                     module=mod.name or None, names=[ast.alias(name="*")], level=mod.level
                 )
-            )
+            ))
             stack.append(const(None))  # popped by the following POP_TOP
         else:
             raise self.fail(f"unsupported intrinsic {kind}", ins)
@@ -433,9 +433,9 @@ class Evaluator:
         mod = stack.pop()
         if not isinstance(mod, V.ImportedModule):
             raise self.fail("import * of a non-module", ins)
-        self.emit(
+        self.emit(mod.statement(
             ast.ImportFrom(module=mod.name or None, names=[ast.alias(name="*")], level=mod.level)
-        )
+        ))
 
     # ----------------------------------------------------------- subscripts
     def op_BINARY_SUBSCR(self, ins: Instr, stack: list) -> None:
@@ -960,6 +960,7 @@ class Evaluator:
                 name=ins.argval, fromlist=fromlist.value if isinstance(fromlist, ast.Constant)
                 else tuple(e.value for e in fromlist.elts),
                 level=level.value,
+                lazy=bool(ins._extra and ins._extra.get("lazy")),
             )
         )
 
@@ -977,7 +978,9 @@ class Evaluator:
             return
         if not mod.names:
             raise self.fail("from-import with no names", ins)
-        self.emit(ast.ImportFrom(module=mod.name or None, names=mod.names, level=mod.level))
+        self.emit(mod.statement(
+            ast.ImportFrom(module=mod.name or None, names=mod.names, level=mod.level)
+        ))
 
     def op_SETUP_ANNOTATIONS(self, ins: Instr, stack: list) -> None:
         self.setup_annotations = True

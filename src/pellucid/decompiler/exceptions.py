@@ -36,6 +36,7 @@ every path reaching it; those tails are recognised when all paths end alike.
 from __future__ import annotations
 
 import ast
+import bisect
 from dataclasses import dataclass, field, replace
 
 from pellucid.decompiler import values as V
@@ -675,10 +676,13 @@ class ExceptionStructure(ExceptGroupOps):
         is itself a jump back (a loop's continue shared by the clauses) jumps there directly."""
         ins = self.ins
         threaded: set[int] = set()
+        homed = self._indices_by_home()
         for H, h in self._handlers.items():
             if h.kind != "try":
                 continue
-            for k in range(H + 1, self.n - 1):
+            for k in homed.get(H, ()):
+                if not H < k < self.n - 1:
+                    continue
                 q = self._clause_end_jump(k) if self.home[k] == H else None
                 if q is None:
                     continue
@@ -692,6 +696,15 @@ class ExceptionStructure(ExceptGroupOps):
             if not falls_in and not any(i.target == t for i in ins):
                 self.home[t] = None  # no longer reached
 
+    def _indices_by_home(self) -> dict[int, list[int]]:
+        """Handler -> the indices whose innermost handler it is, in order: a pass over each
+        handler's own code, not over everything after it (linear in the code, not quadratic)."""
+        homed: dict[int, list[int]] = {}
+        for k, H in enumerate(self.home):
+            if H is not None:
+                homed.setdefault(H, []).append(k)
+        return homed
+
     def _undo_exit_copies(self) -> None:
         """3.12+ copy a small exit block (``return x``) into every jump to it, so
         an except clause ends ``POP_EXCEPT; return x`` where the source continues
@@ -699,11 +712,12 @@ class ExceptionStructure(ExceptGroupOps):
         same line, the copy is turned back into the jump it replaced (the 3.11
         shape); a clause's own ``return`` computes its value before POP_EXCEPT."""
         ins = self.ins
+        homed = self._indices_by_home()  # (the loop only clears homes: checked again below)
         for H, h in self._handlers.items():
             if h.kind != "try":
                 continue
-            for k in range(H + 1, self.n):
-                if ins[k].op != "POP_EXCEPT" or self.home[k] != H:
+            for k in homed.get(H, ()):
+                if k <= H or ins[k].op != "POP_EXCEPT" or self.home[k] != H:
                     continue
                 if self._finally_end_len(k - 1) == 2 or self._finally_end_len(k - 3) == 4:
                     continue  # a return leaving an enclosing finally body: not this clause's end
@@ -1072,7 +1086,10 @@ class ExceptionStructure(ExceptGroupOps):
     def _build_chains(self) -> list:
         self._chains = [frozenset(self._chain(k)) if self._cover[k] is not None else frozenset() for k in range(self.n + 1)]
         ext: dict = {}
+        protected: dict[int, list[int]] = {}
         for k in range(self.n):
+            for H in self._chains[k]:
+                protected.setdefault(H, []).append(k)
             hk = self.home[k]
             if hk is None:
                 continue
@@ -1083,6 +1100,7 @@ class ExceptionStructure(ExceptGroupOps):
                 else:
                     ext[key] = [k, k]
         self._extents = ext
+        self._covered_by = protected  # handler -> the indices it covers, in order
         return self._chains
 
     def _extent(self, H: int, home: int | None) -> tuple[int, int]:
@@ -1307,9 +1325,12 @@ class ExceptionStructure(ExceptGroupOps):
 
     def _check_nothing_protected_in(self, H: int, a: int, b: int, what: str) -> None:
         """Refuse when code that handler H protects lies in [a, b), read outside H's body."""
+        if self._chains is None:
+            self._build_chains()
+        covered = self._covered_by.get(H, [])
         protected = [
-            k for k in range(a, b)
-            if self.reachable[k] and self._in(k, H) and self.ins[k].op not in ("JUMP", "NOP")
+            k for k in covered[bisect.bisect_left(covered, a):bisect.bisect_left(covered, b)]
+            if self.reachable[k] and self.ins[k].op not in ("JUMP", "NOP")
         ]
         if not protected:
             return
@@ -1888,8 +1909,8 @@ class ExceptionStructure(ExceptGroupOps):
                     and hq is not None
                     and hq != home
                     and s <= hq < H
-                    and (self._merged_jump(q - 2) == q or self._merged_jump(q - 5) == q)
                     and ins[q].target > C + 2
+                    and (self._merged_jump(q - 2) == q or self._merged_jump(q - 5) == q)
                 ):
                     follow_cands.append(ins[q].target)
                     normal_exit = ins[q].target

@@ -46,6 +46,7 @@ from pellucid.decompiler.instructions import (
     exception_entries,
     has_jump_chains,
     normalize,
+    same_positions,
     thread_jump_chains,
 )
 from pellucid.decompiler.patterns import PatternOps
@@ -138,6 +139,7 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
         self.code = code
         self.varnames = frozenset(code.co_varnames)
         self._match_candidates: set[int] | None = None  # (PatternOps, found when first needed)
+        self._no_arm_end: dict[int, int] = {}  # join -> start of an operand walked to it
         self.ins = normalize(code)
         if thread_jumps:
             thread_jump_chains(self.ins)
@@ -1481,6 +1483,11 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
                 k += 1
             elif (size := self._arm_copy(k)) is not None:
                 # 3.10+ copy a small `return` body onto the end of the first arm
+                if copies and not self._same_copy(falls, copies, k, size):
+                    # every copied body of a chain is a copy of the code after it, and this
+                    # one differs from the first: no longer chain can hold both (an elif
+                    # chain of different returns), so the scan stops here, keeping it linear
+                    break
                 falls[len(blocks) - 1] = k
                 copies[len(blocks) - 1] = size
                 k += size
@@ -1574,6 +1581,11 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
                 self.last_chain = (chain, starts + [T])
                 return expr, T, F
         return None
+
+    def _same_copy(self, falls: dict[int, int], copies: dict[int, int], k: int, size: int) -> bool:
+        """Whether the copied body of ``size`` at ``k`` is the same code as the chain's first."""
+        n, first_size = next(iter(copies.items()))
+        return size == first_size and self._same_code(falls[n], k, size)
 
     def _chain_cleanup_copy(self, outside: set[int], T: int, start: int) -> tuple[int, int] | None:
         """(t, n): an exit t of a test [start, T) holding a copy, n long, of the terminal
@@ -1832,7 +1844,8 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
         one the compiler made backward (a test whose false path falls off the loop
         body: True) or a written ``if test: continue`` (False)?  Both are spelled
         as a jump over a ``JUMP_BACKWARD``; the exception table protects a written
-        one like the test, the compiler's one not.  None: nothing tells."""
+        one like the test, the compiler's one not (3.15+ protect both: the compiler's
+        jump carries the test's source positions).  None: nothing tells."""
         off = self.ins[j].extra.get("folded_jump")
         if off is None:  # (3.12+ only fold)
             return None
@@ -1846,6 +1859,8 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
         h = handler(self.ins[j - 1].offset) if j > 0 else None
         if h is None or handler(self.ins[self.ins[j].target].offset) != h:
             return None  # (a continue leaving the try is unprotected too)
+        if TABLE.tells_compiler_back_jumps_by_positions:
+            return same_positions(self.code, self.ins[j].offset, off)
         return handler(off) is None
 
     def _falls_off_loop_body(self, T: int, end: int, F: int, exits: frozenset, loop: Loop | None) -> bool:
@@ -2291,6 +2306,12 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
             isinstance(v, ast.expr) and not _pure(v, local) for v in stack[self.cur_base :]
         )
 
+    def _first_terminal(self, k: int) -> int:
+        """Index of the first reachable return or raise at or after ``k`` (``n`` if none)."""
+        while k < self.n and not (self.reachable[k] and self.ins[k].op in TERMINAL):
+            k += 1
+        return k
+
     def _is_finally_end_jump(self, k: int) -> bool:
         """Is k a re-raise ending a finally body's exception-path copy that
         ``_merge_finally_exits`` turned into a jump to the copy's last re-raise?"""
@@ -2307,6 +2328,12 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
         ``end`` (a finally body's re-raise), the first arm's copy ends in a jump
         to ``end`` where the second's reaches the re-raise at ``end`` itself."""
         # a tail of just the return is `if t: return a` / `return b`: same code
+        limit = min(stop, self.n)
+        if self.ins[F - 1].op in TERMINAL:
+            # the tail ends the block, so its second copy ends at the first return or raise
+            # the second arm reaches: the search for it stops there (an elif chain of returns
+            # stays linear)
+            limit = min(limit, self._first_terminal(F) + 1)
         for n_s in range(F - T, 1, -1):
             tail_start = F - n_s
             if self._copy_size(tail_start, F) > MAX_COPY_SIZE:
@@ -2319,9 +2346,9 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
                     continue
             else:
                 p = F
-                while p + n_s <= min(stop, self.n) and not self._same_code(tail_start, p, n_s):
+                while p + n_s <= limit and not self._same_code(tail_start, p, n_s):
                     p += 1
-                if p + n_s > min(stop, self.n) or p == F:
+                if p + n_s > limit or p == F:
                     continue
             if self.ins[tail_start].line != self.ins[p].line:
                 continue  # each copy on its own line: the arms' own statements (`x = a` / `x = b`)
@@ -2457,11 +2484,14 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
                 c = self.ins[p + n - 1]
                 self.ins[c.index] = Instr("JUMP", None, None, c.offset, c.line, L, c.index, "JUMP_FORWARD")
                 self.reachable[c.index] = True
+            scanned = self._no_arm_end.pop(L, None)  # (the copies are jumps to L for now)
             try:
                 stmts, st = self.walk(lo, L, list(stack), frozenset({L}))
             finally:
                 for p, c in saved.items():
                     self.ins[p] = c
+                if scanned is not None:
+                    self._no_arm_end[L] = scanned
             for p in copies:
                 for k in range(p, p + n):
                     self.reachable[k] = False
@@ -2470,8 +2500,32 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
         if arm_end is not None:
             stmts, st = self.walk(lo, arm_end, list(stack), frozenset({arm_end}))
             return stmts, st, arm_end
+        if not self._jumps_to_or_past(lo, L):
+            # no jump in [lo, L) leaves for L or past it: an operand nested in this one with
+            # the same join (the rest of a long `and` chain) need not scan its part again
+            outer = self._no_arm_end.get(L)
+            self._no_arm_end[L] = lo
+            try:
+                stmts, st = self.walk(lo, L, list(stack), frozenset({L}))
+            finally:
+                if outer is None:
+                    del self._no_arm_end[L]
+                else:
+                    self._no_arm_end[L] = outer
+            return stmts, st, L
         stmts, st = self.walk(lo, L, list(stack), frozenset({L}))
         return stmts, st, L
+
+    def _jumps_to_or_past(self, lo: int, L: int) -> bool:
+        """Whether an unconditional jump in [lo, L - 1) goes to ``L``, or any jump past it."""
+        scanned = self._no_arm_end.get(L)
+        if scanned is not None and scanned <= lo:
+            return False
+        for k in range(lo, L - 1):
+            ins = self.ins[k]
+            if ins.target is not None and (ins.target > L or (ins.target == L and ins.op == "JUMP")):
+                return True
+        return False
 
     def _arm_tail_copies(self, lo: int, L: int) -> list[int]:
         """`x = a or (b if c else d)` before a small exit block at ``L``: the compiler
@@ -2494,6 +2548,9 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
     def _arm_end_before(self, lo: int, L: int) -> int | None:
         """The jump to ``L`` that ends a conditional expression's arm inside [lo, L): the
         next arm starts right after it (something jumps there)."""
+        scanned = self._no_arm_end.get(L)
+        if scanned is not None and scanned <= lo:
+            return None
         for k in range(lo, L - 1):
             ins = self.ins[k]
             if ins.target is not None and ins.target > L:
@@ -2657,7 +2714,7 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
                 # import a.b.c as d
                 if mod.level or not isinstance(target, ast.Name):
                     raise self.fail("unrecognized import", ins)
-                self.emit(ast.Import(names=[ast.alias(name=mod.name, asname=target.id)]))
+                self.emit(mod.statement(ast.Import(names=[ast.alias(name=mod.name, asname=target.id)])))
                 mod.done = True
                 return
             value.module.names.append(
@@ -2736,11 +2793,11 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
         if not isinstance(target, ast.Name):
             raise self.fail("import stored to a non-name", ins)
         if target.id == top and mod.level == 0:
-            self.emit(ast.Import(names=[ast.alias(name=mod.name, asname=None)]))
+            self.emit(mod.statement(ast.Import(names=[ast.alias(name=mod.name, asname=None)])))
         else:
             if mod.level:
                 raise self.fail("relative plain import", ins)
-            self.emit(ast.Import(names=[ast.alias(name=mod.name, asname=target.id)]))
+            self.emit(mod.statement(ast.Import(names=[ast.alias(name=mod.name, asname=target.id)])))
 
     def note_unpack(self, group: V.UnpackGroup) -> None:
         group.block = self.block

@@ -126,6 +126,14 @@ class ImportedModule(Marker):
     level: int
     names: list[ast.alias] = field(default_factory=list)
     attr_path: list[str] = field(default_factory=list)
+    # `lazy import` (3.15+, PEP 810): bound on first use
+    lazy: bool = False
+
+    def statement(self, node: ast.Import | ast.ImportFrom) -> ast.Import | ast.ImportFrom:
+        """``node``, the import statement of this module, marked lazy when the import was."""
+        if self.lazy:
+            node.is_lazy = 1
+        return node
 
 
 @dataclass(eq=False)

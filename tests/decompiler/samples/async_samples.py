@@ -380,3 +380,25 @@ async def async_with_retry_loop_return_except_finally(fails):
                 log.append(("retry", e.args))
             finally:
                 log.append(("release", n))
+
+
+@cases(([1, 2, 3],), ([],))
+async def async_generator_expression(items):
+    # 3.15: the generator expression makes its async iterator itself
+    gen = (x * 2 async for x in AIter(items))
+    return [y async for y in gen]
+
+
+@cases(([1, 2],), ([1, -1],), ([],))
+async def async_await_in_for_in_try(items):
+    out = []
+    try:
+        for x in items:
+            if x < 0:
+                await fail_later("negative")
+            out.append(await add_later(x, 1))
+        async for y in AIter(items):
+            out.append(await add_later(y, 2))
+    except ValueError:
+        out.append("caught")
+    return out

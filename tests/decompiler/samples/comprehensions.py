@@ -348,3 +348,45 @@ def comp_filter_true_after_its_test(xs, n):
     # `q or 2` is true once `q` ran: 3.9 keeps the test, jumping where it falls through
     seen = []
     return [x * n for x in xs if seen.append(x) or 2], {x for x in xs if not x or 1 if x != n}, seen
+
+
+@cases(([[1, 2], [3]], 2), ([], 0))
+def comp_inside_nested_loops(rows, k):
+    # a comprehension's append reaches its result under every loop it runs in (3.15: each
+    # iterator takes two stack values)
+    out = []
+    for row in rows:
+        for x in row:
+            out.append([x * y for y in row for _ in range(k)])
+            out.append({y: x for y in row})
+            out.append({x + y for y in row if y})
+    return out
+
+
+@cases(([1, 2, 3], True), ([4], False))
+def comp_iterable_is_a_conditional(xs, flag):
+    # the iterable's arms both jump to where the iterator is made
+    return [x * 2 for x in (xs if flag else xs[::-1])], list(x for x in (xs if flag else ()))
+
+
+@cases(([1, 2, 3], 2), ([], 5))
+def comp_generator_closures(xs, n):
+    # generator expressions over closures and conditional iterables, passed among arguments
+    scale = n + 1
+    return (
+        sum(x * scale for x in xs),
+        max((x - n for x in xs), default=None),
+        sorted((x for x in (xs if n else xs[:1])), reverse=True),
+    )
+
+
+@cases(([[1, 2], [3, 4]], 3), ([[5, 1], [2]], 3), ([], 1))
+def comp_return_and_break_from_nested_loops(rows, stop):
+    # a return or a break leaves each iterator it is inside behind
+    for row in rows:
+        for x in row:
+            if x == stop:
+                return [x, row]
+            if x > stop:
+                break
+    return None

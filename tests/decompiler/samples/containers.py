@@ -229,3 +229,14 @@ def cont_call_with_generator_arg(seq):
 )
 def cont_nested_calls(x):
     return str(int(float(str(x)))), show(show(x), k=show(y=x))
+
+
+STAR_ARGS = (3, 1, 2)
+
+
+@cases(
+    (0,),
+)
+def cont_star_of_a_global_in_call(n):
+    # 3.15 pushes the call's missing mapping with the global's NULL bit
+    return max(*STAR_ARGS), show(*STAR_ARGS), min(n, *STAR_ARGS)

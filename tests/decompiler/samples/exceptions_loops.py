@@ -1774,3 +1774,20 @@ def exl_for_return_under_raising_finally(xs, log):
     finally:
         log.append("f")
         raise KeyError(tuple(log))
+
+
+@cases(([1, 0, 2],), ([3, 4],), ([],), ([0, 5],))
+def exl_loop_body_ends_in_test_that_raises(xs):
+    # the last test's false path falls off the loop body: the compiler jumps back from the
+    # test (3.15 protects that jump like a written `continue`, but gives it the test's
+    # source positions)
+    seen = []
+    try:
+        for x in xs:
+            if x == 1: continue
+            seen.append(x)
+            if x and x > 3:
+                raise ValueError(x)
+    except ValueError as e:
+        seen.append(("caught", e.args))
+    return seen

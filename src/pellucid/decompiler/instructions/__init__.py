@@ -21,6 +21,7 @@ from pellucid.decompiler.instructions.normalize import (
     has_jump_chains,
     normalize,
     remove_instructions,
+    same_positions,
     thread_jump_chains,
 )
 from pellucid.decompiler.instructions.table import Table
@@ -52,5 +53,6 @@ __all__ = [
     "has_jump_chains",
     "normalize",
     "remove_instructions",
+    "same_positions",
     "thread_jump_chains",
 ]

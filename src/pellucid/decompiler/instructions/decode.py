@@ -24,7 +24,7 @@ PY = sys.version_info[:2]
 
 # The CPython versions whose bytecode pellucid decodes, oldest first: the one place that says
 # so.  Every other version is refused at the decompiler's entry (see unsupported_version).
-SUPPORTED_VERSIONS = ((3, 9), (3, 10), (3, 11), (3, 12), (3, 13), (3, 14))
+SUPPORTED_VERSIONS = ((3, 9), (3, 10), (3, 11), (3, 12), (3, 13), (3, 14), (3, 15))
 
 # One table per CPython version: what its bytecode and compiler are like (see table.py).
 TABLES: dict[tuple[int, int], Table] = {
@@ -83,10 +83,13 @@ _PAIR_LOCALS = frozenset(
     if n in dis.opmap
 )
 _CMP_SHIFT = TABLE.compare_shift
+_COMMON_CONSTANT = dis.opmap.get("LOAD_COMMON_CONSTANT") if TABLE.common_constant_resolved else None
+_COMMON_CONSTANTS = getattr(dis, "_common_constants", None) or ()
 # opcodes whose argval or argrepr is more than the raw argument
 _RESOLVED = frozenset(
     _HASCONST | _HASNAME | _PAIR_LOCALS | _HASLOCAL | _HASJREL | _HASJABS | _HASCOMPARE
     | {dis.opmap[n] for n in ("BINARY_OP", "CALL_INTRINSIC_1", "CALL_INTRINSIC_2") if n in dis.opmap}
+    | ({_COMMON_CONSTANT} if _COMMON_CONSTANT is not None else set())
 )
 
 
@@ -248,6 +251,8 @@ def decode(code: CodeType) -> list[Raw]:
                 argrepr = _INTRINSIC1[arg]
             elif _OPNAME[op] == "CALL_INTRINSIC_2" and _INTRINSIC2 is not None:
                 argrepr = _INTRINSIC2[arg]
+            elif op == _COMMON_CONSTANT:
+                argval = _COMMON_CONSTANTS[arg]
         # (Raw(...) through tuple.__new__: the named tuple's own __new__ is a Python call)
         out.append(_new_tuple(Raw, (_OPNAME[op], op, arg, argval, argrepr, offset, line)))
         i += _SIZE[op]

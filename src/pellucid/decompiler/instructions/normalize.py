@@ -20,6 +20,7 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import dis
+import itertools
 from dataclasses import dataclass, field
 from types import CodeType
 from typing import Any
@@ -117,7 +118,7 @@ _REWRITTEN = frozenset(
         "BINARY_OP", "RETURN_CONST", "LOAD_GLOBAL", "LOAD_ATTR", "LOAD_SUPER_ATTR",
         "LOAD_FAST_LOAD_FAST", "STORE_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST", "COMPARE_OP",
         "LOAD_FAST_CHECK", "ROT_TWO", "DUP_TOP", "CALL_INTRINSIC_1", "CALL_INTRINSIC_2",
-        "KW_NAMES",
+        "KW_NAMES", "IMPORT_NAME",
     }
 )
 
@@ -245,6 +246,9 @@ def _rewrite(code: CodeType, ins: Raw, name: str, line: int | None, out: list[In
         add("COPY", 1, 1)
     elif name in ("CALL_INTRINSIC_1", "CALL_INTRINSIC_2"):
         add(name, argval=ins.argrepr)
+    elif name == "IMPORT_NAME":
+        # (a lazy import's spelling says so in argrepr: see v3_15.py)
+        add("IMPORT_NAME", **({"lazy": True} if ins.argrepr == "lazy" else {}))
     elif name == "KW_NAMES":
         add("KW_NAMES", argval=ins.argval if TABLE.kw_names_resolved else code.co_consts[ins.arg])
     else:
@@ -279,6 +283,13 @@ def _fold_backward_conditionals(out: list[Instr]) -> list[Instr]:
     return remove_instructions(out, remove)
 
 
+
+
+def same_positions(code: CodeType, a: int, b: int) -> bool:
+    """Whether the instructions at offsets ``a`` and ``b`` carry the same source positions
+    (line and columns): a compiler-made instruction copies those of the one it stands for."""
+    positions = list(itertools.islice(code.co_positions(), max(a, b) // 2 + 1))
+    return positions[a // 2] == positions[b // 2]
 
 
 def _chain_end(ins: list[Instr], i: Instr) -> int | None:

@@ -37,6 +37,9 @@ class Table:
     line_every_unit: bool
     # co_flags says whether co_consts[0] is the docstring (3.14+)
     docstring_flag: bool
+    # LOAD_COMMON_CONSTANT's argument resolves to the constant, as dis gives it (3.15+; 3.14's
+    # dis leaves it the index)
+    common_constant_resolved: bool
 
     # ---- instructions: what they mean
     # TO_BOOL instructions: implied by a following test, a conversion when alone (3.13+)
@@ -89,6 +92,10 @@ class Table:
     frames_on_c_stack: bool
     # a conditional jump on `not (a is b)` is spelled with the inverse operator (before 3.14)
     jumps_fold_not_into_compare: bool
+    # iterators and awaitables take two stack values (3.15+: GET_ITER pushes an index or NULL
+    # above the iterator, POP_ITER and END_SEND pop both), and a generator expression makes
+    # its iterator from the iterable its caller passes
+    paired_iterators: bool
 
     # ---- compiler layout: where the compiler puts, copies and keeps code
     # dead jumps are kept after a return, raise or jump (3.9)
@@ -121,6 +128,11 @@ class Table:
     shares_continue_jumps: bool
     # a clause's end (POP_EXCEPT; JUMP) is merged with the jumps that leave it (3.12+)
     merges_clause_end_jumps: bool
+    # a conditional jump the compiler turned backward (a test whose path falls off a loop body
+    # inside a try) is told from a written `if test: continue` by its JUMP_BACKWARD carrying
+    # the test's source positions, a `continue` its own (3.15+, whose exception table protects
+    # both); before, by the exception table leaving the compiler's one unprotected
+    tells_compiler_back_jumps_by_positions: bool
     # an except clause's end is copied into a `break` (3.13+)
     copies_clause_ends: bool
     # super-instructions are formed after exit copies, so copies may be spelled apart (3.13+)

@@ -107,6 +107,10 @@ def _call_function_ex_flag(code: CodeType, raw: list[Raw]) -> list[Raw]:
             if out and out[-1].opname == "PUSH_NULL":
                 out.pop()
                 ins = ins._replace(arg=0, argval=0)
+            elif out and out[-1].opname == "LOAD_GLOBAL" and out[-1].arg & 1:
+                # 3.15+: the global's NULL bit pushes the missing mapping (`f(*g)`)
+                out[-1] = out[-1]._replace(arg=out[-1].arg & ~1)
+                ins = ins._replace(arg=0, argval=0)
             elif [(i.opname, i.arg) for i in out[-4:]] == _NULLS_UNDER_ARGS:
                 # Dynamo's: `func, args; PUSH_NULL; PUSH_NULL; SWAP 3; SWAP 2` leaves
                 # func, NULL, args, NULL: the 3.13 spelling is `PUSH_NULL; SWAP 2` and no mapping
@@ -122,8 +126,11 @@ _NULLS_UNDER_ARGS = [("PUSH_NULL", None), ("PUSH_NULL", None), ("SWAP", 3), ("SW
 
 
 def _with_setups(code: CodeType, raw: list[Raw]) -> list[Raw]:
-    """3.14+ ``with`` set-ups and exits as ``BEFORE_WITH`` ones (see withsetup.py)."""
-    done = rewrite_withs(code, raw)
+    """3.14+ ``with`` set-ups and exits as ``BEFORE_WITH`` ones, and 3.15+ iterator pairs as
+    3.14's single iterators (see withsetup.py)."""
+    from pellucid.decompiler.instructions.decode import TABLE  # (decode imports this table)
+
+    done = rewrite_withs(code, raw, TABLE.paired_iterators)
     return raw if done is None else done.raw
 
 
@@ -173,10 +180,10 @@ def _return_consts(code: CodeType, raw: list[Raw]) -> list[Raw]:
 
 
 def _with_depths(code: CodeType) -> dict:
-    """Exception-table depths once ``_with_setups`` dropped each ``with``'s extra value."""
-    from pellucid.decompiler.instructions.decode import decode  # (decode imports this table)
+    """Exception-table depths once ``_with_setups`` dropped each extra value."""
+    from pellucid.decompiler.instructions.decode import TABLE, decode  # (decode imports this)
 
-    done = rewrite_withs(code, decode(code))
+    done = rewrite_withs(code, decode(code), TABLE.paired_iterators)
     return {} if done is None else done.depths
 
 
@@ -188,7 +195,8 @@ TABLE = replace(
     duplicates_loop_tests=False,
     lays_forever_back_edge_inline=True,
     spellings=_SPELLINGS_314,
-    layout_passes=(_undo_inlined_builtins, _call_function_ex_flag, _with_setups, _return_consts),
+    # (the stack walk of _with_setups reads CALL_FUNCTION_EX as encoded, before its flag)
+    layout_passes=(_undo_inlined_builtins, _with_setups, _call_function_ex_flag, _return_consts),
     normalized_passes=(_unskip_value_tests,),
     exception_depths=_with_depths,
 )
