@@ -208,6 +208,157 @@ SHAPES = {
                         break
             return log
         """, [([1, 2, 2],), ([2, 2, 2, 2],), ([2, 1],)]),
+    "else_break_ends_inner_while": ("""
+        def f(ks):
+            log = []
+            while ks:
+                while len(log) < 40:
+                    if nxt(ks) % 2:
+                        log.append(1)
+                    else:
+                        break
+            return log
+        """, [([2, 2, 2],), ([1, 1, 2, 1],), ([2] * 20,), ([1] * 40,)]),
+    "else_raise_ends_inner_while": ("""
+        def f(ks):
+            n = 0
+            while ks:
+                while ks != 5:
+                    if nxt(ks) % 2:
+                        n += 1
+                    else:
+                        raise KeyError('k')
+            return n
+        """, [([1, 1, 2],), ([1, 1, 1],), ([3, 1],)]),
+    "for_break_then_enclosing_break": ("""
+        def f(ks):
+            log = []
+            while True:
+                if nxt(ks) % 2:
+                    log.append(1)
+                else:
+                    for j in (0, 1, 2):
+                        if nxt(ks) % 2:
+                            break
+                        return None
+                    break
+            return log
+        """, [([3, 1, 2],), ([2, 1, 1, 2, 2],), ([1, 2, 1, 1],)]),
+    "for_break_then_enclosing_break_after_finally_arm": ("""
+        def f(ks):
+            log = []
+            while True:
+                if nxt(ks) % 2:
+                    try:
+                        log.append(1)
+                    finally:
+                        log.append('f')
+                else:
+                    for j in (0, 1, 2):
+                        if nxt(ks) % 2:
+                            break
+                        return None
+                    break
+            return log
+        """, [([3, 1, 2],), ([2, 1, 1, 2, 2],), ([1, 2, 1, 1],)]),
+    "code_after_if_same_as_finally_body": ("""
+        def f(ks):
+            log = []
+            for k in ks:
+                if nxt(ks) % 2:
+                    try:
+                        log.append('a')
+                        continue
+                    finally:
+                        log.append('f')
+                log.append('f')
+            return log
+        """, [([3, 1, 2],), ([0, 0, 0, 0, 1],), ([1, 2, 1, 2],)]),
+    "continue_then_return_under_returning_finally": ("""
+        def f(ks):
+            n = 0
+            while ks:
+                n += 1
+                try:
+                    if nxt(ks) % 2:
+                        continue
+                    return ('r', n)
+                finally:
+                    if nxt(ks) % 2:
+                        return -n
+            return n
+        """, [([0, 0, 0, 0, 1],), ([2, 1] * 5,), ([1, 1, 2],)]),
+    "finally_copies_going_round_then_else_return": ("""
+        def f(ks):
+            log = []
+            n = 0
+            for k in ks:
+                n += 1
+                if nxt(ks) % 2:
+                    try:
+                        try:
+                            continue
+                        finally:
+                            log.append('f')
+                    finally:
+                        if nxt(ks) % 2:
+                            return -n
+                else:
+                    return None
+            return log
+        """, [([0, 0, 0, 0, 1],), ([2, 1] * 5,), ([1, 1, 2, 1],)]),
+    "clause_falls_through_finally_after_returning_body": ("""
+        def f(ks):
+            log = []
+            while len(log) < 40:
+                try:
+                    try:
+                        return None
+                    finally:
+                        if nxt(ks) % 2:
+                            log.append(2)
+                except IndexError:
+                    log.append(3)
+                finally:
+                    log.append('f')
+                return 5
+            return log
+        """, [([],), ([1],), ([2],)]),
+    "continue_through_finally_before_returning_try": ("""
+        def f(ks):
+            log = []
+            while True:
+                try:
+                    if nxt(ks) % 2:
+                        continue
+                    try:
+                        return None
+                    finally:
+                        log.append('f')
+                finally:
+                    if nxt(ks) % 2:
+                        log.append('g')
+            return log
+        """, [([0, 0, 0, 0, 1],), ([2, 1] * 5,), ([1, 1, 2],)]),
+    "clause_falls_through_finally_after_returning_body_in_loop": ("""
+        def f(ks):
+            log = []
+            n = 0
+            while len(log) < 40:
+                n += 1
+                try:
+                    try:
+                        return None
+                    finally:
+                        if nxt(ks) % 2:
+                            continue
+                except IndexError:
+                    log.append(3)
+                finally:
+                    log.append('f')
+                return 5
+            return log
+        """, [([],), ([1],), ([2],), ([1, 1, 2],)]),
 }
 
 

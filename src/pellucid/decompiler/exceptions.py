@@ -1214,6 +1214,16 @@ class ExceptionStructure(ExceptGroupOps):
         if H is None:
             return False
         _, e = self._extent(H, self.home[i])
+        last = self.latch[i] - 1
+        if (
+            self.reachable[last]
+            and self.ins[last].target is None
+            and self.ins[last].op not in TERMINAL
+            and not self._in(last, H)
+        ):
+            # the code falling into the jump back is no code of the try body (a finally
+            # body's copy on a `continue`'s path): the loop goes round the try
+            return True
         return self.latch[i] >= e
 
     def do_try(self, i: int, stack: list, stop: int, exits: frozenset) -> int:
@@ -1234,6 +1244,18 @@ class ExceptionStructure(ExceptGroupOps):
                 # copy ends the path.  Written back as a return (of the value it computed
                 # first, if any): through the finally it does what the exit did.
                 self.emit(self._overridden_exit(stack, before))
+                return i + c.length
+            back = self._back_to_loop.get(i)
+            if c.kind == "finally" and back is not None:
+                # the copy's own jumps go round the loop (the jump back after it threaded into
+                # them; its other paths return or raise): the exit whose copy this is was a
+                # `continue`, or the normal exit of a statement the loop goes round after
+                # (the code after the copy is another path's)
+                loop = self.loops[-1] if self.loops else None
+                if loop is None or back not in loop.continue_targets:
+                    raise self.fail("a finally body's copy goes round a loop other than its own", self.ins[i])
+                if i + c.length != c.end or back not in self._exit_places(exits):
+                    self.emit(ast.Continue())  # (unless the block's end goes round anyway)
                 return i + c.length
             if c.kind in ("with", "finally") and i + c.length != c.end:
                 # not the normal exit: only a return of a value computed before the
@@ -1565,6 +1587,8 @@ class ExceptionStructure(ExceptGroupOps):
             # a return value moved under the with's __exit__, loop iterators popped...
             while j < self.n and self.ins[j].op in ("SWAP", "POP_TOP", "POP_EXCEPT") and j not in self._copies:
                 j += 1
+            if any(i.target is not None and k <= i.target <= j and i.index < s for i in self.ins[:s]):
+                break  # (code jumped to from before the try is none of its exits: the same code after it)
             L = matches(j)
             if not L:
                 break
@@ -2400,9 +2424,9 @@ class ExceptionStructure(ExceptGroupOps):
         ) if TABLE.has_exception_table else frozenset()
         loop = self.loops[-1] if self.loops and clause_exits else None
         loop_places = self._exit_places(frozenset(loop.continue_targets | loop.break_targets)) if loop else set()
-        after_end = self._past_nops(self._thread(end)) if loop_places else end
+        after_end = self._past_nops(self._thread(end)) if clause_exits else end
         jumped_to = (
-            {q.target for q in ins if q.op == "JUMP" and self.initially_reachable[q.index]} if loop_places else set()
+            {q.target for q in ins if q.op == "JUMP" and self.initially_reachable[q.index]} if clause_exits else set()
         )
         for k in clause_exits & jumped_to:
             # a clause leaving through such a copy leaves the statement only if the copy goes
@@ -2417,7 +2441,10 @@ class ExceptionStructure(ExceptGroupOps):
                 while after < self.n and ins[after].op in ("POP_TOP", "POP_EXCEPT"):  # (unwinding)
                     after = self._past_nops(self._thread(after + 1))
             if (
-                after in loop_places  # (a clause's `continue` or `break` through the finally)
+                # (a clause's `continue` or `break` through the finally, or code after the
+                # statement outside the block being read: laid out past it, 3.12+, which the
+                # walk would place after the enclosing statements)
+                (after in loop_places or not end <= after < stop)
                 and after != after_end
                 and after_end < self.n
                 and self.home[after_end] == home

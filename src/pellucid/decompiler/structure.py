@@ -726,6 +726,7 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
                 return inverted
         body_end = latch + 1
         tail_end = body_end  # (past body_end when the body goes on after its last jump back)
+        placed_from = None  # (where the code left for the enclosing block starts, if not tail_end)
         breaks = self._jumps_out(h, body_end)
         follow = max(breaks) if breaks else body_end
         loop = Loop(h, follow, {h}, set(breaks) | {follow} | self._breaks_leaving_clause(h, body_end, stop, exits))
@@ -750,6 +751,14 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
                 follow = stop
                 loop.follow = stop
                 loop.break_targets = {stop, F}
+                if body_end < stop and self.ins[body_end].op == "JUMP" and self.ins[body_end].target == F:
+                    # the enclosing loop's jump back after the latch: the compiler threads
+                    # a conditional `break` (`else: break`) to it, never to the latch
+                    loop.break_targets.add(body_end)
+                    placed_from = body_end + 1  # (that jump back is the enclosing loop's)
+                elif body_end < stop and self._body_goes_on(h, body_end, stop):
+                    # the body's arms that raise or return, laid out past its jump back
+                    tail_end = stop
             elif F >= body_end and T <= latch:
                 test = expr
                 body_start = T
@@ -820,7 +829,9 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
         if leaves_at_end and not _ends_in_jump(body):
             body = body + [ast.Break()]  # (the end of the body is where the loop's breaks go)
         # (a while-else's code is [F, follow))
-        self._check_placed(tail_end, min(follow, stop, F if test is not None else follow), ins)
+        self._check_placed(
+            placed_from or tail_end, min(follow, stop, F if test is not None and F > h else follow), ins
+        )
         if conditional_latch and tail_end == body_end and not _ends_in_jump(body):
             # the back edge is conditional: falling through it leaves the loop
             if latch + 1 != follow:
@@ -1020,9 +1031,13 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
         small block at p, past the loop's else (3.10+): POP_TOP (the iterator)
         then the same code, which a `return` in the body cannot be."""
         candidates = []
+        copies = getattr(self, "_copies", {})
+        in_copy = {q for c, cp in copies.items() if h < c < exit_ for q in range(c + 1, c + cp.length)}
         for k in range(h + 1, exit_):
             if self.ins[k].op != "POP_TOP" or not self.reachable[k] or self._pops_matched_exception(k):
                 continue
+            if k in in_copy:
+                continue  # (a statement's pop inside a finally body's copy: no iterator's)
             size = self._clause_end_len(k + 1)
             if size is not None:
                 # 3.13: the loop ends an except clause, whose end (pop the exception, leave
@@ -1163,7 +1178,26 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
         # threaded to that loop's head: pop our iterator, jump back there
         outer = self.loops[-1] if self.loops else None
         to_outer = set()
-        if outer is not None and not breaks and exits & outer.continue_targets:
+        threaded_breaks = set()
+        if (
+            outer is not None
+            and breaks
+            and set(breaks) == {follow}
+            and follow in outer.break_targets
+            and follow not in outer.continue_targets
+        ):
+            # 3.9 threads a `break` followed by the enclosing loop's `break` to where that one
+            # goes: the code after the loop jumps there too.  Otherwise, where the block's
+            # end goes round the enclosing loop, that loop's follow is no place this
+            # statement goes on at.
+            threaded = exit_ < stop and self.ins[exit_].op == "JUMP" and self.ins[exit_].target == follow
+            if not threaded and (follow > stop or exits & outer.continue_targets):
+                raise self.fail("for loop's breaks leave the enclosing loop", ins)
+            threaded_breaks = set(breaks) if threaded else set()
+        if threaded_breaks:
+            breaks = []
+            follow = exit_
+        elif outer is not None and not breaks and exits & outer.continue_targets:
             to_outer = {
                 self.ins[j].target
                 for j in sorted(set(range(h + 1, body_end)) | self.moved_handler_code(h + 1, body_end))
@@ -1174,7 +1208,7 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
             }
         self.loop_counter += 1
         item = V.ForItem(self.loop_counter)
-        loop = Loop(h, follow, {h}, set(breaks) | {follow} | to_outer, item=item)
+        loop = Loop(h, follow, {h}, set(breaks) | {follow} | to_outer | threaded_breaks, item=item)
         loop.break_copy = break_copy
         accumulator = stack[-2] if len(stack) >= 2 and isinstance(stack[-2], V.Accumulator) else None
         self.loops.append(loop)
