@@ -889,9 +889,7 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
         ins = self.ins
         b = a
         if falls_in:
-            while b < self.n and not (self.reachable[b] and ins[b].op in TERMINAL):
-                b += 1
-            b += 1
+            b = self._first_terminal(b) + 1
             if b > min(stop, self.n):
                 return None
         while True:
@@ -902,9 +900,7 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
             if far is None:
                 break
             b = far
-            while b < self.n and not (self.reachable[b] and ins[b].op in TERMINAL):
-                b += 1
-            b += 1
+            b = self._first_terminal(b) + 1
             if b > min(stop, self.n):
                 return None
         if b == a or not self.reachable[a] or ins[b - 1].op not in TERMINAL:
@@ -2515,11 +2511,13 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
                 for k in range(p, p + n):
                     self.reachable[k] = False
             return stmts, st, L
-        arm_end = self._arm_end_before(lo, L)
-        if arm_end is not None:
-            stmts, st = self.walk(lo, arm_end, list(stack), frozenset({arm_end}))
-            return stmts, st, arm_end
-        if not self._jumps_to_or_past(lo, L):
+        if self._jumps_to_or_past(lo, L):
+            # (an arm's end is a jump to L: only then can there be one)
+            arm_end = self._arm_end_before(lo, L)
+            if arm_end is not None:
+                stmts, st = self.walk(lo, arm_end, list(stack), frozenset({arm_end}))
+                return stmts, st, arm_end
+        else:
             # no jump in [lo, L) leaves for L or past it: an operand nested in this one with
             # the same join (the rest of a long `and` chain) need not scan its part again
             outer = self._no_arm_end.get(L)
@@ -2567,9 +2565,6 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
     def _arm_end_before(self, lo: int, L: int) -> int | None:
         """The jump to ``L`` that ends a conditional expression's arm inside [lo, L): the
         next arm starts right after it (something jumps there)."""
-        scanned = self._no_arm_end.get(L)
-        if scanned is not None and scanned <= lo:
-            return None
         for k in range(lo, L - 1):
             ins = self.ins[k]
             if ins.target is not None and ins.target > L:
