@@ -30,6 +30,9 @@ Usage::
     python benchmarks/random_programs.py [--versions 3.9,3.13] [--count 2000]
                                          [--families plain,try/with,loops+finally]
                                          [--jobs N] [--json out.json] [--markdown PATH]
+    python benchmarks/random_programs.py --from-json 3.9.json 3.10.json ... [--markdown PATH]
+
+(``--from-json`` reports runs made one version at a time, e.g. at once on several cores.)
 
 Run it with the project's development environment (the plain and try/with programs come from
 the property test's generator, which imports pytest).  The worker runs under Python 3.9, so
@@ -59,7 +62,7 @@ ROOT = os.path.dirname(HERE)
 SRC = os.path.join(ROOT, "src")
 sys.path.insert(0, HERE)
 import loop_try_programs as loops  # noqa: E402
-from page import about_from_doc, markdown_page  # noqa: E402
+from page import about_from_doc, commit, markdown_page  # noqa: E402
 from page import add_option as add_markdown_option  # noqa: E402
 from roundtrip import pyenv_python  # noqa: E402
 
@@ -334,6 +337,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--show", metavar="LABEL", help="print one program (family:seed) and exit")
     parser.add_argument("--timeout", type=float, default=3600.0, help="per worker, seconds")
     parser.add_argument("--jobs", type=int, default=1, help="versions run at once")
+    parser.add_argument(
+        "--from-json", nargs="+", metavar="FILE",
+        help="run nothing: report the results that earlier runs wrote with --json (merged)",
+    )  # fmt: skip
     parser.add_argument("--worker", metavar="FILE", help=argparse.SUPPRESS)
     add_markdown_option(parser)
     args = parser.parse_args(argv)
@@ -344,7 +351,19 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     title = "Random programs: decompiled, then run beside the original"
     with markdown_page(args.markdown, title, about_from_doc(__doc__)):
+        if args.from_json:
+            return report(merged(args.from_json), args)
         return run(args)
+
+
+def merged(paths: list[str]) -> dict:
+    """The results of several ``--json`` files as one, in version order (a version's rows from
+    a later file replace an earlier file's)."""
+    results: dict = {}
+    for path in paths:
+        with open(path, encoding="utf-8") as f:
+            results.update(json.load(f))
+    return {v: results[v] for v in sorted(results, key=lambda v: tuple(map(int, v.split("."))))}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -388,12 +407,19 @@ def run(args: argparse.Namespace) -> int:
     finally:
         os.unlink(path)
     results = {v: rows for v, rows in zip(versions, done) if rows is not None}
+    here = commit()
+    for rows in results.values():
+        for row in rows:
+            row["commit"] = here  # kept in --json: a merged report says what it measured
     return report(results, args)
 
 
 def report(results: dict, args: argparse.Namespace) -> int:
     head = f"{'python':8} {'family':14} {'programs':>8}" + "".join(f" {k:>10}" for k in OUTCOMES)
     head += f" {'exact %':>8} {'seconds':>8}"
+    if args.from_json:
+        commits = sorted({row.get("commit", "?") for rows in results.values() for row in rows})
+        print(f"Merged from {len(args.from_json)} runs at commit {', '.join(commits)}\n")
     print(head)
     print("-" * len(head))
     bad = 0
