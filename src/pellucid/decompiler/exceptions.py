@@ -1921,13 +1921,9 @@ class ExceptionStructure(ExceptGroupOps):
         if TABLE.copies_clause_ends and normal_exit is None:
             # 3.13: the body ends in a try whose clause ends in a try, and the innermost
             # clause's end jumps past this statement's handlers itself (merged jumps)
-            for q in range(s, H):
-                hq = self.home[q]
+            for q in self._merged_end_jumps_homed_in(s, H):
                 if (
-                    ins[q].op == "JUMP"
-                    and hq is not None
-                    and hq != home
-                    and s <= hq < H
+                    self.home[q] != home
                     and ins[q].target > C + 2
                     and (self._merged_jump(q - 2) == q or self._merged_jump(q - 5) == q)
                 ):
@@ -2123,6 +2119,25 @@ class ExceptionStructure(ExceptGroupOps):
         if self._merged_jump(k) == k + 5 and outer is not None:
             outer = self._cover[outer]
         return outer
+
+    def _merged_end_jumps_homed_in(self, lo: int, hi: int) -> list[int]:
+        """The jumps that may end merged clause ends (``_merged_jump`` of the POP_EXCEPT two or
+        five instructions before), in order, whose home lies in [lo, hi): found in a list
+        sorted by home, made once per code, not by a scan of [lo, hi) per try (3.12+ lay the
+        handlers at the end, so that scan made a run of n try statements quadratic)."""
+        cands = self.__dict__.get("_b_merged_end_jumps")
+        if cands is None:
+            ins, home = self.ins, self.home
+            cands = self._b_merged_end_jumps = sorted(
+                (home[q], q)
+                for q in range(self.n)
+                if ins[q].op == "JUMP"
+                and home[q] is not None
+                and any(q - d >= 0 and ins[q - d].op == "POP_EXCEPT" for d in (2, 5))
+            )
+        i = bisect.bisect_left(cands, (lo, -1))
+        j = bisect.bisect_left(cands, (hi, -1))
+        return sorted(q for _h, q in cands[i:j])
 
     def _merged_jump(self, k: int) -> int | None:
         """The jump ending the merged clause ends at k (``_merged_clause_end``), or None."""
