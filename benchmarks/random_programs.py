@@ -157,10 +157,29 @@ def _limited(seconds: float, fn, *args):
 
 
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+# the same address spelled out one character at a time (a list extended by a string)
+_ADDRESS_CHARS = re.compile(r"'0', 'x'(?:, '[0-9a-f]')+")
 
 
 def _scrub(text: str) -> str:
-    return _ADDRESS.sub(" at 0x?", text)
+    """A repr without what differs between two runs of the same program: object addresses (the
+    original and the decompiled program make their own functions)."""
+    return _ADDRESS_CHARS.sub("'0', 'x', ?", _ADDRESS.sub(" at 0x?", text))
+
+
+def _shown(value, depth: int = 0) -> str:
+    """``repr(value)`` with sets in a fixed order: a set's order follows its elements' hashes,
+    and a function's hash is its address, which differs between the two programs."""
+    if depth < 20:
+        if isinstance(value, (set, frozenset)) and value:
+            items = ", ".join(sorted(_shown(x, depth + 1) for x in value))
+            return f"frozenset({{{items}}})" if isinstance(value, frozenset) else f"{{{items}}}"
+        if type(value) is list:
+            return "[" + ", ".join(_shown(x, depth + 1) for x in value) + "]"
+        if type(value) is tuple:
+            inner = ", ".join(_shown(x, depth + 1) for x in value)
+            return f"({inner},)" if len(value) == 1 else f"({inner})"
+    return repr(value)
 
 
 def _outcome(fn, args: tuple, seconds: float) -> list:
@@ -170,11 +189,11 @@ def _outcome(fn, args: tuple, seconds: float) -> list:
         result = _limited(seconds, fn, *args)
         if isinstance(result, types.GeneratorType):
             result = ("generator", _limited(seconds, lambda: list(zip(range(100), result))))
-        return ["ok", _scrub(repr(result)), _scrub(repr(args))]
+        return ["ok", _scrub(_shown(result)), _scrub(_shown(args))]
     except CallTimeout:
         return ["timeout"]
     except Exception as exc:  # noqa: BLE001 - what the program raised is its behaviour
-        return ["raise", type(exc).__name__, _scrub(str(exc)), _scrub(repr(args))]
+        return ["raise", type(exc).__name__, _scrub(str(exc)), _scrub(_shown(args))]
 
 
 def _compare_calls(pairs, inputs) -> str | None:

@@ -359,6 +359,28 @@ SHAPES = {
                 return 5
             return log
         """, [([],), ([1],), ([2],), ([1, 1, 2],)]),
+    "maybe_unbound_local_before_spilled_values": ("""
+        def f(c, a):
+            if c:
+                v = {True: 1, False: 2}
+            return v[len(a) in list(a) > a is not None]
+        """, [(False, None), (True, [1]), (False, [1])]),
+    "parallel_assignment_value_read_before_walrus_target_stored": ("""
+        def f(z):
+            w, z, y = (len([z]), (v := 1), z)
+            return w, z, y, v
+        """, [(5,), ("a",)]),
+    "walrus_stored_before_later_tuple_items": ("""
+        def f(b, g):
+            v = 0
+            w, z, z = (b if b else 255, (v := (g <= 3)), v)
+            return w, z, v
+        """, [(1, 2), (0, 5)]),
+    "walrus_operand_before_spilled_chain_link": ("""
+        def f(a, c):
+            y = (w := (y := c)) not in str(w) >= (a if a else a) >= str(y)
+            return y, w
+        """, [("x", "x"), ("", "a"), ("b", "")]),
 }
 
 

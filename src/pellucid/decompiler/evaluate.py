@@ -205,9 +205,30 @@ class Evaluator:
         if ins.argval == ".0":  # a comprehension's iterator argument (3.9-3.11)
             stack.append(V.Iterator(name(".0")))
             return
-        stack.append(ast.Name(ins.argval, _LOAD))  # (name(), inline: the commonest value)
+        n = ast.Name(ins.argval, _LOAD)  # (name(), inline: the commonest value)
+        if ins._extra is not None and ins._extra.get("may_be_unbound") or (
+            not TABLE.marks_unbound_loads and ins.argval not in self._surely_bound()
+        ):
+            # loading it may raise: code must not move before it (see Walker.spill)
+            n.may_be_unbound = True
+        stack.append(n)
 
-    op_LOAD_NAME = op_LOAD_GLOBAL = op_LOAD_DEREF = op_LOAD_CLASSDEREF = op_LOAD_FAST
+    def op_LOAD_NAME(self, ins: Instr, stack: list) -> None:
+        stack.append(ast.Name(ins.argval, _LOAD))
+
+    op_LOAD_GLOBAL = op_LOAD_DEREF = op_LOAD_CLASSDEREF = op_LOAD_NAME
+
+    def _surely_bound(self) -> frozenset:
+        """The locals no LOAD_FAST of this code can find unbound, where the bytecode does not
+        say (3.9-3.11): the parameters that are never deleted."""
+        bound = self.__dict__.get("_e_surely_bound")
+        if bound is None:
+            c = self.code
+            n = c.co_argcount + c.co_kwonlyargcount
+            n += bool(c.co_flags & 0x04) + bool(c.co_flags & 0x08)  # *args, **kwargs
+            deleted = {i.argval for i in self.ins if i.op == "DELETE_FAST"}
+            bound = self._e_surely_bound = frozenset(c.co_varnames[:n]) - deleted
+        return bound
 
     def op_LOAD_CLOSURE(self, ins: Instr, stack: list) -> None:
         n = name(ins.argval)

@@ -12,7 +12,7 @@ import ast
 import bisect
 import dis
 from dataclasses import dataclass, field
-from itertools import repeat
+from itertools import chain, repeat
 from types import CodeType
 from typing import Any, Callable
 
@@ -287,17 +287,19 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
         values already on the stack were evaluated before it, so they are
         saved to temporaries first.  Fast locals the statement does not
         assign cannot change and stay as they are; with no statement (a
-        whole block of code follows) every local may change."""
+        whole block of code follows) every local may change.  The values of a parallel
+        assignment already popped and waiting for their stores (`a, b = b, a`) were evaluated
+        before it too."""
         stack = self.cur_stack if stack is None else stack
         base = self._own_base(stack)
-        if len(stack) <= base:
+        waiting = [v for v, _ in self.parallel] if self.parallel else []
+        if len(stack) <= base and not waiting:
             return  # (most statements: nothing is on the stack)
         assigned: set[str] | None = None  # names the statement binds: found once, if needed
         local = self.varnames
         chosen: dict[int, Any] = {}  # id -> value to save, each once
         sliced: list[int] = []  # stack positions holding slices whose parts are saved
-        for k in range(base, len(stack)):
-            v = stack[k]
+        for k, v in enumerate(chain(stack[base:], waiting), base):
             t = type(v)  # (exact types: no subclass of these is ever made)
             if t is _CONSTANT:
                 continue
@@ -306,16 +308,20 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
                     continue
                 if assigned is None:
                     assigned = _stored_names(stmt) if stmt is not None else self._all_locals()
-                if v.id not in assigned and (v.id in local or v.id.startswith(_DYNAMO_OWNED)) and (
-                    v.id not in self.code.co_freevars
+                if (
+                    v.id not in assigned
+                    and (v.id in local or v.id.startswith(_DYNAMO_OWNED))
+                    and v.id not in self.code.co_freevars
+                    and not getattr(v, "may_be_unbound", False)
                 ):
                     # a local the statement leaves alone; a global only Dynamo writes (a free
-                    # variable's cell is shared: code the statement calls may rebind it)
+                    # variable's cell is shared: code the statement calls may rebind it; a
+                    # local that may be unbound raises when loaded: the statement comes after)
                     continue
             elif t is _TUPLE or t is _SLICE:
                 if assigned is None:
                     assigned = _stored_names(stmt) if stmt is not None else self._all_locals()
-                if _has_slice(v):
+                if _has_slice(v) and k < len(stack):
                     # a slice has no spelling outside a subscript: its parts are saved instead
                     for part in _slice_parts(v):
                         if not _pure(part, local - assigned):
@@ -328,8 +334,32 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
                 continue  # NULLs, iterators and the like: nothing a statement can change
             # (the same value twice on the stack: one temporary)
             chosen.setdefault(id(v), v)
+        if chosen and self.assign_chains:
+            # a value stored to names when it was made (`(w := e)`: COPY then STORE), then
+            # kept on the stack: its stores came before the values saved here that were made
+            # after it, so it is saved in its turn, as the assignment expression it was
+            latest = max(getattr(v, "_seq", -1) for v in chosen.values())
+            on_stack = {id(v) for v in stack[base:]}
+            for v, targets in list(self.assign_chains.values()):
+                if (
+                    targets
+                    and id(v) in on_stack
+                    and getattr(v, "_seq", latest) < latest
+                    and all(isinstance(t, ast.Name) for t in targets)
+                ):
+                    chosen.setdefault(id(v), v)
         if not chosen:
             return  # nothing to save
+        own = stmt.value if isinstance(stmt, ast.Assign) else None
+        if (
+            own is not None
+            and hasattr(own, "_seq")
+            and not _pure(own, set())
+            and any(getattr(v, "_seq", -1) > own._seq for v in chosen.values())
+        ):
+            # the statement's own value was evaluated before values saved here (`v = z = e`
+            # from `(v := e)` stored again after later values): it is saved in its turn too
+            chosen[id(own)] = own
         # saved in the order they were evaluated, which SWAPs may have changed on the stack
         values = list(chosen.values())
         seqs = [getattr(v, "_seq", None) for v in values]
@@ -346,11 +376,20 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
             ref.is_spill = True
             ref._seq = getattr(v, "_seq", 0)
             done[id(v)] = ref
+            if v is own and len(stmt.targets) > 1:
+                # the targets before the last were stored when the value was made (`(v := e)`,
+                # COPY then STORE), before the values saved after it: assigned here
+                self.block.append(ast.Assign(stmt.targets[:-1], name(tmp), lineno=0))
+                stmt.targets = stmt.targets[-1:]
         for k in range(base, len(stack)):
             if id(stack[k]) in done:
                 stack[k] = done[id(stack[k])]
         for k in sliced:
             stack[k] = _with_parts(stack[k], done)
+        if self.parallel:
+            self.parallel = [(done.get(id(v), v), t) for v, t in self.parallel]
+        if own is not None and id(own) in done:
+            stmt.value = done[id(own)]
 
     def _own_base(self, stack: list) -> int:
         """Where the values this block pushed begin: the block's base, or lower where it popped
@@ -2963,7 +3002,9 @@ def _pure(e: ast.expr, stable: set[str]) -> bool:
     if isinstance(e, ast.Constant):
         return True
     if isinstance(e, ast.Name):
-        return getattr(e, "is_spill", False) or e.id in stable
+        return getattr(e, "is_spill", False) or (
+            e.id in stable and not getattr(e, "may_be_unbound", False)
+        )
     if isinstance(e, ast.Tuple):
         return all(_pure(x, stable) for x in e.elts)
     return False

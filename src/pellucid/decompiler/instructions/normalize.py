@@ -241,7 +241,7 @@ def _rewrite(code: CodeType, ins: Raw, name: str, line: int | None, out: list[In
             op = op[5:-1]
         add("COMPARE_OP", argval=op)
     elif name == "LOAD_FAST_CHECK":
-        add("LOAD_FAST")
+        add("LOAD_FAST", may_be_unbound=True)  # (see Table.marks_unbound_loads)
     elif name == "ROT_TWO":
         add("SWAP", 2, 2)
     elif name == "DUP_TOP":

@@ -44,6 +44,9 @@ class Table:
     # ---- instructions: what they mean
     # TO_BOOL instructions: implied by a following test, a conversion when alone (3.13+)
     has_to_bool: bool
+    # a local the compiler cannot prove bound is loaded by LOAD_FAST_CHECK, so a plain
+    # LOAD_FAST cannot raise UnboundLocalError (3.12+); before, every LOAD_FAST checks
+    marks_unbound_loads: bool
     # FOR_ITER's exhaustion path is END_FOR; POP_TOP (3.13+), not an END_FOR popping twice
     end_for_then_pop_top: bool
     # LOAD_GLOBAL's low bit pushes a NULL for a call (3.11+)

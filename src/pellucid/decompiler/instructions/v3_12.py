@@ -15,6 +15,7 @@ TABLE = replace(
     compare_shift=4,
     load_attr_method_bit=True,
     kw_names_resolved=True,
+    marks_unbound_loads=True,
     has_end_send=True,
     has_return_const=True,
     except_star_list_first=True,

@@ -14,6 +14,7 @@ TABLE = Table(
     line_every_unit=False,
     docstring_flag=False,
     has_to_bool=False,
+    marks_unbound_loads=False,
     end_for_then_pop_top=False,
     load_global_null_bit=False,
     null_after_callable=False,
