@@ -29,7 +29,7 @@ PROGRAMS = {
         "def f(ks):\n    log = []\n    n = 0\n    for k in ks:\n        if n > 12:\n            break\n        n += 1\n        if nxt(ks) % 2:\n            try:\n                try:\n                    log.append(1)\n                    log.append(1)\n                    n += 1\n                except IndexError:\n                    log.append(1)\n                finally:\n                    log.append('f')\n                    continue\n            finally:\n                log.append('f')\n            log.append(1)\n        try:\n            break\n        finally:\n            log.append('f')\n            if nxt(ks) % 2:\n                return ('f', log)\n    return ('end', log, n)\n",
     ),
     3005725: (
-        ((3, 14), (3, 15)),
+        (),
         "def f(ks):\n    log = []\n    n = 0\n    while ks:\n        if n > 12:\n            break\n        n += 1\n        if nxt(ks) % 2:\n            try:\n                for j in (0, 1, 2):\n                    log.append(1)\n                try:\n                    log.append(nxt(ks))\n                    break\n                except IndexError:\n                    n += 1\n                    return n\n                finally:\n                    log.append('f')\n                    if nxt(ks) % 2:\n                        log.append('f')\n                if nxt(ks) % 2:\n                    log.append(1)\n                else:\n                    return None\n            finally:\n                log.append('f')\n                if nxt(ks) % 2:\n                    return ('f', log)\n    log.append('after')\n    return log, n\n",
     ),
     3005843: (

@@ -359,6 +359,24 @@ SHAPES = {
                 return 5
             return log
         """, [([],), ([1],), ([2],), ([1, 1, 2],)]),
+    "break_through_finallys_merged_into_last_copys_if": ("""
+        def f(ks):
+            log = []
+            while ks:
+                if nxt(ks) % 2:
+                    try:
+                        try:
+                            log.append(nxt(ks))
+                            break
+                        finally:
+                            log.append('f')
+                    finally:
+                        log.append('g')
+                        if nxt(ks) % 2:
+                            return ('f', log)
+            log.append('after')
+            return log
+        """, [([2, 2, 1, 2, 2, 1],), ([1, 2, 1, 2, 1],), ([2, 1, 1],), ([1, 1, 1, 1],)]),
 }
 
 
