@@ -377,6 +377,45 @@ SHAPES = {
             log.append('after')
             return log
         """, [([2, 2, 1, 2, 2, 1],), ([1, 2, 1, 2, 1],), ([2, 1, 1],), ([1, 1, 1, 1],)]),
+    "try_body_goes_on_past_continue_through_finallys": ("""
+        def f(ks):
+            log = []
+            n = 0
+            while True:
+                if n > 12:
+                    break
+                n += 1
+                try:
+                    try:
+                        if nxt(ks) % 2:
+                            continue
+                        try:
+                            return None
+                        finally:
+                            log.append('a')
+                    finally:
+                        log.append('b')
+                finally:
+                    log.append('c')
+                    if nxt(ks) % 2:
+                        return log
+        """, [([1, 1, 1, 2],), ([2, 2, 1],), ([2, 1, 1, 1],), ([2, 2, 2, 1, 1],)]),
+    "continue_through_finally_of_try_opening_loop_body": ("""
+        def f(ks):
+            log = []
+            while True:
+                try:
+                    if nxt(ks) % 2:
+                        continue
+                    try:
+                        return None
+                    finally:
+                        log.append('a')
+                finally:
+                    log.append('c')
+                    if nxt(ks) % 2:
+                        return log
+        """, [([1, 2, 1],), ([2, 2, 1],), ([1, 1],), ([2, 1, 1, 1],)]),
 }
 
 

@@ -930,17 +930,29 @@ class ExceptionStructure(ExceptGroupOps):
             last = self._back_edge_past_handlers(t, last, breaks) or last
             self.latch[t] = last
 
-    def try_body_past_latch(self, h: int, a: int) -> int | None:
+    def try_body_past_latch(self, h: int, a: int, after_continue: bool = False) -> int | None:
         """3.12+: where the body of a `while True` goes on past its conditional last jump back
         (an if's `continue`, at a, folded into the jump): when the code at a is protected by
         a try that started in the loop, it is that try's body, not the code after the loop.
         The body then ends at the end of its straight run of code at the loop's level, which
-        must end in a return or raise (see _body_goes_on)."""
-        if not TABLE.forward_only_conditional_jumps or a >= self.n:
+        must end in a return or raise (see _body_goes_on).
+
+        ``after_continue`` (3.11+): the last jump back is the `continue` ending an if's arm
+        (through finally copies), and the arm's test jumps to a, laid out after it: the other
+        arm, the rest of the body, when a try that started in the loop protects it (code after
+        the loop is in no try of the loop's body)."""
+        if not (TABLE.forward_only_conditional_jumps or after_continue and TABLE.has_exception_table):
+            return None
+        if a >= self.n:
             return None
         self._exc_ready()
-        H = self._cover[a]
+        H = self._cover[self._past_nops(a) if after_continue else a]
         if H is None or not any(self._cover[k] == H for k in range(h, a)):
+            return None
+        if after_continue and (
+            any(self._cover[k] == H for k in range(h))  # (the try, or a clause, around the loop)
+            or not any(j.target == a and j.op in CONDITIONAL_JUMPS for j in self.ins[h:a])
+        ):
             return None
         home = self.home[h]
         b = a
@@ -1224,7 +1236,31 @@ class ExceptionStructure(ExceptGroupOps):
             # the code falling into the jump back is no code of the try body (a finally
             # body's copy on a `continue`'s path): the loop goes round the try
             return True
+        if self._tests_outside_jump_back(i, H):
+            return True
         return self.latch[i] >= e
+
+    def _tests_outside_jump_back(self, i: int, H: int) -> bool:
+        """Does a conditional jump to the loop's jump back test a value computed outside the
+        try of handler H (3.11: an if in a finally body's copy on a `continue`'s path whose
+        other arm returns)?  Code of the try body is protected by H; the path that goes round
+        through unprotected code of the try's level has left the try: the loop goes round it."""
+        latch, home = self.latch[i], self.home[i]
+        for q in range(i, latch):
+            j = self.ins[q]
+            if j.target != latch or j.op not in CONDITIONAL_JUMPS or not self.reachable[q]:
+                continue
+            p = self.ins[q - 1]
+            if (
+                self.reachable[q - 1]
+                and p.target is None
+                and p.op not in TERMINAL
+                and p.op != "NOP"
+                and self.home[q - 1] == home
+                and not self._in(q - 1, H)
+            ):
+                return True
+        return False
 
     def do_try(self, i: int, stack: list, stop: int, exits: frozenset) -> int:
         if i in self._copies:

@@ -806,6 +806,12 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
             if rest is not None:
                 tail_end = follow = loop.follow = rest
                 loop.break_targets = {rest}
+            else:
+                rest = self.try_body_past_latch(h, body_end, after_continue=True)
+                if rest is not None:
+                    # (nothing breaks out: the handler code laid out at rest is no loop target)
+                    tail_end = follow = loop.follow = rest
+                    loop.break_targets = set()
         if test is None and not breaks and tail_end == body_end:
             rest = self._forever_rest_past_latch(h, body_end, stop, conditional_latch)
             if rest is not None:
