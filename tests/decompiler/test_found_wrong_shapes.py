@@ -400,6 +400,34 @@ SHAPES = {
                     if nxt(ks) % 2:
                         return log
         """, [([1, 1, 1, 2],), ([2, 2, 1],), ([2, 1, 1, 1],), ([2, 2, 2, 1, 1],)]),
+    "return_through_finally_copy_with_if_on_break_path": ("""
+        def f(ks):
+            log = []
+            n = 0
+            while True:
+                if n > 12:
+                    break
+                n += 1
+                try:
+                    try:
+                        try:
+                            raise KeyError('k')
+                        finally:
+                            log.append('a')
+                            if nxt(ks) % 2:
+                                break
+                    finally:
+                        log.append('b')
+                        if nxt(ks) % 2:
+                            return -n
+                except IndexError:
+                    log.append(1)
+                finally:
+                    log.append('c')
+                    if nxt(ks) % 2:
+                        return -n
+            return log
+        """, [([1, 2, 1],), ([2, 2, 1],), ([2, 1, 2, 1, 2, 1],), ([0, 0, 0, 0, 1],)]),
     "continue_through_finally_of_try_opening_loop_body": ("""
         def f(ks):
             log = []
@@ -416,6 +444,47 @@ SHAPES = {
                     if nxt(ks) % 2:
                         return log
         """, [([1, 2, 1],), ([2, 2, 1],), ([1, 1],), ([2, 1, 1, 1],)]),
+    "break_in_nested_finally_through_copy_with_merged_jump": ("""
+        def f(ks):
+            log = []
+            n = 0
+            while ks:
+                n += 1
+                if nxt(ks) % 2:
+                    try:
+                        try:
+                            n += 1
+                        finally:
+                            log.append('a')
+                            break
+                    except IndexError:
+                        return n
+                    finally:
+                        log.append('b')
+                        if nxt(ks) % 2:
+                            return -n
+            return ('end', log, n)
+        """, [([3, 1, 2],), ([0, 0, 0, 0, 1],), ([2, 2, 1, 2],), ([1, 2, 2],)]),
+    "break_under_continuing_finally_through_breaking_finally": ("""
+        def f(ks):
+            log = []
+            n = 0
+            for k in ks:
+                n += 1
+                try:
+                    try:
+                        if nxt(ks) % 2:
+                            break
+                        log.append(nxt(ks))
+                    finally:
+                        log.append('f')
+                        continue
+                finally:
+                    log.append('g')
+                    if nxt(ks) % 2:
+                        break
+            return log, n
+        """, [([0, 0, 0, 0, 1],), ([3, 1, 2],), ([2, 2, 1, 2],), ([1, 2, 2],)]),
 }
 
 

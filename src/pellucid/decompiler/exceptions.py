@@ -451,29 +451,46 @@ class ExceptionStructure(ExceptGroupOps):
         return False
 
     def _exit_path_matches(self, x: int, y: int) -> set[int] | None:
-        """The straight-line rest of an exit from a finally body: the same code at
-        x (exception-path copy, after its unwinding) and y (normal-path copy),
-        under the same handler, ending in a return or a jump to the same place.
-        Returns the instructions of y's side, or None."""
+        """The rest of an exit from a finally body: the same code at x (exception-path
+        copy, after its unwinding) and y (normal-path copy), under the same handler, each
+        path ending in a return or a jump to the same place.  Conditional jumps are
+        followed on both sides (a `return` through an enclosing finally body's copy that
+        holds an if), and then every path must end in a return: a jump out of an if's path
+        (a loop's `break` or `continue` in the enclosing finally body) is where that path
+        goes on, which the copy cannot say.  Returns the instructions of y's side, or None."""
         ins = self.ins
         used: set[int] = set()
-        while True:
-            x = self._thread(x)
-            y = self._thread(y, used)
-            if x >= self.n or y >= self.n:
-                return None
-            a, b = ins[x], ins[y]
-            if x == y:
-                return used  # both continue at the same place (a jump out, threaded)
-            if a.op != b.op or self._cover[x] != self._cover[y]:
-                return None
-            used.add(y)
-            if a.op == "RETURN_VALUE":
-                return used
-            if a.target is not None or a.op in TERMINAL or _key(a.argval) != _key(b.argval):
-                return None
-            x += 1
-            y += 1
+        work = [(x, y)]
+        seen: set[tuple[int, int]] = set()
+        branched = False  # (past an if, every path must end in a return)
+        while work:
+            x, y = work.pop()
+            while True:
+                x = self._thread(x)
+                y = self._thread(y, used)
+                if x >= self.n or y >= self.n:
+                    return None
+                if (x, y) in seen:
+                    break
+                if x == y:
+                    if branched:
+                        return None  # (a path of an if that goes on elsewhere: a loop jump)
+                    break  # (both continue at the same place: a jump out, threaded)
+                seen.add((x, y))
+                a, b = ins[x], ins[y]
+                if a.op != b.op or self._cover[x] != self._cover[y]:
+                    return None
+                used.add(y)
+                if a.op == "RETURN_VALUE":
+                    break
+                if a.op in CONDITIONAL_JUMPS and b.target is not None:
+                    work.append((a.target, b.target))
+                    branched = True
+                elif a.target is not None or a.op in TERMINAL or _key(a.argval) != _key(b.argval):
+                    return None
+                x += 1
+                y += 1
+        return used
 
     def _graph_copy(self, b: int, H: int, R: int, C: int) -> tuple[int, frozenset] | None:
         """A normal-path copy at b of the finally body of H (exception-path copy
@@ -2451,6 +2468,7 @@ class ExceptionStructure(ExceptGroupOps):
         if L:
             self._check_body_leaves_through_copies(s, e, H)
             self._check_unprotected_code_is_copies(s, e, H, home)
+            self._check_clause_exits_are_copies(H, home)
         # 3.12+: the normal exit's copy reached only from a clause of a try in the body (the
         # body itself returns) lies with that clause's code: a clause jumping there leaves
         # this statement too
@@ -2574,6 +2592,42 @@ class ExceptionStructure(ExceptGroupOps):
                 k += t
                 continue
             raise self.fail("code on an exit path of the try body that is no copy of its finally body", ins[k])
+
+    def _check_clause_exits_are_copies(self, H: int, home: int | None) -> None:
+        """3.11+: the exception-path copy of a try/finally nested in the body, where H does
+        not protect it, has left this statement (a `break`, `continue` or `return` in the
+        nested finally body): it goes on with a copy of this finally body (then pops, a
+        return, a jump).  Anything else is a copy not recognized (3.14: the copy on a
+        nested finally body's `break`, its jump merged into the copy's if), which the walk
+        would read as code of the nested finally body, run without this finally body.
+        (Code an except clause of a nested try reaches may be the code after that try.)"""
+        if not TABLE.has_exception_table:
+            return
+        ins = self.ins
+        k = 0
+        while k < self.n:
+            if k in self._copies:
+                k += self._copies[k].length
+                continue
+            hk = self.home[k]
+            if (
+                hk is None
+                or hk < 0
+                or hk in (H, home)
+                or not self._in(hk, H)
+                or not self._is_finally(hk)
+                or self._in(k, H)
+                or not self.reachable[k]
+                or ins[k].op in _UNWINDING
+                or ins[k].target is not None
+            ):
+                k += 1
+                continue
+            t = self._exit_tail_len(k)
+            if t:
+                k += t
+                continue
+            raise self.fail("code on an exit path of a nested handler that is no copy of the finally body", ins[k])
 
     def _raising_finally_end(self, H: int, C: int) -> int | None:
         """A finally body that never ends (it raises or returns on every path) has
