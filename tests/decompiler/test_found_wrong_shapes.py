@@ -381,6 +381,132 @@ SHAPES = {
             y = (w := (y := c)) not in str(w) >= (a if a else a) >= str(y)
             return y, w
         """, [("x", "x"), ("", "a"), ("b", "")]),
+    "break_through_finallys_merged_into_last_copys_if": ("""
+        def f(ks):
+            log = []
+            while ks:
+                if nxt(ks) % 2:
+                    try:
+                        try:
+                            log.append(nxt(ks))
+                            break
+                        finally:
+                            log.append('f')
+                    finally:
+                        log.append('g')
+                        if nxt(ks) % 2:
+                            return ('f', log)
+            log.append('after')
+            return log
+        """, [([2, 2, 1, 2, 2, 1],), ([1, 2, 1, 2, 1],), ([2, 1, 1],), ([1, 1, 1, 1],)]),
+    "try_body_goes_on_past_continue_through_finallys": ("""
+        def f(ks):
+            log = []
+            n = 0
+            while True:
+                if n > 12:
+                    break
+                n += 1
+                try:
+                    try:
+                        if nxt(ks) % 2:
+                            continue
+                        try:
+                            return None
+                        finally:
+                            log.append('a')
+                    finally:
+                        log.append('b')
+                finally:
+                    log.append('c')
+                    if nxt(ks) % 2:
+                        return log
+        """, [([1, 1, 1, 2],), ([2, 2, 1],), ([2, 1, 1, 1],), ([2, 2, 2, 1, 1],)]),
+    "return_through_finally_copy_with_if_on_break_path": ("""
+        def f(ks):
+            log = []
+            n = 0
+            while True:
+                if n > 12:
+                    break
+                n += 1
+                try:
+                    try:
+                        try:
+                            raise KeyError('k')
+                        finally:
+                            log.append('a')
+                            if nxt(ks) % 2:
+                                break
+                    finally:
+                        log.append('b')
+                        if nxt(ks) % 2:
+                            return -n
+                except IndexError:
+                    log.append(1)
+                finally:
+                    log.append('c')
+                    if nxt(ks) % 2:
+                        return -n
+            return log
+        """, [([1, 2, 1],), ([2, 2, 1],), ([2, 1, 2, 1, 2, 1],), ([0, 0, 0, 0, 1],)]),
+    "continue_through_finally_of_try_opening_loop_body": ("""
+        def f(ks):
+            log = []
+            while True:
+                try:
+                    if nxt(ks) % 2:
+                        continue
+                    try:
+                        return None
+                    finally:
+                        log.append('a')
+                finally:
+                    log.append('c')
+                    if nxt(ks) % 2:
+                        return log
+        """, [([1, 2, 1],), ([2, 2, 1],), ([1, 1],), ([2, 1, 1, 1],)]),
+    "break_in_nested_finally_through_copy_with_merged_jump": ("""
+        def f(ks):
+            log = []
+            n = 0
+            while ks:
+                n += 1
+                if nxt(ks) % 2:
+                    try:
+                        try:
+                            n += 1
+                        finally:
+                            log.append('a')
+                            break
+                    except IndexError:
+                        return n
+                    finally:
+                        log.append('b')
+                        if nxt(ks) % 2:
+                            return -n
+            return ('end', log, n)
+        """, [([3, 1, 2],), ([0, 0, 0, 0, 1],), ([2, 2, 1, 2],), ([1, 2, 2],)]),
+    "break_under_continuing_finally_through_breaking_finally": ("""
+        def f(ks):
+            log = []
+            n = 0
+            for k in ks:
+                n += 1
+                try:
+                    try:
+                        if nxt(ks) % 2:
+                            break
+                        log.append(nxt(ks))
+                    finally:
+                        log.append('f')
+                        continue
+                finally:
+                    log.append('g')
+                    if nxt(ks) % 2:
+                        break
+            return log, n
+        """, [([0, 0, 0, 0, 1],), ([3, 1, 2],), ([2, 2, 1, 2],), ([1, 2, 2],)]),
 }
 
 

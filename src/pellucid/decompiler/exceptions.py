@@ -451,29 +451,46 @@ class ExceptionStructure(ExceptGroupOps):
         return False
 
     def _exit_path_matches(self, x: int, y: int) -> set[int] | None:
-        """The straight-line rest of an exit from a finally body: the same code at
-        x (exception-path copy, after its unwinding) and y (normal-path copy),
-        under the same handler, ending in a return or a jump to the same place.
-        Returns the instructions of y's side, or None."""
+        """The rest of an exit from a finally body: the same code at x (exception-path
+        copy, after its unwinding) and y (normal-path copy), under the same handler, each
+        path ending in a return or a jump to the same place.  Conditional jumps are
+        followed on both sides (a `return` through an enclosing finally body's copy that
+        holds an if), and then every path must end in a return: a jump out of an if's path
+        (a loop's `break` or `continue` in the enclosing finally body) is where that path
+        goes on, which the copy cannot say.  Returns the instructions of y's side, or None."""
         ins = self.ins
         used: set[int] = set()
-        while True:
-            x = self._thread(x)
-            y = self._thread(y, used)
-            if x >= self.n or y >= self.n:
-                return None
-            a, b = ins[x], ins[y]
-            if x == y:
-                return used  # both continue at the same place (a jump out, threaded)
-            if a.op != b.op or self._cover[x] != self._cover[y]:
-                return None
-            used.add(y)
-            if a.op == "RETURN_VALUE":
-                return used
-            if a.target is not None or a.op in TERMINAL or _key(a.argval) != _key(b.argval):
-                return None
-            x += 1
-            y += 1
+        work = [(x, y)]
+        seen: set[tuple[int, int]] = set()
+        branched = False  # (past an if, every path must end in a return)
+        while work:
+            x, y = work.pop()
+            while True:
+                x = self._thread(x)
+                y = self._thread(y, used)
+                if x >= self.n or y >= self.n:
+                    return None
+                if (x, y) in seen:
+                    break
+                if x == y:
+                    if branched:
+                        return None  # (a path of an if that goes on elsewhere: a loop jump)
+                    break  # (both continue at the same place: a jump out, threaded)
+                seen.add((x, y))
+                a, b = ins[x], ins[y]
+                if a.op != b.op or self._cover[x] != self._cover[y]:
+                    return None
+                used.add(y)
+                if a.op == "RETURN_VALUE":
+                    break
+                if a.op in CONDITIONAL_JUMPS and b.target is not None:
+                    work.append((a.target, b.target))
+                    branched = True
+                elif a.target is not None or a.op in TERMINAL or _key(a.argval) != _key(b.argval):
+                    return None
+                x += 1
+                y += 1
+        return used
 
     def _graph_copy(self, b: int, H: int, R: int, C: int) -> tuple[int, frozenset] | None:
         """A normal-path copy at b of the finally body of H (exception-path copy
@@ -930,17 +947,29 @@ class ExceptionStructure(ExceptGroupOps):
             last = self._back_edge_past_handlers(t, last, breaks) or last
             self.latch[t] = last
 
-    def try_body_past_latch(self, h: int, a: int) -> int | None:
+    def try_body_past_latch(self, h: int, a: int, after_continue: bool = False) -> int | None:
         """3.12+: where the body of a `while True` goes on past its conditional last jump back
         (an if's `continue`, at a, folded into the jump): when the code at a is protected by
         a try that started in the loop, it is that try's body, not the code after the loop.
         The body then ends at the end of its straight run of code at the loop's level, which
-        must end in a return or raise (see _body_goes_on)."""
-        if not TABLE.forward_only_conditional_jumps or a >= self.n:
+        must end in a return or raise (see _body_goes_on).
+
+        ``after_continue`` (3.11+): the last jump back is the `continue` ending an if's arm
+        (through finally copies), and the arm's test jumps to a, laid out after it: the other
+        arm, the rest of the body, when a try that started in the loop protects it (code after
+        the loop is in no try of the loop's body)."""
+        if not (TABLE.forward_only_conditional_jumps or after_continue and TABLE.has_exception_table):
+            return None
+        if a >= self.n:
             return None
         self._exc_ready()
-        H = self._cover[a]
+        H = self._cover[self._past_nops(a) if after_continue else a]
         if H is None or not any(self._cover[k] == H for k in range(h, a)):
+            return None
+        if after_continue and (
+            any(self._cover[k] == H for k in range(h))  # (the try, or a clause, around the loop)
+            or not any(j.target == a and j.op in CONDITIONAL_JUMPS for j in self.ins[h:a])
+        ):
             return None
         home = self.home[h]
         b = a
@@ -1224,7 +1253,31 @@ class ExceptionStructure(ExceptGroupOps):
             # the code falling into the jump back is no code of the try body (a finally
             # body's copy on a `continue`'s path): the loop goes round the try
             return True
+        if self._tests_outside_jump_back(i, H):
+            return True
         return self.latch[i] >= e
+
+    def _tests_outside_jump_back(self, i: int, H: int) -> bool:
+        """Does a conditional jump to the loop's jump back test a value computed outside the
+        try of handler H (3.11: an if in a finally body's copy on a `continue`'s path whose
+        other arm returns)?  Code of the try body is protected by H; the path that goes round
+        through unprotected code of the try's level has left the try: the loop goes round it."""
+        latch, home = self.latch[i], self.home[i]
+        for q in range(i, latch):
+            j = self.ins[q]
+            if j.target != latch or j.op not in CONDITIONAL_JUMPS or not self.reachable[q]:
+                continue
+            p = self.ins[q - 1]
+            if (
+                self.reachable[q - 1]
+                and p.target is None
+                and p.op not in TERMINAL
+                and p.op != "NOP"
+                and self.home[q - 1] == home
+                and not self._in(q - 1, H)
+            ):
+                return True
+        return False
 
     def do_try(self, i: int, stack: list, stop: int, exits: frozenset) -> int:
         if i in self._copies:
@@ -2430,6 +2483,7 @@ class ExceptionStructure(ExceptGroupOps):
         if L:
             self._check_body_leaves_through_copies(s, e, H)
             self._check_unprotected_code_is_copies(s, e, H, home)
+            self._check_clause_exits_are_copies(H, home)
         # 3.12+: the normal exit's copy reached only from a clause of a try in the body (the
         # body itself returns) lies with that clause's code: a clause jumping there leaves
         # this statement too
@@ -2553,6 +2607,42 @@ class ExceptionStructure(ExceptGroupOps):
                 k += t
                 continue
             raise self.fail("code on an exit path of the try body that is no copy of its finally body", ins[k])
+
+    def _check_clause_exits_are_copies(self, H: int, home: int | None) -> None:
+        """3.11+: the exception-path copy of a try/finally nested in the body, where H does
+        not protect it, has left this statement (a `break`, `continue` or `return` in the
+        nested finally body): it goes on with a copy of this finally body (then pops, a
+        return, a jump).  Anything else is a copy not recognized (3.14: the copy on a
+        nested finally body's `break`, its jump merged into the copy's if), which the walk
+        would read as code of the nested finally body, run without this finally body.
+        (Code an except clause of a nested try reaches may be the code after that try.)"""
+        if not TABLE.has_exception_table:
+            return
+        ins = self.ins
+        k = 0
+        while k < self.n:
+            if k in self._copies:
+                k += self._copies[k].length
+                continue
+            hk = self.home[k]
+            if (
+                hk is None
+                or hk < 0
+                or hk in (H, home)
+                or not self._in(hk, H)
+                or not self._is_finally(hk)
+                or self._in(k, H)
+                or not self.reachable[k]
+                or ins[k].op in _UNWINDING
+                or ins[k].target is not None
+            ):
+                k += 1
+                continue
+            t = self._exit_tail_len(k)
+            if t:
+                k += t
+                continue
+            raise self.fail("code on an exit path of a nested handler that is no copy of the finally body", ins[k])
 
     def _raising_finally_end(self, H: int, C: int) -> int | None:
         """A finally body that never ends (it raises or returns on every path) has

@@ -723,6 +723,10 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
         if k < T:
             return False
         last = self.ins[k]
+        if any(
+            j.op in CONDITIONAL_JUMPS and j.target == stop and self.reachable[j.index] for j in self.ins[T:k]
+        ):
+            return False  # (an if ending the code joins at stop: that path falls into it)
         return last.op in TERMINAL or (last.op == "JUMP" and last.target in loop.continue_targets)
 
     def _explicit_continue(self, i: int, loop: Loop) -> bool:
@@ -765,6 +769,7 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
                 return inverted
         body_end = latch + 1
         tail_end = body_end  # (past body_end when the body goes on after its last jump back)
+        rest_leaves = False  # (the rest past the last jump back reaches the loop's exit)
         placed_from = None  # (where the code left for the enclosing block starts, if not tail_end)
         breaks = self._jumps_out(h, body_end)
         follow = max(breaks) if breaks else body_end
@@ -819,6 +824,7 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
                     # jumps to F leave it)
                     tail_end = follow = loop.follow = F
                     loop.break_targets = {F} | self._breaks_leaving_clause(h, body_end, stop, exits)
+                    rest_leaves = self._rest_jumps_to_exit(body_end, F)
                 if F < follow and F not in exits:
                     orelse, st = self.walk(F, follow, list(stack), self._exits_at(follow, stop, exits))
                     if len(st) != len(stack):
@@ -839,12 +845,18 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
             if rest is not None:
                 tail_end = follow = loop.follow = rest
                 loop.break_targets = {rest}
+            else:
+                rest = self.try_body_past_latch(h, body_end, after_continue=True)
+                if rest is not None:
+                    # (nothing breaks out: the handler code laid out at rest is no loop target)
+                    tail_end = follow = loop.follow = rest
+                    loop.break_targets = set()
         if test is None and not breaks and tail_end == body_end:
             rest = self._forever_rest_past_latch(h, body_end, stop, conditional_latch)
             if rest is not None:
                 tail_end = follow = loop.follow = rest
                 loop.break_targets = {rest}
-        leaves_at_end = test is None and self._forever_body_goes_on(h, body_end, breaks)
+        leaves_at_end = rest_leaves or (test is None and self._forever_body_goes_on(h, body_end, breaks))
         if leaves_at_end:
             tail_end = follow
         if follow == body_end and body_end == stop:
@@ -865,7 +877,7 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
         if len(st) != len(stack):
             raise self.fail("loop body changes the stack", ins)
         body = _trim_continue(body)
-        if leaves_at_end and not _ends_in_jump(body):
+        if leaves_at_end and (_falls_off(body) if rest_leaves else not _ends_in_jump(body)):
             body = body + [ast.Break()]  # (the end of the body is where the loop's breaks go)
         # (a while-else's code is [F, follow))
         self._check_placed(
@@ -949,6 +961,15 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
         if any(j.target is not None and a <= j.target < b and not h <= j.index < b for j in ins):
             return None  # (reached from outside the loop: not the loop's code)
         return b
+
+    def _rest_jumps_to_exit(self, a: int, b: int) -> bool:
+        """Does a conditional jump in a while body's rest [a, b), laid out past its last jump
+        back, go to the loop's exit b?  The rest ends in a return or raise, so such a jump is
+        a `break`, even where it looks like the join of an if ending the rest (3.14: a `break`
+        through finally bodies, merged into the jump past the last copy's `if c: return`).
+        Falling off the body there leaves the loop, not going round.  (An unconditional jump
+        to b is read as a `break` where it is.)"""
+        return any(j.target == b and j.op in CONDITIONAL_JUMPS and self.reachable[j.index] for j in self.ins[a:b])
 
     def _body_goes_on(self, h: int, a: int, b: int) -> bool:
         """Is [a, b), between a while loop's last jump back and its exit b, the rest of its
@@ -3201,6 +3222,25 @@ def restore_final_else(body: list[ast.stmt]) -> None:
 def _explicit(node: ast.stmt) -> ast.stmt:
     node.explicit = True
     return node
+
+
+def _falls_off(body: list[ast.stmt]) -> bool:
+    """Can control fall off the end of the block?  Conservative: True unless its last
+    statement leaves on every path (a jump, or an if/try all of whose ways out jump), so
+    that a statement appended for the fall-through is at worst dead."""
+    if not body:
+        return True
+    last = body[-1]
+    if isinstance(last, (ast.Return, ast.Raise, ast.Break, ast.Continue)):
+        return False
+    if isinstance(last, ast.If):
+        return _falls_off(last.body) or _falls_off(last.orelse)
+    if isinstance(last, ast.Try):
+        if last.finalbody and not _falls_off(last.finalbody):
+            return False
+        body_goes_on = _falls_off(last.body) and _falls_off(last.orelse)
+        return body_goes_on or any(_falls_off(hd.body) for hd in last.handlers)
+    return True
 
 
 def _trim_continue(body: list[ast.stmt]) -> list[ast.stmt]:
