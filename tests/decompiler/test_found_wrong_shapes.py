@@ -507,6 +507,14 @@ SHAPES = {
                         break
             return log, n
         """, [([0, 0, 0, 0, 1],), ([3, 1, 2],), ([2, 2, 1, 2],), ([1, 2, 2],)]),
+    "chained_comparison_while_test_then_return": ("""
+        def f(a, b):
+            while len(a) > b < 3:
+                a.pop()
+            else:
+                return 1
+            return 7
+        """, [([], 0), ([1, 2, 3], 1), ([1, 2], 5)]),
 }
 
 

@@ -1363,8 +1363,10 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
         lj = self.ins[latch]
         if lj.op not in CONDITIONAL_JUMPS or lj.target != T:
             return None
-        # the test at the bottom is a copy of the test at the top
-        pre = self.ins[cs:T]
+        # the test at the bottom is a copy of the test at the top (of the test itself: a
+        # chained comparison's test may end in a jump to the body, its clean-up laid out after)
+        to_body = [k for k in range(cs, T) if self.ins[k].op == "JUMP" and self.ins[k].target == T]
+        pre = self.ins[cs : to_body[0]] if to_body else self.ins[cs:T]
         n = len(pre)
         post = self.ins[latch - n + 1 : latch + 1]
         if len(post) != n or any(
