@@ -993,12 +993,26 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
             k = next(k for k in range(a, b) if self.reachable[k])
             raise self.fail("code between the loop's back edge and its follow is not placed", self.ins[k])
 
+    def _ends_block(self, h: int, body_end: int, stop: int) -> bool:
+        """Does the loop [h, body_end) end its block [.., stop)?  The code between may only be
+        handler code of tries in the loop (3.14+ leave a clause's jump back at the clause's end,
+        before its no-match re-raise and clean-up)."""
+        if body_end == stop:
+            return True
+        if body_end > stop:
+            return False
+        home = self.home
+        return all(
+            home[k] is None or (home[k] >= 0 and h <= self._outer_try_start(home[k], home[h]) < body_end)
+            for k in range(body_end, stop)
+        )
+
     def _breaks_leaving_clause(self, h: int, body_end: int, stop: int, exits: frozenset) -> set[int]:
         """3.12+: a loop ending an except clause (moved past the function's code) whose
         `break` the compiler merged with the clause's end, ``POP_EXCEPT; [name clean-up;]
         JUMP t`` back to the try's follow t: t is a break target, the clause's end before
         the jump is skipped."""
-        if not TABLE.merges_clause_end_jumps or body_end != stop or not exits:
+        if not TABLE.merges_clause_end_jumps or not exits or not self._ends_block(h, body_end, stop):
             return set()
         ins = self.ins
         out = set()
