@@ -939,7 +939,7 @@ class ExceptionStructure(ExceptGroupOps):
                     breaks.add(ins.target)
                     continue
                 work.extend(self._succ(k))
-            breaks -= self._expression_joins(seen)
+            breaks -= self._joins_in_region(seen, self._clause_line(t))
             last = max(seen)
             if any(b <= last for b in breaks) or any(
                 q not in seen and self.home[q] == self.home[t] for q in range(t, last)
@@ -950,10 +950,20 @@ class ExceptionStructure(ExceptGroupOps):
             last = self._back_edge_past_handlers(t, last, breaks) or self._back_edge_in_clause(t, last, breaks) or last
             self.latch[t] = last
 
-    def _expression_joins(self, seen: set[int]) -> set[int]:
-        """Where the arms of a conditional expression in ``seen`` meet: its first arm ends in a
-        forward jump over the second, which the test's conditional jump starts (all on the
-        test's line).  A join of the region, not a `break`'s target."""
+    def _clause_line(self, t: int) -> int | None:
+        """The first source line of the handler code that jumps back to t (the clause that
+        goes round): the code after the loop comes after it in the source."""
+        home = self.home
+        clauses = {home[i.index] for i in self.ins if i.target == t and home[i.index] not in (None, -1, home[t])}
+        lines = [i.line for i in self.ins if home[i.index] in clauses and i.line is not None]
+        return min(lines) if lines else None
+
+    def _joins_in_region(self, seen: set[int], before: int | None) -> set[int]:
+        """Where the arms of an if/else or a conditional expression in ``seen`` meet: its first
+        arm ends in a forward jump over the second, which the test's conditional jump starts.
+        A join of the region, not a `break`'s target, when it is on the test's line (an
+        expression) or on a line before ``before`` (the clause that goes round, which the code
+        after the loop follows in the source)."""
         ins = self.ins
         out = set()
         for j in seen:
@@ -966,8 +976,8 @@ class ExceptionStructure(ExceptGroupOps):
                 jump.op == "JUMP"
                 and join is not None
                 and join > a
-                and ins[j].line is not None
-                and ins[j].line == jump.line == ins[join].line
+                and ins[join].line is not None
+                and (ins[join].line == ins[j].line == jump.line or (before is not None and ins[join].line < before))
                 and all(q in seen for q in range(j, join + 1))
             ):
                 out.add(join)
