@@ -281,7 +281,9 @@ class ExceptionStructure(ExceptGroupOps):
         back edge comes after it.  None when the copy ends at a re-raise."""
         ins = self.ins
         past = [k for k in range(last + 1, C) if self.home[k] is not None and self.home[k] >= H]
-        if not past or past[-1] + 1 != C:
+        if not past or any(self.home[k] is not None for k in range(past[-1] + 1, C)):
+            # (the loop's code runs to the clean-up C, or to the unreached clean-up of a try
+            # in it: 3.14+ end the loop at its clause's jump back, not at a block past it)
             return None
         if not any(
             ins[k].op == "JUMP" and ins[k].target is not None and H < ins[k].target <= last
@@ -937,6 +939,7 @@ class ExceptionStructure(ExceptGroupOps):
                     breaks.add(ins.target)
                     continue
                 work.extend(self._succ(k))
+            breaks -= self._joins_in_region(seen, self._clause_line(t))
             last = max(seen)
             if any(b <= last for b in breaks) or any(
                 q not in seen and self.home[q] == self.home[t] for q in range(t, last)
@@ -944,8 +947,41 @@ class ExceptionStructure(ExceptGroupOps):
                 if t not in cold:
                     continue  # (read as before: a jump to the outer try's follow)
                 raise self.fail("loop continued only from an exception handler", self.ins[t])
-            last = self._back_edge_past_handlers(t, last, breaks) or last
+            last = self._back_edge_past_handlers(t, last, breaks) or self._back_edge_in_clause(t, last, breaks) or last
             self.latch[t] = last
+
+    def _clause_line(self, t: int) -> int | None:
+        """The first source line of the handler code that jumps back to t (the clause that
+        goes round): the code after the loop comes after it in the source."""
+        home = self.home
+        clauses = {home[i.index] for i in self.ins if i.target == t and home[i.index] not in (None, -1, home[t])}
+        lines = [i.line for i in self.ins if home[i.index] in clauses and i.line is not None]
+        return min(lines) if lines else None
+
+    def _joins_in_region(self, seen: set[int], before: int | None) -> set[int]:
+        """Where the arms of an if/else or a conditional expression in ``seen`` meet: its first
+        arm ends in a forward jump over the second, which the test's conditional jump starts.
+        A join of the region, not a `break`'s target, when it is on the test's line (an
+        expression) or on a line before ``before`` (the clause that goes round, which the code
+        after the loop follows in the source)."""
+        ins = self.ins
+        out = set()
+        for j in seen:
+            a = ins[j].target
+            if ins[j].op not in CONDITIONAL_JUMPS or a is None or a - 1 <= j or a - 1 not in seen:
+                continue
+            jump = ins[a - 1]
+            join = jump.target
+            if (
+                jump.op == "JUMP"
+                and join is not None
+                and join > a
+                and ins[join].line is not None
+                and (ins[join].line == ins[j].line == jump.line or (before is not None and ins[join].line < before))
+                and all(q in seen for q in range(j, join + 1))
+            ):
+                out.add(join)
+        return out
 
     def try_body_past_latch(self, h: int, a: int, after_continue: bool = False) -> int | None:
         """3.12+: where the body of a `while True` goes on past its conditional last jump back
@@ -1060,6 +1096,33 @@ class ExceptionStructure(ExceptGroupOps):
             return None
         if any(home[q] == home[t] for q in range(last + 1, far + 1)):
             return None
+        return far
+
+    def _back_edge_in_clause(self, t: int, last: int, breaks: set[int]) -> int | None:
+        """3.14+: a `while True` left only by returns and raises whose one jump back ends a
+        clause of a try in the loop.  Earlier versions lay that jump out after the handlers
+        (a block of its own, outside handler code); 3.14 leaves it at the clause's end.  The
+        loop ends at that jump, the handler code between included."""
+        if not TABLE.lays_forever_back_edge_inline:
+            return None
+        ins, home = self.ins, self.home
+        edges = [i.index for i in ins if i.target == t]
+        if breaks or len(edges) != 1 or edges[0] <= last or ins[edges[0]].op != "JUMP":
+            return None
+        far = edges[0]
+        clauses = set()
+        for q in range(last + 1, far + 1):
+            hq = home[q]
+            if hq is None:
+                continue
+            h = self._handlers.get(hq)
+            if h is None or h.kind != "try" or hq == home[t]:
+                return None  # (the code after a with reached when it swallows: the loop's own)
+            if not t <= self._outer_try_start(hq, home[t]) <= last:
+                return None  # (code of a handler whose try is not in the loop)
+            clauses.add(hq)
+        if any(home[q] in clauses and ins[q].op != "RERAISE" for q in range(far + 1, self.n)):
+            return None  # (a clause goes on past the jump: its rest is the loop's too)
         return far
 
     def _is_finally_copy(self, a: int, n: int) -> bool:

@@ -783,6 +783,7 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
         # a leading condition whose false exit leaves the loop is the while test
         test = None
         body_start = h
+        outside: list[int] = []
         cond = self.try_condition_at(h, stack)
         orelse: list[ast.stmt] = []
         if cond is not None:
@@ -831,7 +832,17 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
                         raise self.fail("while-else leaves values on the stack", ins)
                 elif F > follow:
                     raise self.fail("while condition exits past the loop", ins)
+            elif not breaks and latch < stop:
+                # the code after the loop laid out inside its range: skipped by the body's walk
+                outside = self._exit_inside_tested_loop(h, T, F, latch) or []
+                if outside:
+                    test = expr
+                    body_start = T
+                    follow = loop.follow = F
+                    loop.break_targets = {F}
         loop.forever = test is None
+        for k in outside:
+            self.reachable[k] = False
         conditional_latch = self.ins[latch].op in CONDITIONAL_JUMPS
         if test is not None and conditional_latch:
             self._mark_test_copy(h, body_start, latch)
@@ -874,6 +885,8 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
         finally:
             self.loops.pop()
             self._inner_while_head = None
+            for k in outside:
+                self.reachable[k] = True  # (the walk goes on at the loop's exit, in there)
         if len(st) != len(stack):
             raise self.fail("loop body changes the stack", ins)
         body = _trim_continue(body)
@@ -889,6 +902,13 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
                 raise self.fail("loop left through its conditional back edge into an else", ins)
             body = body + [ast.Break()]
         self.emit(ast.While(test=test if test is not None else const(True), body=body, orelse=orelse))
+        if outside:
+            # the code after the loop, inside its range, ends in a return or raise: it ends
+            # the block, the walk goes on past the loop's jump back (code reached elsewhere)
+            after, _ = self.walk(F, outside[-1] + 1, list(stack), exits)
+            for stmt in after:
+                self.emit(stmt)
+            return latch + 1
         if loop.copied_follow is not None:
             for stmt in loop.copied_follow[2]:
                 self.emit(stmt)
@@ -993,12 +1013,26 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
             k = next(k for k in range(a, b) if self.reachable[k])
             raise self.fail("code between the loop's back edge and its follow is not placed", self.ins[k])
 
+    def _ends_block(self, h: int, body_end: int, stop: int) -> bool:
+        """Does the loop [h, body_end) end its block [.., stop)?  The code between may only be
+        handler code of tries in the loop (3.14+ leave a clause's jump back at the clause's end,
+        before its no-match re-raise and clean-up)."""
+        if body_end == stop:
+            return True
+        if body_end > stop:
+            return False
+        home = self.home
+        return all(
+            home[k] is None or (home[k] >= 0 and h <= self._outer_try_start(home[k], home[h]) < body_end)
+            for k in range(body_end, stop)
+        )
+
     def _breaks_leaving_clause(self, h: int, body_end: int, stop: int, exits: frozenset) -> set[int]:
         """3.12+: a loop ending an except clause (moved past the function's code) whose
         `break` the compiler merged with the clause's end, ``POP_EXCEPT; [name clean-up;]
         JUMP t`` back to the try's follow t: t is a break target, the clause's end before
         the jump is skipped."""
-        if not TABLE.merges_clause_end_jumps or body_end != stop or not exits:
+        if not TABLE.merges_clause_end_jumps or not exits or not self._ends_block(h, body_end, stop):
             return set()
         ins = self.ins
         out = set()
@@ -1454,6 +1488,14 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
             or ins[F - 1].op not in TERMINAL | {"JUMP"}
         ):
             return None
+        return self._unreached_by_body(T, F, body_end)
+
+    def _unreached_by_body(self, T: int, F: int, body_end: int) -> list[int] | None:
+        """The instructions in [T, body_end) a loop body starting at T does not reach (through
+        its handlers too, never past the loop's exit F): the code after the loop laid out
+        inside its range.  None when the body never reaches F's neighbourhood (F - 1, or a
+        jump to F): another layout."""
+        ins = self.ins
         cover = getattr(self, "_cover", None) or [None] * self.n
         seen: set[int] = set()
         work = [T]
@@ -1468,6 +1510,38 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
         if F - 1 not in seen and not any(ins[k].target == F for k in seen):
             return None  # the body never reaches the exit's neighbourhood: another layout
         return [k for k in range(T, body_end) if k not in seen and self.reachable[k]]
+
+    def _exit_inside_tested_loop(self, h: int, T: int, F: int, latch: int) -> list[int] | None:
+        """3.14+ (no copy of a `while` test at the bottom): when only an except clause goes
+        round (the body's other paths leave), the loop's one jump back, to its test at h, is
+        laid out after the try's handlers, and the code after the loop, which the test's exit F
+        reaches, right after the body's code: inside the loop's range.  That code (one run
+        ending in a return or raise, reached only from the test: a loop with breaks is not
+        read so), which the body's walk must skip; None when the loop is not laid out so."""
+        ins = self.ins
+        if (
+            not TABLE.cold_blocks_at_end
+            or TABLE.duplicates_loop_tests
+            or not h < T < F <= latch
+            or ins[latch].op != "JUMP"
+            or ins[latch].target != h
+            or ins[F - 1].op not in TERMINAL | {"JUMP"}
+            or any(i.target == F and not h <= i.index < T for i in ins)
+            or any(i.target == h and i.index != latch for i in ins)
+            or self.home[latch] in (None, self.home[h])
+        ):
+            return None  # (a jump back the loop's own code reaches: no such layout)
+        outside = self._unreached_by_body(T, F, latch + 1)
+        if (
+            not outside
+            or outside != list(range(F, outside[-1] + 1))
+            or ins[outside[-1]].op not in TERMINAL
+        ):
+            return None  # (the code after the loop must be one run that returns or raises)
+        size = len(outside)
+        if any(self._same_code(k, F, size) for k in range(T, latch + 2 - size) if not F - size < k < F + size):
+            return None  # (a copy of it in the loop: a `break`, which this reading does not place)
+        return outside
 
     def _retire_bottom_exit_copies(self, lo: int, latch: int, F: int) -> None:
         """The loop's exit F is a small `return` block copied per jump (3.10+): the

@@ -238,6 +238,22 @@ def bool_deep_nesting(a, b, c, d):
     return ((a and (b or (c and (d or a)))) or (not a and (b and not c))) and (d or c or b or a)
 
 
+@cases(*TRUTH4)
+def bool_group_end_test_skipped(a, b, c, d):
+    # 3.14+ point a false `b` straight past the `and d` test the group's end lands on (a
+    # false value takes it); `a and (b or c) and d` jumps there itself
+    return ((a or b and c) and d, a and (b or c) and d, (a and (b or c)) or d and a)
+
+
+@cases(*TRUTH4)
+def bool_group_end_test_skipped_in_if(a, b, c, d):
+    if (a or b and not c) and d:
+        return 1
+    if not (a and (b or c)) or d:
+        return 2
+    return 3
+
+
 @cases(*TRUTH3)
 def bool_or_then_elif_not_augassign(a, b, c):
     r = ""

@@ -809,6 +809,42 @@ def exl_retry_loop_in_clause(a, b):
     return log
 
 
+@cases((0, 0), (1, 0), (1, 2), (1, 1), (0, 2))
+def exl_retry_loop_if_else_in_clause(a, b):
+    # exl_retry_loop_in_clause with an if/else statement in the loop's try: 3.14+ leave the
+    # loop's one jump back at the inner clause's end; the jump over the else is no break
+    log = []
+    try:
+        log.append(risky(a))
+    except ValueError:
+        tries = 0
+        while True:
+            try:
+                if tries == 0:
+                    v = risky(b)
+                else:
+                    v = risky(0)
+                log.append(v)
+                break
+            except KeyError:
+                tries += 1
+    return log
+
+
+@cases(*SEQS)
+def exl_while_test_clause_continue_then_raise(ks):
+    # only the clause goes round: 3.14+ (no copy of the test at the bottom) lay the code after
+    # the loop, a raise, inside the loop's range, right after the try body's return
+    items = list(ks)
+    while items:
+        try:
+            v = risky(items.pop())
+        except KeyError:
+            continue
+        return v
+    raise LookupError("none")
+
+
 @cases(*SEQS)
 def exl_for_first_try_break_or_raise(ks):
     # enum.Flag._generate_next_value_'s shape: the loop never goes round (the try breaks, the

@@ -158,6 +158,46 @@ def _unskip_value_tests(out: list[Instr]) -> None:
             i.extra["unskipped_test"] = out[t].offset if t < len(out) else None
 
 
+def _unthread_value_tests(out: list[Instr]) -> None:
+    """3.14+ also let an and/or operand's jump skip a test that must jump for the same value:
+    in ``(x or y and z) and d``, a false ``y`` jumps where the ``and d`` after the group goes,
+    past that ``and``'s ``COPY 1; POP_JUMP_IF_FALSE`` to the same place, where 3.13 lands on
+    it.  Pointing the jump back at that test is the same program (the test jumps there for
+    this value) and the layout the and/or recognizers know.  The test must end a group the
+    jump is in (the nearest one a jump from before it lands on); with none, the jump is read
+    as it is (``a and (b or c) and d``: ``a``'s jump goes straight to the end)."""
+    first_lander: dict[int, int] = {}
+    for i in out:
+        if i.target is not None:
+            first_lander.setdefault(i.target, i.index)
+    for i in out:
+        t = i.target
+        if (
+            i.op not in INVERSE_JUMPS
+            or t is None
+            or i.index < 1
+            or out[i.index - 1].op != "COPY"
+            or out[i.index - 1].arg != 1
+        ):
+            continue
+        y = next(
+            (
+                y
+                for y in range(i.index + 1, t - 1)
+                if first_lander.get(y, y) < i.index
+                and out[y].op == "COPY"
+                and out[y].arg == 1
+                and out[y + 1].op == i.op
+                and out[y + 1].target == t
+            ),
+            None,
+        )
+        if y is not None:
+            i.target = y
+            i.argval = out[y].offset
+            i.extra["unthreaded_test"] = out[t].offset if t < len(out) else None
+
+
 _JUMPS = frozenset(dis.hasjrel) | frozenset(dis.hasjabs)
 
 
@@ -197,6 +237,6 @@ TABLE = replace(
     spellings=_SPELLINGS_314,
     # (the stack walk of _with_setups reads CALL_FUNCTION_EX as encoded, before its flag)
     layout_passes=(_undo_inlined_builtins, _with_setups, _call_function_ex_flag, _return_consts),
-    normalized_passes=(_unskip_value_tests,),
+    normalized_passes=(_unskip_value_tests, _unthread_value_tests),
     exception_depths=_with_depths,
 )
