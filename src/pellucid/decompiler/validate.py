@@ -36,11 +36,13 @@ A frame's own cell variables (no function it makes writes them) read as the valu
 put there; free variables, whose cells others share, are read as events.  A loop over an
 iterable the code built runs concretely; a loop over any other iterable is one iteration that
 stands for all of them (an induction: values the body binds are unknown at its head and after
-it, objects built before it cannot change in it, and the stack is the same at its end).
+it, objects built before it cannot change in it, and the stack is the same at its end), and so
+is any other loop (a ``while`` loop).  A loop entered in its body (a resume function's prologue
+jumps there) runs the rest of that iteration as straight code, then is entered at its head.
 
-What is not modelled gives ``not-verified`` with the reason, never ``equivalent``: while
-loops, values carried from one iteration to the next, generators, 3.9/3.10 exception blocks,
-opcodes not listed here, too many paths.
+What is not modelled gives ``not-verified`` with the reason, never ``equivalent``: a stack
+that changes around a loop, generators, 3.9/3.10 exception blocks, opcodes not listed here,
+too many paths.
 """
 
 from __future__ import annotations
@@ -411,11 +413,20 @@ class _Executor:
 
     def _jumped_back(self, st: _State) -> None:
         """A backward jump: the end of an iteration of a loop run by induction, or of one
-        run concretely (over a list the code built), or a loop not modelled."""
+        run concretely (over a list the code built), or the way into a loop whose body the
+        path entered without passing its head.
+
+        A resume function's prologue jumps into the middle of a loop's body: the rest of that
+        first iteration runs as straight code, and the jump back reaches the head for the
+        first time (a loop entered by induction is in ``st.loops`` from its head on).  That
+        is the state in which any path arrives at the head, so the loop is entered there as
+        for a path falling into it: at a ``FOR_ITER`` by its iterator, at any other head (a
+        ``while`` test, which 3.14 no longer copies to the bottom, or the body's start) by
+        :meth:`_run_path`, which enters every loop head not yet entered."""
         if st.pc in st.loops:
             self._loop_back(st, st.pc)
         if self.ins[st.pc].op != "FOR_ITER":
-            raise NotModelled("a loop entered other than at its head")
+            return
         st.visits += 1
         if st.visits > MAX_VISITS:
             raise NotModelled("a loop that is not over an iterable")
