@@ -543,3 +543,18 @@ def test_a_while_loop_entered_in_its_body_is_proven_and_a_mutation_caught():
         "def f(x, y):\n if x.p():\n  y = x.c(y)\n"
         " while x.m():\n  y = x.a(y)\n  x.b(y)\n return y"
     ))
+
+
+@pytest.mark.skipif(not EXCEPTION_TABLES, reason="exception tables (3.11+)")
+def test_a_jump_back_that_closes_no_cycle_is_no_loop():
+    """3.14 lays a with statement's suppressed path after the code that follows the statement
+    and jumps back to that code: no loop (nothing there leads back to the jump), so no induction
+    and no loop step in the path, whatever the other program's layout.  A while loop's head
+    is one (and so is that code inside a loop: a cycle runs through it)."""
+    from pellucid.decompiler.validate import _Executor
+
+    def heads(src):
+        return set(_Executor(code_of(src), {}, {}, EXCEPTION_TABLES, {}).loop_ends)
+
+    assert heads("def f(x):\n with g(x):\n  h()\n k()\n return 1") == set()
+    assert heads("def f(x):\n while x.m():\n  h()\n k()\n return 1")

@@ -338,11 +338,8 @@ class _Executor:
         self.steps = 0
         self._live: _Live | None = None
         self.looping_back = False
-        # loop heads (targets of backward jumps) -> the last jump back to each
-        self.loop_ends: dict[int, int] = {}
-        for b in self.ins:
-            if b.target is not None and b.target <= b.index:
-                self.loop_ends[b.target] = max(self.loop_ends.get(b.target, 0), b.index)
+        # loop heads (targets of backward jumps that close a cycle) -> the last jump back to each
+        self.loop_ends: dict[int, int] = self._loop_ends()
         # cell variables no function this code makes writes (a frame's own cells: its free
         # variables' cells belong to others, who may write them whenever code runs)
         self.own_cells = set(code.co_cellvars) - _cells_written(code)
@@ -350,6 +347,53 @@ class _Executor:
         self.joins = {b.target for b in self.ins if b.target is not None}
         self.joins |= {h[2] for h in self.handlers}
         self._key_live: _Live | None = None
+
+    def _loop_ends(self) -> dict[int, int]:
+        """Loop heads -> the last jump back to each: the targets of backward jumps that the
+        head leads to again (over jumps, fall-through and exception edges).
+
+        A backward jump nothing after its target leads to is no loop, only a layout: 3.14
+        lays a with statement's suppressed path after the code that follows the statement,
+        and jumps from it back to that code.  Run as the plain jump it is, it needs no
+        induction (it is taken once), and the two programs need not lay it out alike."""
+        ends: dict[int, int] = {}
+        succ: list[list[int]] | None = None
+        for b in self.ins:
+            if b.target is None or b.target > b.index:
+                continue
+            if succ is None:
+                succ = self._successors()
+            if self._leads_to(succ, b.target, b.index):
+                ends[b.target] = max(ends.get(b.target, 0), b.index)
+        return ends
+
+    def _successors(self) -> list[list[int]]:
+        """Each instruction's successors: its jump's target, the next one, its handler."""
+        ins, n = self.ins, len(self.ins)
+        succ: list[list[int]] = [[] for _ in range(n)]
+        for b in ins:
+            if b.target is not None:
+                succ[b.index].append(b.target)
+            if b.op not in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP"):
+                succ[b.index].append(b.index + 1)
+            h = self._handler(b.index)
+            if h is not None:
+                succ[b.index].append(h[0])
+        return succ
+
+    @staticmethod
+    def _leads_to(succ: list[list[int]], start: int, goal: int) -> bool:
+        seen = {start}
+        work = [start]
+        while work:
+            k = work.pop()
+            if k == goal:
+                return True
+            for j in succ[k] if k < len(succ) else ():
+                if j not in seen:
+                    seen.add(j)
+                    work.append(j)
+        return False
 
     # --------------------------------------------------------------- driving
 
@@ -1316,15 +1360,7 @@ class _Executor:
 
     def _liveness(self, uses: tuple) -> _Live:
         ins, n = self.ins, len(self.ins)
-        succ: list[list[int]] = [[] for _ in range(n)]
-        for b in ins:
-            if b.target is not None:
-                succ[b.index].append(b.target)
-            if b.op not in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP"):
-                succ[b.index].append(b.index + 1)
-            h = self._handler(b.index)
-            if h is not None:
-                succ[b.index].append(h[0])
+        succ = self._successors()
         # (sets of locals as bits of an int: the fixed point takes a few passes over the code)
         bits: dict[str, int] = {}
         gen, kill = [0] * n, [0] * n
