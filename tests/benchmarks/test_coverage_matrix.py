@@ -6,9 +6,9 @@ on all of its workloads with the installed torch; ``scripts/test.sh`` runs this 
 venv of every release of the support matrix.
 
 A frame the translation validator cannot prove equivalent runs Dynamo's bytecode instead of its
-file. Those known are listed in ``KNOWN_UNPROVEN`` (none up to CPython 3.13: every frame is
-proven); any other one fails the test, and so does a listed one that is proven again (the list
-must shrink with the validator).
+file. Those known are listed in ``KNOWN_UNPROVEN`` (none: every frame is proven); any other
+one fails the test, and so does a listed one that is proven again (the list must shrink with
+the validator).
 """
 
 from __future__ import annotations
@@ -24,13 +24,8 @@ torch = pytest.importorskip("torch")
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# workload -> functions whose frames the validator does not prove equivalent.  On CPython 3.14
-# transformers' generation loop (`_sample`, a `while` loop around graph calls) is one: 3.14 no
-# longer copies a `while` test to the loop's bottom, and the validator models loops entered at
-# a FOR_ITER only ("a loop entered other than at its head").
-KNOWN_UNPROVEN: dict[str, set[str]] = (
-    {"llama_generate": {"_sample"}} if sys.version_info >= (3, 14) else {}
-)
+# workload -> functions whose frames the validator does not prove equivalent (none).
+KNOWN_UNPROVEN: dict[str, set[str]] = {}
 
 
 @pytest.mark.timeout(1800)

@@ -463,3 +463,98 @@ def test_a_function_made_only_to_read_its_closure_is_not_seen():
     b = code_of("def f(x):\n h = lambda y: x + y\n c = (lambda: x).__closure__[0]\n return g(c, h)")
     assert validate(a, b).equivalent
     assert validate(b, a).equivalent
+
+
+# --------------------------------------------------------------- a loop entered in its body
+
+
+_LOOP_ENTERED_IN_ITS_BODY = """\
+def f(x, y):
+    if x.p():
+        y = x.c(y)
+    while x.m():
+        y = x.a(y)
+        x.b(y)
+    return y
+"""
+
+
+def _entered_in_its_body(src: str = _LOOP_ENTERED_IN_ITS_BODY):
+    """``src`` with the ``if``'s jump past its arm retargeted into the loop body, at the line
+    ``x.b(y)``: the shape of a resume function, whose prologue jumps into the middle of a loop
+    it then runs.  No source compiles to it: the else path runs the rest of a first iteration,
+    then jumps back to a head it never passed (3.14's test block, older versions' body start)."""
+    import dis
+
+    code = code_of(src)
+    ins = list(dis.get_instructions(code))
+    jump = next(i for i in ins if i.opname.startswith("POP_JUMP") and "FALSE" in i.opname)
+    line = code.co_firstlineno + src.splitlines().index("        x.b(y)")
+    mid = next(i for i in ins if i.offset == min(o for o, n in dis.findlinestarts(code) if n == line))
+    unit = 1 if sys.version_info < (3, 10) else 2  # (3.9 counts jumps in bytes)
+    arg = jump.arg + (mid.offset - jump.argval) // unit
+    assert jump.argval < mid.offset and arg < 256 and code.co_code[jump.offset] == jump.opcode
+    raw = bytearray(code.co_code)
+    raw[jump.offset + 1] = arg
+    return code.replace(co_code=bytes(raw))
+
+
+def _run_recorded(code):
+    """What ``code`` does to an object whose ``m`` is true twice: the calls, in order."""
+    import types
+
+    seen = []
+
+    class X:
+        def __init__(self):
+            self.left = 2
+
+        def __getattr__(self, name):
+            def call(*args):
+                seen.append((name, args))
+                if name == "m":
+                    self.left -= 1
+                    return self.left >= 0
+                return len(seen) if name != "p" else False
+            return call
+
+    result = types.FunctionType(code, {})(X(), 0)
+    return seen, result
+
+
+def test_a_while_loop_entered_in_its_body_is_proven_and_a_mutation_caught():
+    """The rest of a first iteration, then the loop from its head by induction: the same as
+    source that writes that rest before the loop (3.14 tests a while loop at its top only,
+    older versions test it at the bottom too and loop back to the body's start)."""
+    a = _entered_in_its_body()
+    b = code_of(
+        "def f(x, y):\n if x.p():\n  y = x.c(y)\n else:\n  x.b(y)\n"
+        " while x.m():\n  y = x.a(y)\n  x.b(y)\n return y"
+    )
+    assert _run_recorded(a) == _run_recorded(b)  # (the shape is what the source says)
+    verdict = validate(a, b)
+    assert verdict.equivalent, verdict
+    assert validate(b, a).equivalent
+    _caught(a, code_of(
+        "def f(x, y):\n if x.p():\n  y = x.c(y)\n else:\n  x.b(y)\n"
+        " while x.m():\n  y = x.a(y)\n  x.b(x)\n return y"
+    ))
+    _caught(a, code_of(
+        "def f(x, y):\n if x.p():\n  y = x.c(y)\n"
+        " while x.m():\n  y = x.a(y)\n  x.b(y)\n return y"
+    ))
+
+
+@pytest.mark.skipif(not EXCEPTION_TABLES, reason="exception tables (3.11+)")
+def test_a_jump_back_that_closes_no_cycle_is_no_loop():
+    """3.14 lays a with statement's suppressed path after the code that follows the statement
+    and jumps back to that code: no loop (nothing there leads back to the jump), so no induction
+    and no loop step in the path, whatever the other program's layout.  A while loop's head
+    is one (and so is that code inside a loop: a cycle runs through it)."""
+    from pellucid.decompiler.validate import _Executor
+
+    def heads(src):
+        return set(_Executor(code_of(src), {}, {}, EXCEPTION_TABLES, {}).loop_ends)
+
+    assert heads("def f(x):\n with g(x):\n  h()\n k()\n return 1") == set()
+    assert heads("def f(x):\n while x.m():\n  h()\n k()\n return 1")

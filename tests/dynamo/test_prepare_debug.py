@@ -445,14 +445,16 @@ BACKEND_WORKLOADS = [
     ("inductor", "higher_order_ops"),
 ]
 
-# Known defect, CPython 3.14: the own code of a resume function Dynamo makes at a graph break
-# inside a `with` (its prologue enters the `with` again and jumps into the original body) is
-# not decompiled.  torch 2.15 gives the prologue's exception-table entries one more value of
-# depth than the original body's entry sharing their handler, and 3.14 copies the code after
-# the `with` into its normal exit where the with reader expects a jump past the handler.  The
-# full_code files say "(not decompiled: ...)" for that function; the frame itself still runs
-# from its proven file.  workload -> those functions; one that decompiles again fails the test
-# (the list must shrink).
+# Refused on purpose, CPython 3.14 with torch 2.15: the own code of a resume function Dynamo
+# makes at a graph break inside a `with` (its prologue enters the `with` again and jumps into
+# the original body).  torch 2.15 gives every exception-table entry of the prologue one more
+# value of depth than the compiler would: the with handler's clean-up then leaves the exception
+# being handled set (`sys.exception()`) after an exception `__exit__` raises leaves the
+# function, and a nested prologue calls the wrong `__exit__` when a manager has none.  No source
+# does either, so the decompiler refuses (tests/decompiler/test_dynamo_fixtures_314.py shows the
+# difference, and reads the same code with the compiler's depths as on 3.11).  The full_code
+# files say "(not decompiled: ...)" for that function; the frame itself still runs from its
+# proven file.  workload -> those functions; one that decompiles fails the test.
 KNOWN_UNREAD_RESUMES: dict[str, set[str]] = (
     {
         "with_graph_break": {"torch_dynamo_resume_in_with_graph_break_at_110"},

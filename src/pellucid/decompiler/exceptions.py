@@ -2756,6 +2756,13 @@ class ExceptionStructure(ExceptGroupOps):
             raise self.fail("with handler stack depth differs", ins[b])
         self._started.add(W)
         C = self._cleanup_of(W)
+        if self._handlers[C].depth != h.depth + 2:
+            # The clean-up (COPY 3; POP_EXCEPT; RERAISE 1) finds the exception handled before
+            # the handler's under the exception and lasti it pushes; kept deeper, it finds the
+            # handler's own exception, which then stays set as the one being handled after an
+            # exception __exit__ raises leaves the statement.  No source does that (Dynamo's
+            # resume functions on 3.14, torch 2.15, re-enter with blocks so).
+            raise self.fail("with handler's clean-up keeps another stack than the handler's", ins[W])
         # handler: PUSH_EXC_INFO; WITH_EXCEPT_START; POP_JUMP_IF_TRUE L; RERAISE 2
         j = ins[W + 2]
         if not (j.op == "POP_JUMP_IF_TRUE" and ins[W + 3].op == "RERAISE" and j.target is not None):
@@ -2804,23 +2811,18 @@ class ExceptionStructure(ExceptGroupOps):
         # this statement's exit copies (each 5 long: what follows one is where it goes)
         exit_copies = [c for c, cp in self._copies.items() if cp.kind == "with" and k <= c < max(end, e) + 1]
         raising_tail = None  # (see below: a suppressed exception that raises instead)
-        if (
-            tail is not None
-            and (leaves is not None or ins[claim_to - 1].op == "RAISE_VARARGS")
-            # the normal exit jumps just past the code a suppressed exception runs (the
-            # compiler lets a suppressed exception go on where the normal exit goes, never
-            # elsewhere)
-            and any(ins[c + 5].op == "JUMP" and ins[c + 5].target == claim_to for c in exit_copies)
-            # (not where the compiler copied the code after the statement, a raise, into
-            # the suppressed path: that code is the same)
-            and not self._same(claim_to, tail[0], tail[1])
-        ):
-            # The body's normal exit jumps past the handler, while an exception the context
+        normal_follow = (
+            self._normal_exit_past(W, tail, claim_to, exit_copies)
+            if tail is not None and (leaves is not None or ins[claim_to - 1].op == "RAISE_VARARGS")
+            else None
+        )
+        if normal_follow is not None:
+            # The body's normal exit goes on past the handler, while an exception the context
             # manager suppresses ends in a raise of the handler's own, or leaves an enclosing
             # with for that one's raise.  Dynamo's resume functions re-enter with blocks this
             # way (reentry.py); no source says it with a plain with statement: a flag the body
             # sets at its end tells the exits apart.
-            follow, raising_tail, tail = claim_to, tail, None
+            follow, raising_tail, tail = normal_follow, tail, None
         elif crossed is not None:
             raise self.fail("with handler continues into unrecognized code", crossed)
         if tail is not None:
@@ -2946,6 +2948,37 @@ class ExceptionStructure(ExceptGroupOps):
             test = ast.UnaryOp(op=ast.Not(), operand=name(flag))
             self.emit(ast.If(test=test, body=raised, orelse=[]))
         return body_end
+
+    def _normal_exit_past(
+        self, W: int, tail: tuple[int, int], claim_to: int, exit_copies: list[int]
+    ) -> int | None:
+        """Where the normal exit of a with goes when it does not go where a suppressed
+        exception does (``tail``, the handler's code from the suppressed path to
+        ``claim_to``): None when it does.
+
+        The compiler lets a suppressed exception go on where the normal exit goes, never
+        elsewhere: the exit copy jumps to the code after the statement, and the suppressed
+        path either jumps there too or (a small block, 3.12+) runs its own copy of it.  A
+        normal exit that jumps just past the suppressed path's code, or (3.12+) runs a
+        copied block of its own that returns or raises, unlike that code, goes elsewhere."""
+        ins = self.ins
+        jumps = [c + 5 for c in exit_copies if ins[c + 5].op == "JUMP" and ins[c + 5].target == claim_to]
+        if jumps:
+            # (not where the compiler copied the code after the statement, a raise, into
+            # the suppressed path: that code is the same)
+            return None if self._same(claim_to, tail[0], tail[1]) else claim_to
+        if not TABLE.copies_exits_without_line:
+            return None
+        # (the statement's own exit: the one right after its body, which its handler covers;
+        # a with inside it has its own)
+        own = [c for c in exit_copies if c > 0 and self._cover[c - 1] == W]
+        if len(own) != 1 or self._straight_tail(own[0] + 5) is None:
+            return None
+        at = own[0] + 5
+        length = self._straight_tail(at)
+        if length == tail[1] and self._same(at, tail[0], tail[1]):
+            return None  # (the same block: the code after an ordinary statement)
+        return at
 
     def _guard_rest(self, body: list[ast.stmt], done: ast.stmt, flag: str, at: Instr) -> list[ast.stmt]:
         """``body`` of a with that sets its ``flag`` at its end (``done``).  A with inside it

@@ -110,6 +110,7 @@ def _splice_one(ins: list[Instr], entries: list[Entry]) -> tuple[list[Instr], li
                 if ins[k].op == "PUSH_EXC_INFO" or not handlers:
                     handlers.append([])
                 handlers[-1].append(k)
+        handlers = [_cleanups_first(ins, block, entry_of) for block in handlers]
         places = [k for k in range(T, n) if not live[k] and ins[k].op == "PUSH_EXC_INFO"]
         if len(places) != len(handlers):
             places = places[:1]
@@ -122,6 +123,32 @@ def _splice_one(ins: list[Instr], entries: list[Entry]) -> tuple[list[Instr], li
             order += handlers[-1]
         return _relaid(ins, entries, order)
     return None
+
+
+def _cleanups_first(ins: list[Instr], block: list[int], entry_of: list[Entry | None]) -> list[int]:
+    """A prologue's handler code, ``block`` (indices in order), with each with handler's
+    clean-up (``COPY 3; POP_EXCEPT; RERAISE 1``) right after the handler's ``RERAISE 2``.
+
+    3.14 lays the clean-up after the path of a suppressed exception, which then jumps over it
+    to the prologue's code after the statement; 3.11-3.13 lay it before, and that path falls
+    into its code.  Laid as there, the jump is to the next instruction, and goes."""
+    order = list(block)
+    for H in block:
+        e = entry_of[H]
+        if e is None or ins[H].op != "PUSH_EXC_INFO":
+            continue
+        C = e[2]
+        if not (
+            [i.op for i in ins[H : H + 4]] == ["PUSH_EXC_INFO", "WITH_EXCEPT_START", "POP_JUMP_IF_TRUE", "RERAISE"]
+            and [i.op for i in ins[C : C + 3]] == ["COPY", "POP_EXCEPT", "RERAISE"]
+            and C > H + 3
+            and all(k in order for k in range(C, C + 3))
+        ):
+            continue
+        rest = [k for k in order if not C <= k < C + 3]
+        at = rest.index(H + 3) + 1
+        order = rest[:at] + [C, C + 1, C + 2] + rest[at:]
+    return order
 
 
 def _relaid(ins: list[Instr], entries: list[Entry], order: list[int]) -> tuple[list[Instr], list[Entry]]:

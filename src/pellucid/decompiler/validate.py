@@ -36,11 +36,13 @@ A frame's own cell variables (no function it makes writes them) read as the valu
 put there; free variables, whose cells others share, are read as events.  A loop over an
 iterable the code built runs concretely; a loop over any other iterable is one iteration that
 stands for all of them (an induction: values the body binds are unknown at its head and after
-it, objects built before it cannot change in it, and the stack is the same at its end).
+it, objects built before it cannot change in it, and the stack is the same at its end), and so
+is any other loop (a ``while`` loop).  A loop entered in its body (a resume function's prologue
+jumps there) runs the rest of that iteration as straight code, then is entered at its head.
 
-What is not modelled gives ``not-verified`` with the reason, never ``equivalent``: while
-loops, values carried from one iteration to the next, generators, 3.9/3.10 exception blocks,
-opcodes not listed here, too many paths.
+What is not modelled gives ``not-verified`` with the reason, never ``equivalent``: a stack
+that changes around a loop, generators, 3.9/3.10 exception blocks, opcodes not listed here,
+too many paths.
 """
 
 from __future__ import annotations
@@ -336,11 +338,8 @@ class _Executor:
         self.steps = 0
         self._live: _Live | None = None
         self.looping_back = False
-        # loop heads (targets of backward jumps) -> the last jump back to each
-        self.loop_ends: dict[int, int] = {}
-        for b in self.ins:
-            if b.target is not None and b.target <= b.index:
-                self.loop_ends[b.target] = max(self.loop_ends.get(b.target, 0), b.index)
+        # loop heads (targets of backward jumps that close a cycle) -> the last jump back to each
+        self.loop_ends: dict[int, int] = self._loop_ends()
         # cell variables no function this code makes writes (a frame's own cells: its free
         # variables' cells belong to others, who may write them whenever code runs)
         self.own_cells = set(code.co_cellvars) - _cells_written(code)
@@ -348,6 +347,53 @@ class _Executor:
         self.joins = {b.target for b in self.ins if b.target is not None}
         self.joins |= {h[2] for h in self.handlers}
         self._key_live: _Live | None = None
+
+    def _loop_ends(self) -> dict[int, int]:
+        """Loop heads -> the last jump back to each: the targets of backward jumps that the
+        head leads to again (over jumps, fall-through and exception edges).
+
+        A backward jump nothing after its target leads to is no loop, only a layout: 3.14
+        lays a with statement's suppressed path after the code that follows the statement,
+        and jumps from it back to that code.  Run as the plain jump it is, it needs no
+        induction (it is taken once), and the two programs need not lay it out alike."""
+        ends: dict[int, int] = {}
+        succ: list[list[int]] | None = None
+        for b in self.ins:
+            if b.target is None or b.target > b.index:
+                continue
+            if succ is None:
+                succ = self._successors()
+            if self._leads_to(succ, b.target, b.index):
+                ends[b.target] = max(ends.get(b.target, 0), b.index)
+        return ends
+
+    def _successors(self) -> list[list[int]]:
+        """Each instruction's successors: its jump's target, the next one, its handler."""
+        ins, n = self.ins, len(self.ins)
+        succ: list[list[int]] = [[] for _ in range(n)]
+        for b in ins:
+            if b.target is not None:
+                succ[b.index].append(b.target)
+            if b.op not in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP"):
+                succ[b.index].append(b.index + 1)
+            h = self._handler(b.index)
+            if h is not None:
+                succ[b.index].append(h[0])
+        return succ
+
+    @staticmethod
+    def _leads_to(succ: list[list[int]], start: int, goal: int) -> bool:
+        seen = {start}
+        work = [start]
+        while work:
+            k = work.pop()
+            if k == goal:
+                return True
+            for j in succ[k] if k < len(succ) else ():
+                if j not in seen:
+                    seen.add(j)
+                    work.append(j)
+        return False
 
     # --------------------------------------------------------------- driving
 
@@ -411,11 +457,20 @@ class _Executor:
 
     def _jumped_back(self, st: _State) -> None:
         """A backward jump: the end of an iteration of a loop run by induction, or of one
-        run concretely (over a list the code built), or a loop not modelled."""
+        run concretely (over a list the code built), or the way into a loop whose body the
+        path entered without passing its head.
+
+        A resume function's prologue jumps into the middle of a loop's body: the rest of that
+        first iteration runs as straight code, and the jump back reaches the head for the
+        first time (a loop entered by induction is in ``st.loops`` from its head on).  That
+        is the state in which any path arrives at the head, so the loop is entered there as
+        for a path falling into it: at a ``FOR_ITER`` by its iterator, at any other head (a
+        ``while`` test, which 3.14 no longer copies to the bottom, or the body's start) by
+        :meth:`_run_path`, which enters every loop head not yet entered."""
         if st.pc in st.loops:
             self._loop_back(st, st.pc)
         if self.ins[st.pc].op != "FOR_ITER":
-            raise NotModelled("a loop entered other than at its head")
+            return
         st.visits += 1
         if st.visits > MAX_VISITS:
             raise NotModelled("a loop that is not over an iterable")
@@ -1305,15 +1360,7 @@ class _Executor:
 
     def _liveness(self, uses: tuple) -> _Live:
         ins, n = self.ins, len(self.ins)
-        succ: list[list[int]] = [[] for _ in range(n)]
-        for b in ins:
-            if b.target is not None:
-                succ[b.index].append(b.target)
-            if b.op not in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP"):
-                succ[b.index].append(b.index + 1)
-            h = self._handler(b.index)
-            if h is not None:
-                succ[b.index].append(h[0])
+        succ = self._successors()
         # (sets of locals as bits of an int: the fixed point takes a few passes over the code)
         bits: dict[str, int] = {}
         gen, kill = [0] * n, [0] * n

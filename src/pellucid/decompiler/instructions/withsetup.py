@@ -32,7 +32,7 @@ from __future__ import annotations
 import bisect
 import dis
 from types import CodeType
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from pellucid.decompiler.instructions.decode import Raw
@@ -116,9 +116,9 @@ def rewrite_withs(
     if not setups and not pairs and not (paired_iterators and _makes_genexpr(raw)):
         return None
     index = _OffsetIndex(raw)
-    table = dis._parse_exception_table(code)  # type: ignore[attr-defined]
-    entry_of: list = [None] * len(raw)
     offsets = [ins.offset for ins in raw]
+    table = _idle_depths(dis._parse_exception_table(code), raw, offsets)  # type: ignore[attr-defined]
+    entry_of: list = [None] * len(raw)
     for e in table:
         for k in range(bisect.bisect_left(offsets, e.start), bisect.bisect_left(offsets, e.end)):
             entry_of[k] = e
@@ -191,6 +191,38 @@ def rewrite_withs(
                 return None
     return _apply(raw, setups, exit_calls, dropped, rewritten, states, table, code, pairs,
                   paired_iterators)
+
+
+# instructions that cannot raise: no error path, no check for signals (a value a store or pop
+# frees runs its __del__, whose exceptions do not propagate)
+_CANNOT_RAISE = frozenset({
+    "NOP", "NOT_TAKEN", "POP_TOP", "LOAD_CONST", "LOAD_SMALL_INT", "LOAD_FAST", "LOAD_FAST_BORROW",
+    "STORE_FAST", "JUMP_FORWARD", "PUSH_NULL", "COPY", "SWAP",
+})
+
+
+def _idle_depths(table: list, raw: list[Raw], offsets: list[int]) -> list:
+    """``table`` with each entry over code that cannot raise given the depth of the entries
+    that can raise into the same handler, when they all have one.
+
+    Such an entry is never used, so its depth says nothing, and any depth makes the same
+    program.  Dynamo (torch 2.15 on 3.14) gives the entry over a resume function's prologue,
+    which enters a ``with`` again and jumps into the original body, one more than the body's
+    entry sharing its handler; read as written, the handler would be reached with two stack
+    depths.  With the body's depth it is reached one way, as in code the compiler made."""
+    def can_raise(e: Any) -> bool:
+        lo, hi = bisect.bisect_left(offsets, e.start), bisect.bisect_left(offsets, e.end)
+        return any(raw[k].opname not in _CANNOT_RAISE for k in range(lo, hi))
+
+    raising = [e for e in table if can_raise(e)]
+    out = []
+    for e in table:
+        if e not in raising:
+            depths = {r.depth for r in raising if r.target == e.target and r.lasti == e.lasti}
+            if len(depths) == 1:
+                e = e._replace(depth=depths.pop())
+        out.append(e)
+    return out
 
 
 # instructions whose argument reaches that far down the stack
@@ -274,10 +306,13 @@ def _apply(
                                      offset=ins.offset))
     if paired_iterators:
         out = _comprehension_iterators(out)
-    index = _OffsetIndex(raw)
     depths = {}
+    offsets = [ins.offset for ins in raw]
     for e in table:
-        state = states.get(index.get(e.start, -1))
+        # (the marks under the entry, as at the first instruction of it that runs: a resume
+        # function's prologue jumps into the middle of a with body whose start never runs)
+        lo, hi = bisect.bisect_left(offsets, e.start), bisect.bisect_left(offsets, e.end)
+        state = next((states[k] for k in range(lo, hi) if k in states), None)
         if state is not None:
             depths[(e.start, e.end, e.target)] = e.depth - sum(1 for m in state[1] if m < e.depth)
     return WithRewrite(out, depths)
