@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from pellucid.decompiler import values as V
@@ -2650,26 +2651,35 @@ class ExceptionStructure(ExceptGroupOps):
         jump, a return, a copy of a small return block).  Anything else is a copy not
         recognized (3.12: a `return`'s copy of a finally body that ends in `break`), which
         the walk would read as code of the body, run twice."""
+        k = self._first_uncopied(s, e, lambda k: self.home[k] != home or self._in(k, H))
+        if k is not None:
+            raise self.fail(
+                "code on an exit path of the try body that is no copy of its finally body", self.ins[k]
+            )
+
+    def _first_uncopied(self, lo: int, hi: int, other: Callable[[int], bool]) -> int | None:
+        """The first reachable instruction in [lo, hi) on an exit path that is none of: a known
+        copy of a finally body, unwinding, a jump (3.13 leaves some of a body's jumps
+        unprotected), an exit tail (pops, a return), or code ``other`` says is not on it."""
         ins = self.ins
-        k = s
-        while k < e:
+        k = lo
+        while k < hi:
             if k in self._copies:
                 k += self._copies[k].length
                 continue
             if (
-                self.home[k] != home
-                or not self.reachable[k]
-                or self._in(k, H)
+                not self.reachable[k]
                 or ins[k].op in _UNWINDING
-                or ins[k].target is not None  # (3.13 leaves some of the body's jumps unprotected)
+                or ins[k].target is not None
+                or other(k)
             ):
                 k += 1
                 continue
             t = self._exit_tail_len(k)
-            if t:
-                k += t
-                continue
-            raise self.fail("code on an exit path of the try body that is no copy of its finally body", ins[k])
+            if not t:
+                return k
+            k += t
+        return None
 
     def _check_clause_exits_are_copies(self, H: int, home: int | None) -> None:
         """3.11+: the exception-path copy of a try/finally nested in the body, where H does
@@ -2681,31 +2691,23 @@ class ExceptionStructure(ExceptGroupOps):
         (Code an except clause of a nested try reaches may be the code after that try.)"""
         if not TABLE.has_exception_table:
             return
-        ins = self.ins
-        k = 0
-        while k < self.n:
-            if k in self._copies:
-                k += self._copies[k].length
-                continue
+        def elsewhere(k: int) -> bool:
             hk = self.home[k]
-            if (
+            return (
                 hk is None
                 or hk < 0
                 or hk in (H, home)
                 or not self._in(hk, H)
                 or not self._is_finally(hk)
                 or self._in(k, H)
-                or not self.reachable[k]
-                or ins[k].op in _UNWINDING
-                or ins[k].target is not None
-            ):
-                k += 1
-                continue
-            t = self._exit_tail_len(k)
-            if t:
-                k += t
-                continue
-            raise self.fail("code on an exit path of a nested handler that is no copy of the finally body", ins[k])
+            )
+
+        k = self._first_uncopied(0, self.n, elsewhere)
+        if k is not None:
+            raise self.fail(
+                "code on an exit path of a nested handler that is no copy of the finally body",
+                self.ins[k],
+            )
 
     def _raising_finally_end(self, H: int, C: int) -> int | None:
         """A finally body that never ends (it raises or returns on every path) has
