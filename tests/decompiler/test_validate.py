@@ -100,6 +100,10 @@ EQUIVALENT_PAIRS = {
         "def f(x, y):\n for v in [x, y]:\n  i = 0\n  while c(i):\n   if i:\n    t = g\n    t(v)\n"
         "   i = 1\n return 0",
     ),
+    "a_loop_over_an_iterable_in_a_loop_over_a_built_list": (
+        "def f(x, y, d):\n for v in [x, y]:\n  for k in d:\n   g(v, k)\n return 0",
+        "def f(x, y, d):\n for v in [x, y]:\n  for k in d:\n   t = g\n   t(v, k)\n return 0",
+    ),
 }
 
 if EXCEPTION_TABLES:
@@ -190,6 +194,10 @@ MUTATIONS = {
         " return 0",
         "def f(x, y):\n for v in [x, y]:\n  i = 0\n  while c(i):\n   if i:\n    g(x)\n   i = 1\n"
         " return 0",
+    ),
+    "a_loop_over_an_iterable_in_a_loop_over_a_built_list": (
+        "def f(x, y, d):\n for v in [x, y]:\n  for k in d:\n   g(v, k)\n return 0",
+        "def f(x, y, d):\n for v in [x, y]:\n  for k in d:\n   g(x, k)\n return 0",
     ),
     # (a cell the loop binds is read in its next iteration: x.a(c) is not x.a(c0) from then)
     "a_cell_bound_in_a_loop_read_in_its_next_iteration": (
