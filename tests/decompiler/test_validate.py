@@ -199,6 +199,11 @@ MUTATIONS = {
         "def f(x, y, d):\n for v in [x, y]:\n  for k in d:\n   g(v, k)\n return 0",
         "def f(x, y, d):\n for v in [x, y]:\n  for k in d:\n   g(x, k)\n return 0",
     ),
+    # (a local the body deletes, then binds: the delete succeeds, x.b(v) against x.b(x))
+    "a_local_deleted_then_bound_in_a_loop": (
+        "def f(x, v):\n while x.m():\n  del v\n  v = x.a()\n  x.b(v)\n return 0",
+        "def f(x, v):\n while x.m():\n  del v\n  v = x.a()\n  x.b(x)\n return 0",
+    ),
     # (a cell the loop binds is read in its next iteration: x.a(c) is not x.a(c0) from then)
     "a_cell_bound_in_a_loop_read_in_its_next_iteration": (
         "def f(x):\n c = 0\n h = lambda: c\n c0 = c\n while x.m():\n  x.a(c)\n  c = x.b()\n"

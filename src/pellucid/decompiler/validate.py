@@ -342,7 +342,6 @@ class _Executor:
             if i.op.startswith("SETUP_") or i.op in ("POP_BLOCK", "BEGIN_FINALLY"):
                 raise NotModelled(f"exception blocks of Python {TABLE.version[0]}.{TABLE.version[1]} ({i.op})")
         self.steps = 0
-        self._live: _Live | None = None
         self.looping_back = False
         # loop heads (targets of backward jumps that close a cycle) -> the last jump back to each
         self.loop_ends: dict[int, int] = self._loop_ends()
@@ -1400,7 +1399,9 @@ class _Executor:
         }
         if rebound & st.cells.keys():
             st.cells = {name: v for name, v in st.cells.items() if name not in rebound}
-        live = self._live_in()[head]
+        # (a delete reads too: it raises where the local is unbound, so a local the body
+        # deletes before it binds it again is carried, not dropped)
+        live = self.key_live()[head]
         carried = sorted(stored & live)  # (the others are bound again before any read)
         for name in stored - live:
             st.local.pop(name, None)
@@ -1427,14 +1428,10 @@ class _Executor:
                 holders.setdefault(t[1], ("local", name))
         st.holders = holders
 
-    def _live_in(self) -> _Live:
-        """The locals each instruction may read before they are bound again (live at it),
-        over jumps, fall-through and exception edges: a backward dataflow to a fixed point."""
-        if self._live is None:
-            self._live = self._liveness(("LOAD_FAST",))
-        return self._live
-
     def _liveness(self, uses: tuple) -> _Live:
+        """The locals each instruction may read (an instruction in ``uses``) before they are
+        bound again, over jumps, fall-through and exception edges: a backward dataflow to a
+        fixed point."""
         ins, n = self.ins, len(self.ins)
         succ = self._successors()
         # (sets of locals as bits of an int: the fixed point takes a few passes over the code)
