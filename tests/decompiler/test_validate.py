@@ -94,6 +94,16 @@ EQUIVALENT_PAIRS = {
         "def f(x):\n return g(x, 2 * 3, -1)",
         "def f(x):\n return g(x, 6, -1)",
     ),
+    "a_while_loop_in_a_loop_over_a_built_list": (
+        "def f(x, y):\n for v in [x, y]:\n  i = 0\n  while c(i):\n   if i:\n    g(v)\n   i = 1\n"
+        " return 0",
+        "def f(x, y):\n for v in [x, y]:\n  i = 0\n  while c(i):\n   if i:\n    t = g\n    t(v)\n"
+        "   i = 1\n return 0",
+    ),
+    "a_loop_over_an_iterable_in_a_loop_over_a_built_list": (
+        "def f(x, y, d):\n for v in [x, y]:\n  for k in d:\n   g(v, k)\n return 0",
+        "def f(x, y, d):\n for v in [x, y]:\n  for k in d:\n   t = g\n   t(v, k)\n return 0",
+    ),
 }
 
 if EXCEPTION_TABLES:
@@ -177,6 +187,30 @@ MUTATIONS = {
         "def f(d, o):\n for k in d:\n  o.s(k)\n return o",
         "def f(d, o):\n for k in d:\n  o.s(k)\n  o.t(k)\n return o",
     ),
+    # (the inner loop's second iteration in the outer loop's second pass: g(y) against g(x);
+    # a loop reached again after the path left it is entered again, not assumed proven)
+    "a_while_loop_in_a_loop_over_a_built_list": (
+        "def f(x, y):\n for v in [x, y]:\n  i = 0\n  while c(i):\n   if i:\n    g(v)\n   i = 1\n"
+        " return 0",
+        "def f(x, y):\n for v in [x, y]:\n  i = 0\n  while c(i):\n   if i:\n    g(x)\n   i = 1\n"
+        " return 0",
+    ),
+    "a_loop_over_an_iterable_in_a_loop_over_a_built_list": (
+        "def f(x, y, d):\n for v in [x, y]:\n  for k in d:\n   g(v, k)\n return 0",
+        "def f(x, y, d):\n for v in [x, y]:\n  for k in d:\n   g(x, k)\n return 0",
+    ),
+    # (a local the body deletes, then binds: the delete succeeds, x.b(v) against x.b(x))
+    "a_local_deleted_then_bound_in_a_loop": (
+        "def f(x, v):\n while x.m():\n  del v\n  v = x.a()\n  x.b(v)\n return 0",
+        "def f(x, v):\n while x.m():\n  del v\n  v = x.a()\n  x.b(x)\n return 0",
+    ),
+    # (a cell the loop binds is read in its next iteration: x.a(c) is not x.a(c0) from then)
+    "a_cell_bound_in_a_loop_read_in_its_next_iteration": (
+        "def f(x):\n c = 0\n h = lambda: c\n c0 = c\n while x.m():\n  x.a(c)\n  c = x.b()\n"
+        " return h, c0",
+        "def f(x):\n c = 0\n h = lambda: c\n c0 = c\n while x.m():\n  x.a(c0)\n  c = x.b()\n"
+        " return h, c0",
+    ),
 }
 
 if EXCEPTION_TABLES:
@@ -187,6 +221,14 @@ if EXCEPTION_TABLES:
     MUTATIONS["finally_dropped"] = (
         "def f(x):\n try:\n  return h(x)\n finally:\n  k()",
         "def f(x):\n r = h(x)\n k()\n return r",
+    )
+    # 3.12+ lay the except clause after the loop and jump back into its body: the value it
+    # sets is carried to the next iteration (x.a(1) against x.a(0) after an exception)
+    MUTATIONS["a_value_an_except_clause_sets_for_the_next_iteration"] = (
+        "def f(x):\n v = 0\n while x.m():\n  try:\n   x.a(v)\n  except E:\n   v = 1\n  x.b()\n"
+        " return v",
+        "def f(x):\n v = 0\n while x.m():\n  try:\n   x.a(0)\n  except E:\n   v = 1\n  x.b()\n"
+        " return v",
     )
 
 
@@ -479,9 +521,9 @@ def f(x, y):
 """
 
 
-def _entered_in_its_body(src: str = _LOOP_ENTERED_IN_ITS_BODY):
+def _entered_in_its_body(src: str = _LOOP_ENTERED_IN_ITS_BODY, at: str = "        x.b(y)"):
     """``src`` with the ``if``'s jump past its arm retargeted into the loop body, at the line
-    ``x.b(y)``: the shape of a resume function, whose prologue jumps into the middle of a loop
+    ``at``: the shape of a resume function, whose prologue jumps into the middle of a loop
     it then runs.  No source compiles to it: the else path runs the rest of a first iteration,
     then jumps back to a head it never passed (3.14's test block, older versions' body start)."""
     import dis
@@ -489,7 +531,7 @@ def _entered_in_its_body(src: str = _LOOP_ENTERED_IN_ITS_BODY):
     code = code_of(src)
     ins = list(dis.get_instructions(code))
     jump = next(i for i in ins if i.opname.startswith("POP_JUMP") and "FALSE" in i.opname)
-    line = code.co_firstlineno + src.splitlines().index("        x.b(y)")
+    line = code.co_firstlineno + src.splitlines().index(at)
     mid = next(i for i in ins if i.offset == min(o for o, n in dis.findlinestarts(code) if n == line))
     unit = 1 if sys.version_info < (3, 10) else 2  # (3.9 counts jumps in bytes)
     arg = jump.arg + (mid.offset - jump.argval) // unit
@@ -543,6 +585,86 @@ def test_a_while_loop_entered_in_its_body_is_proven_and_a_mutation_caught():
         "def f(x, y):\n if x.p():\n  y = x.c(y)\n"
         " while x.m():\n  y = x.a(y)\n  x.b(y)\n return y"
     ))
+
+
+_NESTED_LOOP_ENTERED_IN_ITS_BODY = """\
+def f(x, z):
+    w = z
+    if x.p():
+        return x.c()
+    while x.n():
+        i = 0
+        while x.m():
+            if i:
+                x.b(z)
+            i = 1
+        z = x.d(z)
+    return z
+"""
+
+
+def _run_nested(code):
+    """What ``code`` does to an object whose ``n`` is true twice and whose ``m`` is true twice
+    after each call of ``n`` (and once before the first): the calls, in order."""
+    import types
+
+    seen = []
+
+    class X:
+        def __init__(self):
+            self.n_left, self.m_left, self.made = 2, 2, 0
+
+        def __getattr__(self, name):
+            def call(*args):
+                seen.append((name, args))
+                if name == "p":
+                    return False
+                if name == "n":
+                    self.n_left, self.m_left = self.n_left - 1, 2
+                    return self.n_left >= 0
+                if name == "m":
+                    self.m_left -= 1
+                    return self.m_left >= 0
+                self.made += 1
+                return ("made", self.made)
+            return call
+
+    result = types.FunctionType(code, {})(X(), "z")
+    return seen, result
+
+
+def test_an_inner_loop_entered_in_its_body_is_entered_again_when_the_outer_one_goes_round():
+    """A resume function enters an inner while loop in its body, leaves it, and goes round
+    the outer loop: the inner loop is reached again with other values (``z`` is the outer
+    loop's now).  Its first proof assumed ``z`` was ``w``; reusing it there would miss
+    ``x.b(z)`` against ``x.b(w)`` in the inner loop's second iteration of a later pass (it
+    once did on 3.9 and 3.14+, whose paths reach the inner head before the outer one)."""
+    src = _NESTED_LOOP_ENTERED_IN_ITS_BODY
+    a = _entered_in_its_body(src, "            i = 1")
+    b = _entered_in_its_body(src.replace("x.b(z)", "x.b(w)"), "            i = 1")
+    assert _run_nested(a) != _run_nested(b)  # (they do differ when run)
+    _caught(a, b)
+    assert validate(a, _entered_in_its_body(src, "            i = 1")).equivalent
+
+
+@pytest.mark.skipif(not EXCEPTION_TABLES, reason="exception tables (3.11+)")
+def test_a_loop_is_the_code_on_its_cycles():
+    """The locals a loop carries round are those bound on a cycle through its head, not in the
+    range from its head to its last jump back: the except clause 3.12+ lay after the loops
+    (``v = 1``) is in the inner loop, the code the outer loop runs after it (``u = ...``) is
+    not."""
+    from pellucid.decompiler.validate import _Executor
+
+    code = code_of(
+        "def f(x):\n v = 0\n while x.n():\n  while x.m():\n   try:\n    x.a(v)\n"
+        "   except E:\n    v = 1\n  u = x.d()\n return v"
+    )
+    ex = _Executor(code, {}, {}, EXCEPTION_TABLES, {})
+    store_u = next(i.index for i in ex.ins if i.op == "STORE_FAST" and i.argval == "u")
+    store_v = [i.index for i in ex.ins if i.op == "STORE_FAST" and i.argval == "v"][-1]
+    inner = [h for h in ex.loop_ends if store_u not in ex.region(h)]
+    assert inner and any(store_u in ex.region(h) for h in ex.loop_ends)
+    assert all(store_v in ex.region(h) for h in inner)
 
 
 @pytest.mark.skipif(not EXCEPTION_TABLES, reason="exception tables (3.11+)")

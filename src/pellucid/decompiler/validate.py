@@ -37,8 +37,12 @@ put there; free variables, whose cells others share, are read as events.  A loop
 iterable the code built runs concretely; a loop over any other iterable is one iteration that
 stands for all of them (an induction: values the body binds are unknown at its head and after
 it, objects built before it cannot change in it, and the stack is the same at its end), and so
-is any other loop (a ``while`` loop).  A loop entered in its body (a resume function's prologue
-jumps there) runs the rest of that iteration as straight code, then is entered at its head.
+is any other loop (a ``while`` loop).  A loop is the code on its cycles (an except clause laid
+out after it and jumping back into it included), and a path that leaves it forgets it: reached
+again (an enclosing loop went round), it is entered again from the values of that moment, as
+the proof of its first entry assumed those of its own.  A loop entered in its body (a resume
+function's prologue jumps there) runs the rest of that iteration as straight code, then is
+entered at its head.
 
 What is not modelled gives ``not-verified`` with the reason, never ``equivalent``: a stack
 that changes around a loop, generators, 3.9/3.10 exception blocks, opcodes not listed here,
@@ -254,7 +258,9 @@ class _State:
     cells: dict = field(default_factory=dict)  # bound cells only this frame writes -> version
     loop_count: int = 0  # loops entered on this path
     holders: dict = field(default_factory=dict)  # object made before a loop -> who held it
-    inside: tuple = ()  # (head, last index, floor before it) of the loops the path is in
+    # (head, floor before it, holders before it) of the loops whose iteration the path is in,
+    # outermost first
+    inside: tuple = ()
     ended: bool = False  # the path has ended (returned, raised out, or looped back)
     joined: bool = False  # passed a join point since its node was last keyed (lockstep)
     jumped_back: bool = False  # forked onto a backward jump, not yet taken
@@ -336,10 +342,11 @@ class _Executor:
             if i.op.startswith("SETUP_") or i.op in ("POP_BLOCK", "BEGIN_FINALLY"):
                 raise NotModelled(f"exception blocks of Python {TABLE.version[0]}.{TABLE.version[1]} ({i.op})")
         self.steps = 0
-        self._live: _Live | None = None
         self.looping_back = False
         # loop heads (targets of backward jumps that close a cycle) -> the last jump back to each
         self.loop_ends: dict[int, int] = self._loop_ends()
+        self._regions: dict[int, frozenset] = {}  # loop head -> the instructions of its loop
+        self._succ: list[list[int]] | None = None
         # cell variables no function this code makes writes (a frame's own cells: its free
         # variables' cells belong to others, who may write them whenever code runs)
         self.own_cells = set(code.co_cellvars) - _cells_written(code)
@@ -380,6 +387,51 @@ class _Executor:
             if h is not None:
                 succ[b.index].append(h[0])
         return succ
+
+    def region(self, head: int) -> frozenset:
+        """The instructions of the loop at ``head``: those on a cycle through it, that is,
+        reached from the head and leading to a jump back to it without passing the head
+        again (its natural loop, over jumps, fall-through and exception edges).
+
+        Not the range from the head to its last jump back: 3.12+ lay an except clause after
+        the loop and jump from it back into the body, and a loop's locals and objects are
+        changed there too; and the code an enclosing loop runs after this one (up to its
+        own head) is no part of it, however it is laid out."""
+        got = self._regions.get(head)
+        if got is None:
+            succ = self._succ = self._succ or self._successors()
+            preds: list[list[int]] = [[] for _ in range(len(self.ins) + 1)]
+            for k, out in enumerate(succ):
+                for j in out:
+                    if j < len(preds):
+                        preds[j].append(k)
+            ahead = self._reached(succ, head)
+            back = [b.index for b in self.ins
+                    if b.target == head and b.index >= head and b.index in ahead]
+            # (backwards from the jumps back, stopping at the head)
+            seen = {head}
+            work = list(back)
+            while work:
+                k = work.pop()
+                if k in seen:
+                    continue
+                seen.add(k)
+                work.extend(preds[k])
+            got = self._regions[head] = frozenset(seen & (ahead | {head}))
+        return got
+
+    @staticmethod
+    def _reached(succ: list[list[int]], start: int) -> set[int]:
+        """The instructions reached from ``start`` (itself included)."""
+        seen = {start}
+        work = [start]
+        while work:
+            k = work.pop()
+            for j in succ[k] if k < len(succ) else ():
+                if j not in seen:
+                    seen.add(j)
+                    work.append(j)
+        return seen
 
     @staticmethod
     def _leads_to(succ: list[list[int]], start: int, goal: int) -> bool:
@@ -434,10 +486,8 @@ class _Executor:
                 raise NotModelled(f"more than {MAX_STEPS} steps")
             if st.pc >= len(ins):
                 raise NotModelled("execution runs off the end of the code")
-            while st.inside and not st.inside[-1][0] <= st.pc <= st.inside[-1][1]:
-                # left a loop: what was made before it is followed again
-                st.floor = st.inside[-1][2]
-                st.inside = st.inside[:-1]
+            if st.inside:
+                self._leave_loops(st)
             if st.pc in self.loop_ends and st.pc not in st.loops and ins[st.pc].op != "FOR_ITER":
                 self._enter_loop(st, st.pc)
             i = ins[st.pc]
@@ -455,6 +505,24 @@ class _Executor:
             if len(st.path) > until:
                 return
 
+    def _leave_loops(self, st: _State) -> None:
+        """The loops whose instructions do not include the path's next one, and those it
+        entered inside them, are left: forgotten, as if never entered.
+
+        What was made before a loop is followed again, and the loop is no longer one the
+        path runs an iteration of: reached again (an enclosing loop went round, a list the
+        code built gave its next item), it is entered again by induction, from the values
+        of that moment.  The proof made at the earlier entry assumed the values of the
+        locals it does not bind, and the objects made before it, as they were then."""
+        for k, (head, floor, holders) in enumerate(st.inside):
+            if st.pc not in self.region(head):
+                gone = {h for h, _, _ in st.inside[k:]}
+                st.floor, st.holders = floor, dict(holders)
+                st.inside = st.inside[:k]
+                st.loops = st.loops - gone
+                st.heads = {h: v for h, v in st.heads.items() if h not in gone}
+                return
+
     def _jumped_back(self, st: _State) -> None:
         """A backward jump: the end of an iteration of a loop run by induction, or of one
         run concretely (over a list the code built), or the way into a loop whose body the
@@ -462,11 +530,11 @@ class _Executor:
 
         A resume function's prologue jumps into the middle of a loop's body: the rest of that
         first iteration runs as straight code, and the jump back reaches the head for the
-        first time (a loop entered by induction is in ``st.loops`` from its head on).  That
-        is the state in which any path arrives at the head, so the loop is entered there as
-        for a path falling into it: at a ``FOR_ITER`` by its iterator, at any other head (a
-        ``while`` test, which 3.14 no longer copies to the bottom, or the body's start) by
-        :meth:`_run_path`, which enters every loop head not yet entered."""
+        first time (a loop entered by induction is in ``st.loops`` from its head until the
+        path leaves it).  That is the state in which any path arrives at the head, so the loop
+        is entered there as for a path falling into it: at a ``FOR_ITER`` by its iterator, at
+        any other head (a ``while`` test, which 3.14 no longer copies to the bottom, or the
+        body's start) by :meth:`_run_path`, which enters every loop head not yet entered."""
         if st.pc in st.loops:
             self._loop_back(st, st.pc)
         if self.ins[st.pc].op != "FOR_ITER":
@@ -1320,11 +1388,20 @@ class _Executor:
         they have for the next one (:meth:`_loop_back`).  Two programs whose loops enter with
         the same values, do the same in an iteration and leave the same values for the next
         one do the same in every iteration."""
-        end = self.loop_ends[head]
+        ins = self.ins
         stored = {
-            b.argval for b in self.ins[head:end + 1] if b.op in ("STORE_FAST", "DELETE_FAST")
+            ins[k].argval for k in self.region(head) if ins[k].op in ("STORE_FAST", "DELETE_FAST")
         }
-        live = self._live_in()[head]
+        # (a cell the loop binds holds at the head what an earlier iteration put there: read
+        # as an event in it and after it, like a cell others share)
+        rebound = {
+            ins[k].argval for k in self.region(head) if ins[k].op in ("STORE_DEREF", "DELETE_DEREF")
+        }
+        if rebound & st.cells.keys():
+            st.cells = {name: v for name, v in st.cells.items() if name not in rebound}
+        # (a delete reads too: it raises where the local is unbound, so a local the body
+        # deletes before it binds it again is carried, not dropped)
+        live = self.key_live()[head]
         carried = sorted(stored & live)  # (the others are bound again before any read)
         for name in stored - live:
             st.local.pop(name, None)
@@ -1338,7 +1415,7 @@ class _Executor:
             st.local[name] = ("loop-var", n, name)
         st.loops = st.loops | {head}
         st.heads = {**st.heads, head: (tuple(st.stack), n, tuple(carried))}
-        st.inside = st.inside + ((head, end, st.floor),)
+        st.inside = st.inside + ((head, st.floor, tuple(sorted(st.holders.items()))),)
         st.floor = len(st.heap)
         # objects made before the loop, by a local or stack slot holding them at its head
         holders = dict(st.holders)
@@ -1351,14 +1428,10 @@ class _Executor:
                 holders.setdefault(t[1], ("local", name))
         st.holders = holders
 
-    def _live_in(self) -> _Live:
-        """The locals each instruction may read before they are bound again (live at it),
-        over jumps, fall-through and exception edges: a backward dataflow to a fixed point."""
-        if self._live is None:
-            self._live = self._liveness(("LOAD_FAST",))
-        return self._live
-
     def _liveness(self, uses: tuple) -> _Live:
+        """The locals each instruction may read (an instruction in ``uses``) before they are
+        bound again, over jumps, fall-through and exception edges: a backward dataflow to a
+        fixed point."""
         ins, n = self.ins, len(self.ins)
         succ = self._successors()
         # (sets of locals as bits of an int: the fixed point takes a few passes over the code)
