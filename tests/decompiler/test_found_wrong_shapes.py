@@ -515,6 +515,36 @@ SHAPES = {
                 return 1
             return 7
         """, [([], 0), ([1, 2, 3], 1), ([1, 2], 5)]),
+    "clause_falls_into_code_after_try_ending_function": ("""
+        def f(a):
+            try:
+                a[0] = 1
+            except:
+                pass
+            a.append(1)
+        """, [([],), ([5],), ((),)]),
+    "expression_statement_then_raise_before_break": ("""
+        def f(ks):
+            log = []
+            for k in ks:
+                if k:
+                    log.append(k)
+                    raise KeyError(k)
+                break
+            log.append('after')
+            return len(log)
+        """, [([0, 1],), ([3, 1, 2],), ([],)]),
+    "try_in_clause_then_return_copied_into_its_ends": ("""
+        def f(a):
+            try:
+                return a[0]
+            except:
+                try:
+                    a.pop()
+                except:
+                    pass
+                return 2
+        """, [([],), ({},), ([1],)]),
 }
 
 

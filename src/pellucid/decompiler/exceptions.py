@@ -3422,8 +3422,13 @@ class ExceptionStructure(ExceptGroupOps):
                     pass  # a return from inside for loops pops their iterators
                 elif j == stop and op == "RERAISE":
                     follows.add(j)  # falls into the end of the finally body it is in (3.10)
-                elif not self._owned(j, H) and ins[j].op != "RETURN_VALUE" and self._straight_tail(j) is None:
-                    follows.add(j)  # falls into the code after the handler (3.10: a loop's test)
+                elif not self._owned(j, H) and ins[j].op != "RETURN_VALUE" and (
+                    self._straight_tail(j) is None or self._jumped_to_from_outside(j, b0)
+                ):
+                    # falls into the code after the handler (3.10: a loop's test); straight
+                    # code ending in a return that another path jumps to (the body's exit) is
+                    # that code itself, not 3.10's copy of it in the clause
+                    follows.add(j)
                 elif op != "RETURN_VALUE":
                     L = self._straight_tail(j)
                     if L is None:
@@ -3632,6 +3637,8 @@ class ExceptionStructure(ExceptGroupOps):
         ):
             # enclosing try/with blocks (and their exit copies), enclosing handlers
             k += 1 + (self._copies[k + 1].length if k + 1 in self._copies else 0)
+            if k >= self.n:
+                return False  # (the copies stepped over end the code: no exit read here)
         if k == j:
             return False
         if ins[k].op == "RERAISE" or ins[k].extra.get("reraise_copy"):

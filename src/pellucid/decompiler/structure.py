@@ -56,6 +56,23 @@ from pellucid.decompiler.regions.chains import _NONE_JUMPS, ChainOps, _is_chain_
 # where try_at() can be true without an exception-table entry or a copy
 _TRY_START_OPS = frozenset({"BEFORE_WITH"} if TABLE.has_exception_table else {"SETUP_FINALLY", "SETUP_WITH"})
 # the ops walk() looks at before running their handler
+# instructions that fall into the next one and leave their result on top of the stack: a
+# POP_TOP right after one pops that result (an expression statement), never a loop's iterator
+_PUSHES_ON_TOP_PREFIXES = (
+    "LOAD_", "CALL", "BINARY_", "UNARY_", "BUILD_", "FORMAT_", "YIELD_", "GET_", "MATCH_",
+    "SEND", "BEFORE_", "UNPACK_",
+)
+_PUSHES_ON_TOP = frozenset({
+    "COMPARE_OP", "IS_OP", "CONTAINS_OP", "CONVERT_VALUE", "IMPORT_NAME", "IMPORT_FROM", "DUP_TOP",
+    "COPY", "LIST_TO_TUPLE", "TO_BOOL", "END_SEND", "STORE_FAST_LOAD_FAST",
+})
+
+
+def _pushes_on_top(op: str) -> bool:
+    """Does instruction ``op`` leave a value it computed on top of the stack?"""
+    return op in _PUSHES_ON_TOP or op.startswith(_PUSHES_ON_TOP_PREFIXES)
+
+
 _WALK_CONTROL = CONDITIONAL_JUMPS | VALUE_JUMPS | {"JUMP", "FOR_ITER", "COPY", "POP_TOP"}
 EMPTY_IF = -1  # the false exit of `if <test>: pass`, which is where the true exit goes
 
@@ -1128,6 +1145,8 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
                 continue
             if k in in_copy:
                 continue  # (a statement's pop inside a finally body's copy: no iterator's)
+            if _pushes_on_top(self.ins[k - 1].op):
+                continue  # (an expression statement's pop of the value computed right before)
             size = self._clause_end_len(k + 1)
             if size is not None:
                 # 3.13: the loop ends an except clause, whose end (pop the exception, leave
