@@ -545,6 +545,18 @@ SHAPES = {
                     pass
                 return 2
         """, [([],), ({},), ([1],)]),
+    "try_in_clause_then_return_before_code_after": ("""
+        def f(a):
+            try:
+                a.pop()
+            except:
+                try:
+                    a.pop()
+                except:
+                    pass
+                return 2
+            return 3
+        """, [([],), ({},), ([1],), ([1, 2],)]),
 }
 
 

@@ -3394,6 +3394,7 @@ class ExceptionStructure(ExceptGroupOps):
         follows: set = set()
         tails: list = []
         mine = ("E", s)
+        clause_end = None  # the enclosing clause's end, where a clause falls in (3.10)
         if COPIES_EXITS:
             for _typ, nm, b0, b1 in clauses:
                 self._merge_clause_ends310(b0, b1, nm, mine)
@@ -3408,6 +3409,10 @@ class ExceptionStructure(ExceptGroupOps):
                 if nm is not None and self._name_cleanup_at(j, nm):
                     self._copies[j] = Copy(3, "skip")
                     j += 3
+                if self._ends_enclosing_clause39(j, mine, b0):
+                    follows.add(j)  # falls into the end of the except clause it is in (3.10)
+                    clause_end = j
+                    continue
                 if self._leaves_enclosing39(j, loop_targets):
                     continue  # a break/continue/return through enclosing finally/with exits
                 op = ins[j].op
@@ -3439,7 +3444,7 @@ class ExceptionStructure(ExceptGroupOps):
         if len(follows) > 1:
             raise self.fail("except clauses continue at different places", ins[H])
         follow = next(iter(follows)) if follows else None
-        if follow is not None and follow < hend and follow != stop:
+        if follow is not None and follow < hend and follow != stop and follow != clause_end:
             raise self.fail("except clause continues inside the handler", ins[H])
         # the body's normal exit: POP_BLOCK; JUMP else/follow  -- or a copy of the follow
         pops = [k for k, t in self._b_pops.items() if t == s and k < H and self.home[k] == home]
@@ -3458,6 +3463,14 @@ class ExceptionStructure(ExceptGroupOps):
             elif self._dead_else_break39(hend, ins[P + 1].target):
                 else_break = True
                 body_end = P
+        elif (
+            clause_end is not None and P is not None and P + 1 < H and self._dead_between(P + 1, H - 1)
+            and ins[H - 1].op == "JUMP" and ins[H - 1].target == clause_end
+        ):
+            # the body's normal exit goes to the end of the enclosing clause too (3.10 copied
+            # that end here; the copies were merged back into this jump)
+            X = clause_end
+            body_end = P
         elif COPIES_EXITS and P is not None and P + 1 < H and ins[P + 1].op != "RETURN_VALUE":
             L = self._straight_tail(P + 1, H)
             if L is not None and P + 1 + L == H:
@@ -3596,8 +3609,8 @@ class ExceptionStructure(ExceptGroupOps):
         handlers = []
         for typ, nm, b0, b1 in clauses:
             cst = base + [ExcInfo(), ExcInfo(), ExcInfo()]
-            if follow is not None and follow == stop and b0 < follow < b1:
-                b1 = follow  # the clause falls into the end of the finally body it is in
+            if follow is not None and follow in (stop, clause_end) and b0 < follow < b1:
+                b1 = follow  # the clause falls into the end of the finally body or clause it is in
             hb, st = self.walk(b0, b1, cst, fo | inherited)
             if len(st) not in (len(base), len(cst)):
                 raise self.fail("except clause changes the stack", ins[b0])
@@ -3607,7 +3620,12 @@ class ExceptionStructure(ExceptGroupOps):
             if self._clause_ends_in_block39(b0, b1):
                 hb = _else_of_exiting_if(hb)
             handlers.append(ast.ExceptHandler(type=typ, name=nm, body=hb or [ast.Pass()]))
-        self._claim_handler(H)
+        if clause_end is None:
+            self._claim_handler(H)
+        else:
+            for k in self._handler_code(H):
+                if k < clause_end:  # (from there on: the enclosing clause's end, walked next)
+                    self.reachable[k] = False
         self.emit(ast.Try(body=body or [ast.Pass()], handlers=handlers, orelse=orelse, finalbody=[]))
         for st_ in explicit:
             self.emit(st_)
@@ -3626,6 +3644,18 @@ class ExceptionStructure(ExceptGroupOps):
             "RETURN_VALUE", "POP_BLOCK", "SWAP", "ROT_TWO", "ROT_THREE", "ROT_FOUR",
             "POP_TOP", "POP_EXCEPT", "JUMP",
         )
+
+    def _ends_enclosing_clause39(self, j: int, mine: tuple, b0: int) -> bool:
+        """Does a clause of the statement ``mine`` that ends at j fall into the code after the
+        statement, which is the end of the except clause the statement is in: that clause's
+        POP_EXCEPT, then a copy of the code after its own statement (read there), or what the
+        body's normal exit jumps to as well?  3.10 lays it where the clause ends instead of
+        a jump there (3.9 jumps)."""
+        stack = self._b_stack[j]
+        if self.ins[j].op != "POP_EXCEPT" or not stack or stack[-1] == mine or stack[-1][0] != "E":
+            return False
+        copy = self._copies.get(j + 1)
+        return (copy is not None and copy.kind == "skip") or self._jumped_to_from_outside(j, b0)
 
     def _leaves_enclosing39(self, j: int, loop_targets: set) -> bool:
         """Is j a break/continue/return leaving enclosing try/with statements:
