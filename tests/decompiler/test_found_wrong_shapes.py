@@ -515,6 +515,11 @@ SHAPES = {
                 return 1
             return 7
         """, [([], 0), ([1, 2, 3], 1), ([1, 2], 5)]),
+    "discarded_conditional_expression_arm_before_copied_exit": ("""
+        def f(kw, x, b):
+            kw[0] if x[1] else [*b]
+            return lambda: 1
+        """, [([], {}, ""), ([5], {1: 1}, ""), ([], {1: 0}, "ab")]),
 }
 
 
