@@ -27,10 +27,17 @@ escaped, so one list passed twice differs from two equal lists).
 
 Exceptions: with an exception table (3.11+) in either program, every event may raise, and
 the path where it does goes to the handler (or out of the function), so a try body that
-covers a different set of operations is a difference.  Globals Dynamo binds for its own use
-(``__compiled_fn_*``, ``__import_*``, ``__resume_at_*``, ...) are taken as bound for the
-frame's whole run: Dynamo sets them before the code runs and nothing else binds them.  Other
-globals are read as events (they may be rebound by any call, or missing).
+covers a different set of operations is a difference.  The exception being handled (what
+``sys.exception()`` and a bare ``raise`` see, the context a new exception takes, what a frame
+leaves set when it ends) is part of the state: a handler's ``PUSH_EXC_INFO`` saves it on the
+stack and sets its own, ``POP_EXCEPT`` restores whatever value the stack holds, and a path
+records it where it changed since it last did before each event, raise, return and loop head
+or end, so a handler that leaves its exception set, or restores another, is a difference.
+
+Globals Dynamo binds for its own use (``__compiled_fn_*``, ``__import_*``, ``__resume_at_*``,
+...) are taken as bound for the frame's whole run: Dynamo sets them before the code runs and
+nothing else binds them.  Other globals are read as events (they may be rebound by any call,
+or missing).
 
 A frame's own cell variables (no function it makes writes them) read as the value the frame
 put there; free variables, whose cells others share, are read as events.  A loop over an
@@ -45,8 +52,8 @@ function's prologue jumps there) runs the rest of that iteration as straight cod
 entered at its head.
 
 What is not modelled gives ``not-verified`` with the reason, never ``equivalent``: a stack
-that changes around a loop, generators, 3.9/3.10 exception blocks, opcodes not listed here,
-too many paths.
+or an exception being handled that changes around a loop, generators, 3.9/3.10 exception
+blocks, opcodes not listed here, too many paths.
 """
 
 from __future__ import annotations
