@@ -518,7 +518,7 @@ SHAPES = {
     "discarded_conditional_expression_arm_before_copied_exit": ("""
         def f(kw, x, b):
             kw[0] if x[1] else [*b]
-            return lambda: 1
+            return len(b)
         """, [([], {}, ""), ([5], {1: 1}, ""), ([], {1: 0}, "ab")]),
 }
 
