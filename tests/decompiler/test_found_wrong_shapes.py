@@ -10,6 +10,7 @@ comes back behaving like the original on every input, run side by side, or is re
 from __future__ import annotations
 
 import copy
+import signal
 import sys
 import textwrap
 from pathlib import Path
@@ -557,15 +558,90 @@ SHAPES = {
                 return 2
             return 3
         """, [([],), ({},), ([1],), ([1, 2],)]),
+    "discarded_conditional_expression_arm_before_copied_exit": ("""
+        def f(kw, x, b):
+            kw[0] if x[1] else [*b]
+            return len(b)
+        """, [([], {}, ""), ([5], {1: 1}, ""), ([], {1: 0}, "ab")]),
+    # 3.12+: the clause's jump to the code after the try (past the `pass` ending the if) is
+    # threaded to where that jump goes back to; the jump left behind is dead, no loop's back
+    # edge (read as one, its `while True` swallowed the `return` after the loop)
+    "dead_clause_jump_back_after_threading": ("""
+        def f(ks):
+            log = []
+            while ks:
+                if nxt(ks) % 2:
+                    try:
+                        return nxt(ks)
+                    except ValueError:
+                        pass
+                    pass
+                log.append(nxt(ks))
+                return None
+            return ('end', log)
+        """, [([],), ([1],), ([2, 3],), ([3, 1, 2],), ([0, 0, 0, 0, 1],), ([2] * 20,)]),
+    # 3.13: the inner clause ends in a copy of the outer clause's end (``POP_EXCEPT; JUMP``
+    # back to the code after the try), turned back into a jump to the original; the copy's
+    # jump back is dead, no loop's back edge (read as one, the loop lost its `break`)
+    "dead_nested_clause_jump_back_in_breaking_loop": ("""
+        def f(ks):
+            log = []
+            n = 0
+            while True:
+                if n > 12:
+                    break
+                n += 1
+                try:
+                    try:
+                        try:
+                            pass
+                        except ValueError:
+                            pass
+                        log.append(1)
+                    except IndexError:
+                        try:
+                            log.append(nxt(ks))
+                        except IndexError:
+                            pass
+                    try:
+                        if nxt(ks) % 2:
+                            pass
+                        raise KeyError('k')
+                    except IndexError:
+                        if nxt(ks) % 2:
+                            pass
+                        return ('r', log)
+                except IndexError:
+                    pass
+            return log, n, len(ks)
+        """, [([],), ([1],), ([3, 1, 2],), ([0, 0, 0, 0, 1],), ([2] * 20,)]),
 }
 
 
-def _run(fn, args):
+class _TooLong(Exception):
+    """A run went on past its time: decompiled code that lost a `break` loops forever."""
+
+
+def _too_long(*_):
+    raise _TooLong
+
+
+def _run(fn, args, seconds=5.0):
     args = copy.deepcopy(list(args))  # (each run mutates its own arguments)
+    timed = hasattr(signal, "setitimer")  # (POSIX: elsewhere a lost exit hangs the test)
+    if timed:
+        previous = signal.signal(signal.SIGALRM, _too_long)
+        signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
         return ("ok", repr(fn(*args)), repr(args))
+    except _TooLong:
+        return ("timeout", "", repr(args))
     except Exception as exc:  # noqa: BLE001 - the outcome is what is compared
         return ("raise", type(exc).__name__, repr(args))
+    finally:
+        if timed:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
 
 
 def _original(source):

@@ -112,6 +112,16 @@ if EXCEPTION_TABLES:
         "def f(x):\n c = g(x)\n m = c.e\n m()\n try:\n  t = h(x)\n finally:\n  c.q(None)\n"
         " r = t\n return r",
     )
+    # (which exception each clause handles, and restores, is followed: the bare raise raises
+    # the outer one, ``x.d`` and ``g`` run with the one of their moment)
+    EQUIVALENT_PAIRS["nested_except_clauses_and_a_bare_raise"] = (
+        "def f(x):\n for k in x:\n  try:\n   x.a(k)\n  except E:\n   try:\n    x.b()\n"
+        "   except F as e:\n    x.d(e)\n   x.c()\n   raise\n  except G:\n   continue\n"
+        " with x.w():\n  x.q()\n return g()",
+        "def f(x):\n for k in x:\n  try:\n   m = x.a\n   m(k)\n  except E:\n   try:\n"
+        "    t = x.b\n    t()\n   except F as e:\n    x.d(e)\n   u = x.c\n   u()\n   raise\n"
+        "  except G:\n   continue\n with x.w():\n  x.q()\n return g()",
+    )
     EQUIVALENT_PAIRS["with_statement"] = (
         "def f(x):\n with g(x) as c:\n  h(c)\n return 1",
         "def f(x):\n with g(x) as d:\n  t = d\n  h(t)\n return 1",
@@ -680,3 +690,168 @@ def test_a_jump_back_that_closes_no_cycle_is_no_loop():
 
     assert heads("def f(x):\n with g(x):\n  h()\n k()\n return 1") == set()
     assert heads("def f(x):\n while x.m():\n  h()\n k()\n return 1")
+
+
+# --------------------------------------------------------------- the exception being handled
+
+# Run in a child interpreter: code that leaves an exception set (or an int in its place) would
+# leave it set in the test process.  Prints what the function returned or raised, what ``g``
+# saw as the exception being handled, and what is handled after the call.
+_HANDLED_CHILD = r"""
+import marshal, sys, types
+handled = getattr(sys, "exception", None) or (lambda: sys.exc_info()[1])
+class E(Exception): pass
+class F(Exception): pass
+class X:
+    def a(self): raise E("a")
+    def b(self): raise F("b")
+    def c(self): return ValueError("c")
+seen = []
+g = lambda: seen.append(repr(handled()))
+code = marshal.loads(sys.stdin.buffer.read())
+try:
+    out = repr(types.FunctionType(code, {"E": E, "F": F, "g": g})(X()))
+except BaseException as e:
+    out = "raised " + repr(e)
+print(out, seen, repr(handled()))
+"""
+
+
+def _run_handled(code):
+    """What ``code`` does in a child interpreter (exit status and output)."""
+    import marshal
+    import subprocess
+
+    p = subprocess.run([sys.executable, "-c", _HANDLED_CHILD], input=marshal.dumps(code),
+                       capture_output=True, timeout=60)
+    return p.returncode, p.stdout.decode()
+
+
+def _with_opcodes(code, pick):
+    """``code`` with instructions replaced in place: ``pick`` maps its instructions to
+    {offset: (opname, arg)} (opcodes without inline caches, so the layout stays)."""
+    import dis
+
+    raw = bytearray(code.co_code)
+    for offset, (op, arg) in pick(list(dis.get_instructions(code))).items():
+        raw[offset], raw[offset + 1] = dis.opmap[op], arg
+    return code.replace(co_code=bytes(raw))
+
+
+def _with_exception_table(code, change):
+    """``code`` with its exception table's entries, as [start, end, target, depth, lasti]
+    lists in byte offsets, changed in place by ``change`` and encoded again."""
+    import dis
+
+    entries = [[e.start, e.end, e.target, e.depth, int(e.lasti)]
+               for e in dis._parse_exception_table(code)]
+    change(entries)
+
+    def varint(value, first):
+        chunks = [value & 63]
+        while value >> 6:
+            value >>= 6
+            chunks.insert(0, value & 63)
+        out = [c | 64 for c in chunks[:-1]] + [chunks[-1]]
+        return [out[0] | 128] + out[1:] if first else out
+
+    raw = []
+    for start, end, target, depth, lasti in entries:
+        raw += varint(start // 2, True) + varint((end - start) // 2, False)
+        raw += varint(target // 2, False) + varint(depth << 1 | lasti, False)
+    return code.replace(co_exceptiontable=bytes(raw))
+
+
+@pytest.mark.skipif(not EXCEPTION_TABLES, reason="exception tables (3.11+)")
+def test_an_except_clause_that_leaves_its_exception_set_is_caught():
+    """``POP_TOP`` in place of the clause's ``POP_EXCEPT`` (the same stack effect): ``g`` runs,
+    and the caller goes on, with the caught exception still being handled."""
+    a = code_of("def f(x):\n try:\n  x.a()\n except E:\n  pass\n return g()")
+    b = _with_opcodes(a, lambda ins: {
+        next(i for i in ins if i.opname == "POP_EXCEPT").offset: ("POP_TOP", 0)})
+    assert _run_handled(a) == (0, "None ['None'] None\n")
+    assert _run_handled(b) == (0, "None [\"E('a')\"] E('a')\n")
+    _caught(a, b)
+
+
+@pytest.mark.skipif(not EXCEPTION_TABLES, reason="exception tables (3.11+)")
+def test_a_bare_raise_after_an_inner_handler_restored_another_exception_is_caught():
+    """The inner clause's ``POP_TOP; POP_EXCEPT`` swapped: ``POP_EXCEPT`` restores the inner
+    exception instead of the outer one, and the bare ``raise`` raises it."""
+    a = code_of(
+        "def f(x):\n try:\n  x.a()\n except E:\n  try:\n   x.b()\n  except F:\n   pass\n  raise"
+    )
+
+    def swap(ins):
+        k = next(k for k, i in enumerate(ins)
+                 if i.opname == "POP_EXCEPT" and ins[k - 1].opname == "POP_TOP")
+        return {ins[k - 1].offset: ("POP_EXCEPT", 0), ins[k].offset: ("POP_TOP", 0)}
+
+    b = _with_opcodes(a, swap)
+    assert _run_handled(a)[1].startswith("raised E('a')")
+    assert _run_handled(b)[1].startswith("raised F('b')")
+    _caught(a, b)
+
+
+def test_a_pop_except_outside_any_handler_is_caught():
+    """``POP_EXCEPT`` in place of a ``POP_TOP``: on 3.11+ the popped value (an exception
+    ``x.c()`` returned) becomes the one being handled, and ``g`` sees it; on 3.9/3.10 it pops
+    a block that is not there, and the interpreter aborts (refused: the block stack is not
+    modelled)."""
+    a = code_of("def f(x):\n x.c()\n return g()")
+    b = _with_opcodes(a, lambda ins: {
+        next(i for i in ins if i.opname == "POP_TOP").offset: ("POP_EXCEPT", 0)})
+    assert _run_handled(a) != _run_handled(b)
+    if EXCEPTION_TABLES:
+        _caught(a, b)
+    else:
+        for verdict in (validate(a, b), validate(b, a)):
+            assert "exception blocks" in verdict.reason, verdict
+
+
+@pytest.mark.skipif(not EXCEPTION_TABLES, reason="exception tables (3.11+)")
+def test_a_moved_lasti_flag_is_caught():
+    """The try body's entry of a ``try``/``finally`` made to push the offset too: the cleanup
+    handler's ``COPY 3`` then copies that offset, and ``POP_EXCEPT`` leaves an int as the
+    exception being handled when the exception leaves the frame (3.14 crashes on it).  The
+    offset is the raising instruction's, not a value two programs share: refused."""
+    a = code_of("def f(x):\n try:\n  x.a()\n finally:\n  g()")
+
+    def push_lasti(entries):
+        entries[0][4] = 1
+
+    b = _with_exception_table(a, push_lasti)
+    assert _with_exception_table(a, lambda entries: None).co_exceptiontable == a.co_exceptiontable
+    assert _run_handled(a) != _run_handled(b)
+    # (the same moved flag in code with a local bound first: the offset left set is another)
+    c = _with_exception_table(code_of("def f(x):\n try:\n  y = 1\n  x.a()\n finally:\n  g()"),
+                              push_lasti)
+    if sys.version_info < (3, 14):
+        assert _run_handled(b) != _run_handled(c)
+    for verdict in (validate(a, b), validate(b, a), validate(b, c)):
+        assert "offset an exception table pushed" in verdict.reason, verdict
+
+
+@pytest.mark.skipif(not EXCEPTION_TABLES, reason="exception tables (3.11+)")
+def test_a_reraise_that_reads_no_offset_is_not_verified():
+    """``RERAISE 1`` in place of the finally handler's ``RERAISE 0``: it reads the saved
+    exception as the offset, which CPython 3.11-3.13 answer with a SystemError."""
+    a = code_of("def f(x):\n try:\n  x.a()\n finally:\n  g()")
+    b = _with_opcodes(a, lambda ins: {
+        next(i for i in ins if i.opname == "RERAISE" and i.arg == 0).offset: ("RERAISE", 1)})
+    if sys.version_info < (3, 14):
+        assert _run_handled(b)[1].startswith("raised SystemError('lasti is not an int')")
+    for verdict in (validate(a, b), validate(b, a)):
+        assert "RERAISE" in verdict.reason, verdict
+
+
+@pytest.mark.skipif(not EXCEPTION_TABLES, reason="exception tables (3.11+)")
+def test_an_except_clause_in_a_loop_that_leaves_its_exception_set_is_not_verified():
+    """The next iteration would run with the exception still being handled: not the state
+    the induction assumed at the loop's head (or a difference found first)."""
+    a = code_of("def f(x):\n while x.m():\n  try:\n   x.a()\n  except E:\n   pass\n return 1")
+    b = _with_opcodes(a, lambda ins: {
+        next(i for i in ins if i.opname == "POP_EXCEPT").offset: ("POP_TOP", 0)})
+    for verdict in (validate(a, b), validate(b, a)):
+        assert not verdict.equivalent
+        assert "differs" in verdict.reason or "being handled" in verdict.reason, verdict

@@ -128,6 +128,9 @@ class ExceptionStructure(ExceptGroupOps):
         # (where that path starts, its flag), innermost last
         self._raising_withs: list[tuple[int, str]] = []
         self._handlers: dict[int, Handler] = {}
+        # an instruction left dead by _thread_clause_continues or _undo_exit_copies -> the live
+        # ones that do its work now: the clause jumps threaded past it, or its twin
+        self._stands_for: dict[int, list[int]] = {}
         self._cover: list[int | None] = [None] * (self.n + 1)
         self.home: list[int | None] = [None] * (self.n + 1)
         self._exc_error: str | None = None
@@ -711,6 +714,7 @@ class ExceptionStructure(ExceptGroupOps):
                 if t.op == "JUMP" and t.target is not None and t.target < t.index and t.index != j.index:
                     ins[q] = replace(j, target=t.target, argval=t.target)
                     threaded.add(t.index)
+                    self._stands_for.setdefault(t.index, []).append(q)
         for t in threaded:
             falls_in = t > 0 and ins[t - 1].op not in TERMINAL and ins[t - 1].op != "JUMP"
             if not falls_in and not any(i.target == t for i in ins):
@@ -772,6 +776,7 @@ class ExceptionStructure(ExceptGroupOps):
                 for q in range(j + 1, j + L):
                     self.home[q] = None
                     self._dead_copy.add(q)
+                    self._stands_for.setdefault(q, []).append(twin + q - j)
 
     def _exit_jump_after(self, e: int, H: int, home: int) -> frozenset:
         """3.11: the jump over the handlers that ends a try body, when only a nested
@@ -906,17 +911,24 @@ class ExceptionStructure(ExceptGroupOps):
                 # loop's own back edge, in code moved with the handler
                 self.latch[t] = max(self.latch.get(t, -1), i.index)
                 continue
-            hs, ht = self.home[i.index], self.home[t]
-            if hs is not None and ht is not None and hs != ht and hs >= 0:
-                lo, _ = self._extent(hs, ht)
-                if lo < 0 and self._outer_try_start(hs, ht) > t:
-                    # from a clause of a try in a clause, back to before the outer try: a
-                    # loop's continue, when nothing else tells (a loop found so is kept only
-                    # if it is one)
-                    nested_cold.add(t)
-                    continue
-                if lo < 0 or t > lo:
-                    continue  # back to the try's follow
+            if self.home[i.index] is None and any(
+                self._clause_jump_back(q, t) == "follow" for q in self._stands_for.get(i.index, ())
+            ):
+                # dead (a clause's jump threaded past it, or an undone copy of a clause's
+                # end), and the live jump doing its work goes back to its try's follow: read
+                # as a loop's back edge, its range would swallow code reached only on other
+                # paths (the code after a loop the source left through its test or a `break`)
+                continue
+            kind = self._clause_jump_back(i.index, t)
+            if kind == "nested":
+                # from a clause of a try in a clause, back to before the outer try: a
+                # loop's continue, when nothing else tells (a loop found so is kept only
+                # if it is one)
+                nested_cold.add(t)
+                continue
+            if kind == "follow":
+                continue  # back to the try's follow
+            if kind == "loop":
                 cold.add(t)
                 continue
             self.latch[t] = max(self.latch.get(t, -1), i.index)
@@ -983,6 +995,21 @@ class ExceptionStructure(ExceptGroupOps):
             ):
                 out.add(join)
         return out
+
+    def _clause_jump_back(self, q: int, t: int) -> str | None:
+        """What the jump at q, in the code of a handler, back to t is (3.12+ lay handlers
+        after the code): "follow", to the code after its try; "loop", to before the try (a
+        loop's continue); "nested", from a clause of a try in a clause to before the outer
+        try; None when q is no handler's code jumping out of it."""
+        hs, ht = self.home[q], self.home[t]
+        if hs is None or ht is None or hs == ht or hs < 0:
+            return None
+        lo, _ = self._extent(hs, ht)
+        if lo < 0 and self._outer_try_start(hs, ht) > t:
+            return "nested"
+        if lo < 0 or t > lo:
+            return "follow"
+        return "loop"
 
     def try_body_past_latch(self, h: int, a: int, after_continue: bool = False) -> int | None:
         """3.12+: where the body of a `while True` goes on past its conditional last jump back

@@ -220,7 +220,7 @@ def _state_key(ex: Any, st: Any, at: int, c: _Canon) -> tuple:
         tuple(c.term(s, st) for s in st.path[at:]),
         tuple(c.term(t, st) for t in st.stack),
         local,
-        tuple(c.term(t, st) for t in st.exc_info),
+        c.term(st.handling, st), c.term(st.handling_seen, st),
         tuple(sorted((h, c.term(v, st)) for h, v in st.heads.items())),
         tuple(sorted((name, c.version(v)) for name, v in st.cells.items())),
         st.kwnames, st.escapes, tuple(sorted(st.loops)), st.floor, st.visits,

@@ -2315,7 +2315,16 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
         if not live:
             return list(stack)
         if len(live) == 1:
-            return list(live[0][1])
+            # the other arms leave; a value the one arm made is made inside it (3.10 lays out
+            # a discarded conditional expression's arm as a jump to the pop): assigned there,
+            # or saving it before the if statement would run it before the test
+            body, st = live[0]
+            joined = list(st)
+            for k, v in enumerate(st):
+                if (k < len(stack) and v is stack[k]) or not _is_value(v) or type(v) is _CONSTANT:
+                    continue
+                joined[k] = self._assigned_at_end([(body, v)], ins)
+            return joined
         joined = []
         for k in range(len(live[0][1])):
             values = [st[k] for _, st in live]
@@ -2325,16 +2334,20 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
                 continue
             if not all(_is_value(v) for v in values):
                 raise self.fail("if arms leave different markers on the stack", ins)
-            tmp = f"__pellucid_tmp{self.spilled}"
-            self.spilled += 1
-            for (body, _), v in zip(live, values):
-                body.append(ast.Assign([name(tmp, _STORE)], self.as_expr(v, ins), lineno=0))
-            ref = name(tmp)
-            ref.is_spill = True
-            self.seq += 1
-            ref._seq = self.seq
-            joined.append(ref)
+            joined.append(self._assigned_at_end([(body, v) for (body, _), v in zip(live, values)], ins))
         return joined
+
+    def _assigned_at_end(self, arms: list[tuple[list[ast.stmt], Any]], ins: Instr) -> ast.Name:
+        """A fresh temporary, assigned each arm's value at the end of that arm."""
+        tmp = f"__pellucid_tmp{self.spilled}"
+        self.spilled += 1
+        for body, v in arms:
+            body.append(ast.Assign([name(tmp, _STORE)], self.as_expr(v, ins), lineno=0))
+        ref = name(tmp)
+        ref.is_spill = True
+        self.seq += 1
+        ref._seq = self.seq
+        return ref
 
     def _exit_copy_len(self, target: int, jumps: set[int] | None = None) -> int | None:
         """Length of the small `return <load>` block at ``target`` when only

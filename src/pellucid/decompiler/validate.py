@@ -27,10 +27,17 @@ escaped, so one list passed twice differs from two equal lists).
 
 Exceptions: with an exception table (3.11+) in either program, every event may raise, and
 the path where it does goes to the handler (or out of the function), so a try body that
-covers a different set of operations is a difference.  Globals Dynamo binds for its own use
-(``__compiled_fn_*``, ``__import_*``, ``__resume_at_*``, ...) are taken as bound for the
-frame's whole run: Dynamo sets them before the code runs and nothing else binds them.  Other
-globals are read as events (they may be rebound by any call, or missing).
+covers a different set of operations is a difference.  The exception being handled (what
+``sys.exception()`` and a bare ``raise`` see, the context a new exception takes, what a frame
+leaves set when it ends) is part of the state: a handler's ``PUSH_EXC_INFO`` saves it on the
+stack and sets its own, ``POP_EXCEPT`` restores whatever value the stack holds, and a path
+records it where it changed since it last did before each event, raise, return and loop head
+or end, so a handler that leaves its exception set, or restores another, is a difference.
+
+Globals Dynamo binds for its own use (``__compiled_fn_*``, ``__import_*``, ``__resume_at_*``,
+...) are taken as bound for the frame's whole run: Dynamo sets them before the code runs and
+nothing else binds them.  Other globals are read as events (they may be rebound by any call,
+or missing).
 
 A frame's own cell variables (no function it makes writes them) read as the value the frame
 put there; free variables, whose cells others share, are read as events.  A loop over an
@@ -45,8 +52,8 @@ function's prologue jumps there) runs the rest of that iteration as straight cod
 entered at its head.
 
 What is not modelled gives ``not-verified`` with the reason, never ``equivalent``: a stack
-that changes around a loop, generators, 3.9/3.10 exception blocks, opcodes not listed here,
-too many paths.
+or an exception being handled that changes around a loop, generators, 3.9/3.10 exception
+blocks, opcodes not listed here, too many paths.
 """
 
 from __future__ import annotations
@@ -80,6 +87,8 @@ DYNAMO_GLOBAL_PREFIXES = (
 )
 
 _NULL = ("null",)
+# the exception the caller is handling when the frame starts (or none): the same in both programs
+_CALLER_HANDLING = ("caller-handling",)
 _GEN_FLAGS = 0x20 | 0x80 | 0x100 | 0x200  # generator, coroutine, iterable coroutine, async gen
 
 
@@ -246,7 +255,10 @@ class _State:
     heap: dict
     path: list
     truths: dict = field(default_factory=dict)
-    exc_info: list = field(default_factory=list)
+    # the exception being handled (what ``sys.exception()``, a bare ``raise`` and the context of
+    # a new exception see), and the one the path last recorded as seen
+    handling: Any = _CALLER_HANDLING
+    handling_seen: Any = _CALLER_HANDLING
     kwnames: tuple | None = None
     escapes: int = 0
     loops: frozenset = frozenset()  # heads of the loops this path runs one iteration of
@@ -268,7 +280,8 @@ class _State:
     def fork(self) -> _State:
         heap = {k: _Obj(o.kind, list(o.items), o.escaped) for k, o in self.heap.items()}
         st = _State(self.pc, list(self.stack), dict(self.local), heap, list(self.path),
-                    dict(self.truths), list(self.exc_info), self.kwnames, self.escapes)
+                    dict(self.truths), self.handling, self.handling_seen, self.kwnames,
+                    self.escapes)
         st.loops, st.floor, st.visits, st.heads = self.loops, self.floor, self.visits, self.heads
         st.functions, st.cells, st.loop_count = self.functions, self.cells, self.loop_count
         st.shown_functions = self.shown_functions
@@ -338,8 +351,12 @@ class _Executor:
         self.exceptions = exceptions
         self.code_alias = code_alias
         self.handlers = exception_entries(code, self.ins) if TABLE.has_exception_table else []
+        # (3.9/3.10 handlers run on the block stack: POP_EXCEPT pops a block and three values
+        # there, and which exception is being handled lives in those blocks)
+        block_ops = ("POP_BLOCK", "BEGIN_FINALLY") if TABLE.has_exception_table else (
+            "POP_BLOCK", "BEGIN_FINALLY", "POP_EXCEPT", "RERAISE", "WITH_EXCEPT_START")
         for i in self.ins:
-            if i.op.startswith("SETUP_") or i.op in ("POP_BLOCK", "BEGIN_FINALLY"):
+            if i.op.startswith("SETUP_") or i.op in block_ops:
                 raise NotModelled(f"exception blocks of Python {TABLE.version[0]}.{TABLE.version[1]} ({i.op})")
         self.steps = 0
         self.looping_back = False
@@ -555,6 +572,7 @@ class _Executor:
 
     def event(self, st: _State, ev: tuple) -> tuple:
         """Record an operation that may run code or raise; its result term."""
+        self.observe(st)
         k = len(st.path)
         st.path.append(ev)
         if self.exceptions:
@@ -594,6 +612,7 @@ class _Executor:
 
     def raise_(self, st: _State, exc: tuple) -> None:
         """The current instruction raises ``exc`` (a raise or re-raise)."""
+        self.observe(st)
         h = self._handler(self.cur.index) if self.exceptions else None
         if h is None:
             st.path.append(("raise", self.show(st, exc)))
@@ -640,8 +659,11 @@ class _Executor:
                 shown = ("made", k, j, term[2])
                 st.shown_functions = {**st.shown_functions, term: shown}
             return shown
-        if tag in ("const", "arg", "res", "exc", "global", "code", "object", "cell", "null",
-                   "lasti"):
+        if tag == "lasti":
+            # (the offset an exception-table entry pushes is the raising instruction's, which
+            # two programs do not share: one term for all would make different ints equal)
+            raise NotModelled("an offset an exception table pushed used as a value")
+        if tag in ("const", "arg", "res", "exc", "global", "code", "object", "cell", "null"):
             return term
         return tuple(self.show(st, t) if type(t) is tuple else t for t in term)
 
@@ -668,6 +690,7 @@ class _Executor:
         return None
 
     def ev_show(self, st: _State, tag: str, *operands: Any) -> tuple:
+        self.observe(st)
         return self.event(st, (tag,) + tuple(self.show(st, o) for o in operands))
 
     # --------------------------------------------------------------- stack and locals
@@ -1407,6 +1430,7 @@ class _Executor:
             st.local.pop(name, None)
         st.loop_count += 1
         n = st.loop_count
+        self.observe(st)
         st.path.append(("loop-enter", n, tuple(
             (name, self.show(st, st.local[name]) if name in st.local else ("unbound",))
             for name in carried
@@ -1414,7 +1438,7 @@ class _Executor:
         for name in carried:
             st.local[name] = ("loop-var", n, name)
         st.loops = st.loops | {head}
-        st.heads = {**st.heads, head: (tuple(st.stack), n, tuple(carried))}
+        st.heads = {**st.heads, head: (tuple(st.stack), n, tuple(carried), st.handling)}
         st.inside = st.inside + ((head, st.floor, tuple(sorted(st.holders.items()))),)
         st.floor = len(st.heap)
         # objects made before the loop, by a local or stack slot holding them at its head
@@ -1460,9 +1484,14 @@ class _Executor:
         return _Live(live, list(bits))
 
     def _loop_back(self, st: _State, head: int) -> None:
-        stack, n, carried = st.heads[head]
+        stack, n, carried, handling = st.heads[head]
         if tuple(st.stack) != stack:
             raise NotModelled("the stack changes around a loop")
+        if st.handling != handling:
+            # (the next iteration would run with another exception being handled than the
+            # one the induction assumed at the head)
+            raise NotModelled("the exception being handled changes around a loop")
+        self.observe(st)  # (recorded at the head too: the next iteration starts as this one did)
         self.looping_back = True
         try:
             st.path.append(("loop-back", n, tuple(
@@ -1474,34 +1503,57 @@ class _Executor:
         raise _PathEnd
 
     def op_RETURN_VALUE(self, st: _State, i: Instr) -> None:
+        # (the exception being handled stays set for the caller: a frame returning from an
+        # except clause it did not leave leaves it set)
+        self.observe(st)
         st.path.append(("return", self.show(st, st.stack.pop())))
         raise _PathEnd
 
     def op_RAISE_VARARGS(self, st: _State, i: Instr) -> None:
         n = i.argval
         if n == 0:
-            exc = st.exc_info[-1] if st.exc_info else ("no-active-exception",)
-            self.raise_(st, ("reraise", exc))
+            # (a bare raise raises the exception being handled, whatever put it there)
+            self.raise_(st, ("reraise", st.handling))
             return
         cause = st.stack.pop() if n == 2 else None
         exc = st.stack.pop()
+        # (the new exception's context is the one being handled)
+        self.observe(st)
         k = len(st.path)
         st.path.append(("make-exception", self.show(st, exc), self.show(st, cause)))
         self.raise_(st, ("raised-exc", k))
 
     def op_RERAISE(self, st: _State, i: Instr) -> None:
+        """Raise the exception on the stack again; with an argument, first read the offset an
+        exception-table entry pushed that far down (it only places the traceback there), which
+        CPython requires to be an int: anything else raises SystemError instead."""
+        n = i.arg or 0
+        if n and (len(st.stack) <= n or st.stack[-1 - n] != ("lasti",)):
+            raise NotModelled("a RERAISE that reads no offset an exception table pushed")
         self.raise_(st, ("reraise", st.stack.pop()))
 
     def op_PUSH_EXC_INFO(self, st: _State, i: Instr) -> None:
+        """The exception a handler catches becomes the one being handled; the one handled
+        before is saved on the stack, for the ``POP_EXCEPT`` that ends the handler."""
         exc = st.stack.pop()
-        st.stack.append(st.exc_info[-1] if st.exc_info else ("no-exception",))
-        st.exc_info.append(exc)
+        st.stack.append(st.handling)
+        st.handling = exc
         st.stack.append(exc)
 
     def op_POP_EXCEPT(self, st: _State, i: Instr) -> None:
-        st.stack.pop()
-        if st.exc_info:
-            st.exc_info.pop()
+        """The value on the stack becomes the exception being handled, as in CPython: the one
+        ``PUSH_EXC_INFO`` saved where the code is what a compiler makes, whatever else is there
+        where it is not (None is none)."""
+        st.handling = st.stack.pop()
+
+    def observe(self, st: _State) -> None:
+        """Record the exception being handled where code that may run next can see it (an
+        event, a raise, a return, a loop's head or its end), if it changed since the path last
+        recorded it: called code reads it (``sys.exception()``, a bare ``raise``), a new
+        exception takes it as its context, and a frame that ends leaves it set."""
+        if st.handling != st.handling_seen:
+            st.handling_seen = st.handling
+            st.path.append(("handling", self.show(st, st.handling)))
 
     def op_CHECK_EXC_MATCH(self, st: _State, i: Instr) -> None:
         match = st.stack.pop()
