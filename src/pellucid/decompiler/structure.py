@@ -55,7 +55,6 @@ from pellucid.decompiler.regions.chains import _NONE_JUMPS, ChainOps, _is_chain_
 
 # where try_at() can be true without an exception-table entry or a copy
 _TRY_START_OPS = frozenset({"BEFORE_WITH"} if TABLE.has_exception_table else {"SETUP_FINALLY", "SETUP_WITH"})
-# the ops walk() looks at before running their handler
 # instructions that fall into the next one and leave their result on top of the stack: a
 # POP_TOP right after one pops that result (an expression statement), never a loop's iterator
 _PUSHES_ON_TOP_PREFIXES = (
@@ -73,6 +72,7 @@ def _pushes_on_top(op: str) -> bool:
     return op in _PUSHES_ON_TOP or op.startswith(_PUSHES_ON_TOP_PREFIXES)
 
 
+# the ops walk() looks at before running their handler
 _WALK_CONTROL = CONDITIONAL_JUMPS | VALUE_JUMPS | {"JUMP", "FOR_ITER", "COPY", "POP_TOP"}
 EMPTY_IF = -1  # the false exit of `if <test>: pass`, which is where the true exit goes
 
@@ -740,9 +740,7 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
         if k < T:
             return False
         last = self.ins[k]
-        if any(
-            j.op in CONDITIONAL_JUMPS and j.target == stop and self.reachable[j.index] for j in self.ins[T:k]
-        ):
+        if self._conditional_jump_to_end(T, stop):
             return False  # (an if ending the code joins at stop: that path falls into it)
         return last.op in TERMINAL or (last.op == "JUMP" and last.target in loop.continue_targets)
 
@@ -842,7 +840,7 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
                     # jumps to F leave it)
                     tail_end = follow = loop.follow = F
                     loop.break_targets = {F} | self._breaks_leaving_clause(h, body_end, stop, exits)
-                    rest_leaves = self._rest_jumps_to_exit(body_end, F)
+                    rest_leaves = self._conditional_jump_to_end(body_end, F)
                 if F < follow and F not in exits:
                     orelse, st = self.walk(F, follow, list(stack), self._exits_at(follow, stop, exits))
                     if len(st) != len(stack):
@@ -999,13 +997,13 @@ class Walker(ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, E
             return None  # (reached from outside the loop: not the loop's code)
         return b
 
-    def _rest_jumps_to_exit(self, a: int, b: int) -> bool:
-        """Does a conditional jump in a while body's rest [a, b), laid out past its last jump
-        back, go to the loop's exit b?  The rest ends in a return or raise, so such a jump is
-        a `break`, even where it looks like the join of an if ending the rest (3.14: a `break`
-        through finally bodies, merged into the jump past the last copy's `if c: return`).
-        Falling off the body there leaves the loop, not going round.  (An unconditional jump
-        to b is read as a `break` where it is.)"""
+    def _conditional_jump_to_end(self, a: int, b: int) -> bool:
+        """Does a reachable conditional jump in [a, b) go to b?  In a while body's rest laid out
+        past its last jump back, which ends in a return or raise, such a jump is a `break`,
+        even where it looks like the join of an if ending the rest (3.14: a `break` through
+        finally bodies, merged into the jump past the last copy's `if c: return`): falling off
+        the body there leaves the loop, not going round.  (An unconditional jump to b is read
+        as a `break` where it is.)"""
         return any(j.target == b and j.op in CONDITIONAL_JUMPS and self.reachable[j.index] for j in self.ins[a:b])
 
     def _body_goes_on(self, h: int, a: int, b: int) -> bool:
