@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import ast
-import builtins
-import contextlib
 from types import CodeType, FunctionType
 from typing import Any
 
 from pellucid.decompiler import values as V
 from pellucid.decompiler.annotate import AnnotationMark, is_conditional_set
-from pellucid.decompiler.cfg import build as build_cfg
 from pellucid.decompiler.classes import (
     ClassValue,
     class_source_def,
@@ -19,11 +16,20 @@ from pellucid.decompiler.classes import (
     module_body,
     store_class,
 )
-from pellucid.decompiler.errors import DecompilationError
 from pellucid.decompiler.evaluate import BINOPS, CO_FUTURE_ANNOTATIONS, const, name
 from pellucid.decompiler.generators import finish_generator_body, is_async_code
-from pellucid.decompiler.instructions import TABLE, TERMINAL, Instr, flagged_docstring, normalize
+from pellucid.decompiler.implicit_returns import (
+    dead_implicit_return,
+    explicit_final_return,
+    final_return,
+    fold_return_ternaries,
+    restore_ending_elses,
+    strip_implicit_returns,
+)
+from pellucid.decompiler.instructions import TABLE, Instr, flagged_docstring, normalize
+from pellucid.decompiler.live_values import annotation_ast, type_params_ast, value_ast
 from pellucid.decompiler.structure import Walker, _negate, restore_final_else
+from pellucid.decompiler.unparse import unparse
 
 CO_VARARGS = 0x04
 CO_VARKEYWORDS = 0x08
@@ -656,165 +662,31 @@ def function_body(code: CodeType) -> list[ast.stmt]:
     w = CodeWalker(code)
     body = w.body()
     if TABLE.has_return_const:
-        body = _fold_return_ternaries(body)
+        body = fold_return_ternaries(body)
     # the implicit `return None` is the reachable last instruction; a dead one
     # after an explicit `return None` (3.9/3.10) means the source wrote it
-    last = _final_return(w)
+    last = final_return(w)
     if (
         body
         and isinstance(body[-1], ast.Return)
         and _is_none(body[-1].value)
         and w.initially_reachable[last]
         and not getattr(body[-1], "written", False)
-        and not _explicit_final_return(w, last)
+        and not explicit_final_return(w, last)
     ):
         body = body[:-1]
-        _restore_ending_elses(body)
-        _strip_implicit_returns(body)
-    elif _dead_implicit_return(w) and body and isinstance(body[-1], (ast.Return, ast.Raise)):
+        restore_ending_elses(body)
+        strip_implicit_returns(body)
+    elif dead_implicit_return(w) and body and isinstance(body[-1], (ast.Return, ast.Raise)):
         restore_final_else(body)
     else:
-        _restore_ending_elses(body)
+        restore_ending_elses(body)
     pre = declarations(code, w.ins) + _dead_locals(code, w.ins, w.initially_reachable)
     doc = docstring(code, w.ins)
     if doc is not None:
         pre.insert(0, ast.Expr(value=ast.Constant(value=doc)))
     body = pre + body
     return body or [ast.Pass()]
-
-
-def _fold_return_ternaries(body: list[ast.stmt]) -> list[ast.stmt]:
-    """3.12+: `return a if c else b` is compiled as two returns; put it back when
-    an operand is a constant returned through RETURN_VALUE (see op_RETURN_VALUE)."""
-    out: list[ast.stmt] = []
-    for node in body:
-        for attr in ("body", "orelse"):
-            if isinstance(node, (ast.If, ast.For, ast.While)):
-                setattr(node, attr, _fold_return_ternaries(getattr(node, attr)))
-        out.append(node)
-        while len(out) >= 1:
-            last = out[-1]
-            if (
-                isinstance(last, ast.If)
-                and len(last.body) == 1
-                and len(last.orelse) == 1
-                and isinstance(last.body[0], ast.Return)
-                and isinstance(last.orelse[0], ast.Return)
-                and (_ternary_operand(last.body[0]) or _ternary_operand(last.orelse[0]))
-            ):
-                out[-1] = _ternary_return(last.test, last.body[0], last.orelse[0])
-                continue
-            if (
-                len(out) >= 2
-                and isinstance(last, ast.Return)
-                and isinstance(out[-2], ast.If)
-                and len(out[-2].body) == 1
-                and not out[-2].orelse
-                and isinstance(out[-2].body[0], ast.Return)
-                and (_ternary_operand(out[-2].body[0]) or _ternary_operand(last))
-            ):
-                prev = out[-2]
-                out[-2:] = [_ternary_return(prev.test, prev.body[0], last)]
-                continue
-            break
-    return out
-
-
-def _ternary_operand(node: ast.stmt) -> bool:
-    return isinstance(node, ast.Return) and getattr(node, "from_expression", False)
-
-
-def _ternary_return(test: ast.expr, a: ast.Return, b: ast.Return) -> ast.Return:
-    ret = ast.Return(value=ast.IfExp(test=test, body=a.value, orelse=b.value or const(None)))
-    ret.from_expression = True
-    return ret
-
-
-def _strip_implicit_returns(body: list[ast.stmt]) -> None:
-    """3.11+ copy the implicit `return None` into every branch that ends the
-    function; those copies are not source, so drop them from final branches."""
-    if not body or not isinstance(body[-1], ast.If):
-        return
-    node = body[-1]
-    for branch in (node.body, node.orelse):
-        if branch and isinstance(branch[-1], ast.Return) and _is_none(branch[-1].value):
-            branch.pop()
-            if not branch and branch is node.body:
-                branch.append(ast.Pass())
-        _strip_implicit_returns(branch)
-
-
-def _restore_ending_elses(body: list[ast.stmt]) -> None:
-    """``body`` ends the function.  3.11+ copy the implicit `return None` into
-    each exit of a statement that reaches it (a with's normal and suppressed
-    exits), so the branch holding that statement reads as returning early:
-    `if t: <with>; return None` then the rest.  Only `if t: <with> else: <rest>`
-    compiles those exits to the function's end again; the two say the same."""
-    for k, st in enumerate(body):
-        if isinstance(st, ast.If) and not st.orelse and k + 1 < len(body) and _reaches_copied_end(st.body):
-            st.body.pop()
-            st.orelse = body[k + 1 :]
-            del body[k + 1 :]
-            break
-    if body and getattr(body[-1], "implicit_copy", False):
-        body.pop()
-    if body and isinstance(body[-1], ast.If):
-        last = body[-1]
-        _restore_ending_elses(last.body)
-        _restore_ending_elses(last.orelse)
-        if not last.body:
-            last.body.append(ast.Pass())
-
-
-def _reaches_copied_end(branch: list[ast.stmt]) -> bool:
-    """Does ``branch`` end in a `return None` that stands for the function's
-    end, a statement in it reaching that end by falling off (see above)?"""
-    if not branch or not isinstance(branch[-1], ast.Return) or not _is_none(branch[-1].value):
-        return False
-    if getattr(branch[-1], "implicit_copy", False):
-        return True
-    return any(isinstance(s, ast.If) and not s.orelse and _reaches_copied_end(s.body) for s in branch[:-1])
-
-
-def _final_return(w: CodeWalker) -> int:
-    """Index of the function's last `return None` (its RETURN_VALUE): the last instruction,
-    or, where 3.11+ lay exception handlers out after it, the last one the entry reaches
-    without an exception when that is a `return None`."""
-    last = w.n - 1
-    if not TABLE.has_exception_table or w.n < 2:
-        return last
-    seen, _ = build_cfg(w.ins).reach([0])
-    k = max((k for k in range(w.n) if seen[k]), default=last)
-    if w.ins[k].op == "RETURN_VALUE" and w.ins[k - 1].op == "LOAD_CONST" and w.ins[k - 1].argval is None:
-        return k
-    return last
-
-
-def _explicit_final_return(w: CodeWalker, last: int) -> bool:
-    """3.10+ copy the implicit `return None` into each path that reaches it;
-    a final `return None` (its RETURN_VALUE at ``last``) that jumps land on was written in
-    the source."""
-    if not TABLE.copies_exit_blocks or last < 1:
-        return False
-    first = last - 1
-    if TABLE.copies_exits_without_line:
-        # 3.12+ copy a return without a line into each of its predecessors: one that several
-        # jumps (conditional ones too) land on, or a jump and the code before it, has a line,
-        # the source's own
-        jumps = sum(1 for i in w.ins if i.target == first)
-        before = w.ins[first - 1]
-        falls_in = w.initially_reachable[first - 1] and before.op not in TERMINAL and before.op != "JUMP"
-        if jumps >= 2 or (jumps and falls_in):
-            return True
-    return any(i.target == first and i.op == "JUMP" for i in w.ins)
-
-
-def _dead_implicit_return(w: CodeWalker) -> bool:
-    """3.9/3.10 keep an unreachable `return None` after a final compound statement."""
-    if not TABLE.keeps_dead_final_return or w.n < 2 or w.initially_reachable[w.n - 1]:
-        return False
-    a, b = w.ins[w.n - 2], w.ins[w.n - 1]
-    return a.op == "LOAD_CONST" and a.argval is None and b.op == "RETURN_VALUE"
 
 
 def function_def(
@@ -836,231 +708,6 @@ def function_def(
     if _HAS_TYPE_PARAMS:
         node.type_params = []
     return node
-
-
-# ---------------------------------------------------------------- live objects
-def _value_ast(v: Any) -> ast.expr:
-    """A source expression for a live default/annotation value."""
-    try:
-        if ast.literal_eval(repr(v)) == v and type(ast.literal_eval(repr(v))) is type(v):
-            return ast.parse(repr(v), mode="eval").body
-    except Exception:
-        pass
-    if isinstance(v, str):
-        return const(v)
-    if type(v).__name__ in ("GenericAlias", "_GenericAlias", "UnionType", "_UnionGenericAlias"):
-        try:
-            return ast.parse(repr(v).replace("typing.", "typing."), mode="eval").body
-        except SyntaxError:
-            pass
-    if isinstance(v, type) or callable(v):
-        mod = getattr(v, "__module__", None)
-        qual = getattr(v, "__qualname__", None)
-        if qual and "<" not in qual:
-            if mod in ("builtins", None) and getattr(builtins, qual, None) is v:
-                return name(qual)
-            if mod:
-                try:
-                    return ast.parse(f"{mod}.{qual}", mode="eval").body
-                except SyntaxError:
-                    pass
-    try:
-        return ast.parse(repr(v), mode="eval").body
-    except SyntaxError:
-        return name(f"__default_{type(v).__name__}")
-
-
-def _annotation_ast(v: Any, future: bool) -> ast.expr:
-    """Under `from __future__ import annotations` every annotation is stored as
-    text; otherwise a string annotation was written as a string."""
-    if isinstance(v, str) and not future:
-        return const(v)
-    if isinstance(v, str):
-        try:
-            return ast.parse(v, mode="eval").body
-        except SyntaxError:
-            return const(v)
-    return _value_ast(v)
-
-
-try:  # 3.14+: ast.unparse's unparser lives in a module of its own
-    from _ast_unparse import Unparser as _AstUnparser  # type: ignore[import-not-found]
-    from _ast_unparse import _Precedence  # type: ignore[import-not-found]
-except ImportError:
-    _AstUnparser = getattr(ast, "_Unparser", None)
-    _Precedence = getattr(ast, "_Precedence", None)
-
-
-if _AstUnparser is not None:
-
-    class _Delimit:
-        """What ``ast._Unparser.delimit`` makes with ``@contextmanager`` (a generator and a
-        wrapper per bracket pair): ``start`` written on entry, ``end`` on exit."""
-
-        __slots__ = ("_end", "_start", "_write")
-
-        def __init__(self, write: Any, start: str, end: str) -> None:
-            self._write, self._start, self._end = write, start, end
-
-        def __enter__(self) -> None:
-            self._write(self._start)
-
-        def __exit__(self, *exc: object) -> None:
-            self._write(self._end)
-
-    _REPR_CONSTANTS = frozenset({int, bool, type(None)})
-    _NUMBERS = (int, float, complex)
-
-    def _signed(value: Any) -> bool:
-        """Whether a constant is written with a leading sign (``-1``, ``-0.0``, ``-inf``,
-        ``-1j``): then its text is a unary minus expression, not an atom."""
-        return isinstance(value, _NUMBERS) and not isinstance(value, bool) and repr(value).startswith("-")
-
-    class _Unparser(_AstUnparser):  # type: ignore[misc,valid-type]
-        """``ast.unparse``'s own unparser, the same methods and output in about two thirds of
-        the time: its per-node method lookup is cached by node class (``NodeVisitor.visit``
-        builds the method name and looks it up for every node), names and simple constants
-        are written without a method call, its bracket context managers are plain objects, and
-        statements need no ``lineno`` (only read to look up type-ignore comments, of which a
-        built tree has none)."""
-
-        _methods: dict[type, Any] = {}
-
-        def traverse(self, node: Any) -> None:
-            cls = node.__class__
-            if cls is ast.Name:  # (a third of the nodes: visit_Name, inline)
-                self._source.append(node.id)
-                return
-            if cls is ast.Constant and node.kind is None:
-                # visit_Constant's common case, inline: repr() of an int, bool, None, or a
-                # str outside an f-string (where 3.9-3.12 avoid backslashes)
-                value = node.value
-                typ = type(value)
-                if (typ in _REPR_CONSTANTS and not (typ is int and value < 0)) or (
-                    typ is str and not getattr(self, "_avoid_backslashes", False)
-                ):
-                    self._source.append(repr(value))
-                    return
-            if cls is list:
-                for item in node:
-                    self.traverse(item)
-                return
-            method = self._methods.get(cls)
-            if method is None:
-                cls = type(self)
-                method = getattr(cls, "visit_" + node.__class__.__name__, cls.generic_visit)
-                self._methods[node.__class__] = method
-            method(self, node)
-
-        def visit_Constant(self, node: ast.Constant) -> None:
-            # ast's unparser writes every constant as an atom; one written with a sign binds
-            # like a unary minus, so it is bracketed where a tighter operand stands
-            # (`(-1) ** n`, `(-0.0).hex()`), not read back as `-(1 ** n)`
-            if _signed(node.value):
-                with self.require_parens(_Precedence.FACTOR, node):
-                    super().visit_Constant(node)
-            else:
-                super().visit_Constant(node)
-
-        def visit_JoinedStr(self, node: ast.JoinedStr) -> None:
-            source = self._source
-            mark = len(source)
-            try:
-                super().visit_JoinedStr(node)
-            except ValueError:
-                # 3.9-3.11 cannot put a backslash in an f-string's expression; CPython 3.11
-                # compiles `'%s' % (a, '\\n'.join(b))` to f-string code: write that again
-                # (the failed attempt may have left a buffer of its own as _source)
-                self._source = source
-                del source[mark:]
-                text = _percent_format(node)
-                self.set_precedence(self.get_precedence(node), text)
-                self.traverse(text)
-
-        def fill(self, text: str = "", *, allow_semicolon: bool = True) -> None:
-            # (allow_semicolon, 3.14+: joins statements of an ast.Interactive, never unparsed here)
-            source = self._source  # (maybe_newline and write, inline: once per statement)
-            if source:
-                source.append("\n")
-            source.append("    " * self._indent + text)
-
-        def delimit(self, start: str, end: str) -> _Delimit:
-            return _Delimit(self.write, start, end)
-
-        def delimit_if(self, start: str, end: str, condition: bool) -> Any:
-            return _Delimit(self.write, start, end) if condition else contextlib.nullcontext()
-
-        def get_type_comment(self, node: Any) -> str | None:
-            ignores = self._type_ignores
-            comment = (ignores.get(node.lineno) if ignores else None) or node.type_comment
-            return None if comment is None else f" # type: {comment}"
-
-    _PERCENT = {ord("s"): "%s", ord("r"): "%r", ord("a"): "%a"}
-
-    def _percent_format(node: ast.JoinedStr) -> ast.BinOp:
-        """``f'{a!s} {b!r}'`` as ``'%s %r' % (a, b)``, which compiles to the same code (the
-        3.11+ compiler turns such %-formatting into f-string code), for an f-string no
-        source can spell; a DecompilationError if it has parts %-formatting cannot say."""
-        text: list[str] = []
-        items: list[ast.expr] = []
-        for part in node.values:
-            if isinstance(part, ast.Constant) and isinstance(part.value, str):
-                text.append(part.value.replace("%", "%%"))
-            elif isinstance(part, ast.FormattedValue) and part.format_spec is None and part.conversion in _PERCENT:
-                text.append(_PERCENT[part.conversion])
-                items.append(part.value)
-            else:
-                raise DecompilationError(
-                    "an f-string whose expression holds a backslash, which this Python's "
-                    "f-strings cannot spell"
-                )
-        return ast.BinOp(
-            left=ast.Constant(value="".join(text)), op=ast.Mod(), right=ast.Tuple(elts=items, ctx=ast.Load())
-        )
-
-    def unparse(tree: ast.AST) -> str:
-        """``ast.unparse(tree)``, the same text, faster (see ``_Unparser``)."""
-        return _Unparser().visit(tree)
-
-else:  # pragma: no cover - a Python without ast's private unparser class
-
-    def unparse(tree: ast.AST) -> str:
-        return ast.unparse(with_statement_lines(tree))
-
-
-def with_statement_lines(node: ast.AST) -> ast.AST:
-    """``ast.unparse`` reads ``lineno`` of statements (for type comments) and nothing
-    else: set it on statements only, far cheaper than ``fix_missing_locations``
-    (:func:`unparse` needs none)."""
-    todo = [node]
-    while todo:
-        n = todo.pop()
-        if isinstance(n, ast.stmt) and not hasattr(n, "lineno"):
-            n.lineno = 0
-        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
-            items = getattr(n, field, None)
-            if isinstance(items, list):
-                todo.extend(items)
-    return node
-
-
-def _type_params(params: tuple) -> list:
-    """`def f[T: int, *Ts, **P]`: the live type parameters back to syntax (3.12+)."""
-    out = []
-    for p in params:
-        kind = type(p).__name__
-        if kind == "TypeVarTuple":
-            out.append(ast.TypeVarTuple(name=p.__name__))
-        elif kind == "ParamSpec":
-            out.append(ast.ParamSpec(name=p.__name__))
-        else:
-            bound = None
-            if getattr(p, "__constraints__", ()):
-                bound = ast.Tuple(elts=[_value_ast(c) for c in p.__constraints__], ctx=ast.Load())
-            elif getattr(p, "__bound__", None) is not None:
-                bound = _value_ast(p.__bound__)
-            out.append(ast.TypeVar(name=p.__name__, bound=bound))
-    return out
 
 
 def _names_used(code: CodeType) -> set[str]:
@@ -1200,24 +847,24 @@ def tree_for(code: CodeType, fn: FunctionType | None, as_def: bool = False) -> t
             defaults: list[ast.expr] = []
             kwdefaults: list[tuple[str, ast.expr]] = []
             if fn is not None:
-                defaults = [_value_ast(v) for v in (fn.__defaults__ or ())]
-                kwdefaults = [(k, _value_ast(v)) for k, v in (fn.__kwdefaults__ or {}).items()]
+                defaults = [value_ast(v) for v in (fn.__defaults__ or ())]
+                kwdefaults = [(k, value_ast(v)) for k, v in (fn.__kwdefaults__ or {}).items()]
             expr = ast.Lambda(args=arguments(code, defaults, kwdefaults, {}), body=value)
             return ast.Module(body=[ast.Expr(value=expr)], type_ignores=[]), False
     defaults: list[ast.expr] = []
     kwdefaults: list[tuple[str, ast.expr]] = []
     annotations: dict[str, ast.expr] = {}
     if fn is not None:
-        defaults = [_value_ast(v) for v in (fn.__defaults__ or ())]
-        kwdefaults = [(k, _value_ast(v)) for k, v in (fn.__kwdefaults__ or {}).items()]
+        defaults = [value_ast(v) for v in (fn.__defaults__ or ())]
+        kwdefaults = [(k, value_ast(v)) for k, v in (fn.__kwdefaults__ or {}).items()]
         try:
             future = bool(code.co_flags & CO_FUTURE_ANNOTATIONS)
-            annotations = {k: _annotation_ast(v, future) for k, v in fn.__annotations__.items()}
+            annotations = {k: annotation_ast(v, future) for k, v in fn.__annotations__.items()}
         except Exception:
             annotations = {}
     node = function_def(code, defaults, kwdefaults, annotations, [])
     if fn is not None and getattr(fn, "__type_params__", ()):
-        node.type_params = _type_params(fn.__type_params__)
+        node.type_params = type_params_ast(fn.__type_params__)
     if not node.name.isidentifier():
         node.name = def_name(node.name)
     return node, bool(code.co_flags & CO_FUTURE_ANNOTATIONS and annotations)
