@@ -62,16 +62,31 @@ def fold_suspensions(ins: list[Instr], entries: list[Entry]) -> tuple[list[Instr
     """Collapse suspension loops, async-for heads and generator plumbing (see module doc)."""
     if _SUSPENDING.isdisjoint([i.op for i in ins]):
         return ins, entries
-    n = len(ins)
-    remove: set[int] = set()
-    drop_handlers: set[int] = set()
+    remove: set[int] = set()  # the plumbing's instructions
+    drop_handlers: set[int] = set()  # the handlers of plumbing's exception-table entries
+    _clear_yield_args(ins)
+    _generator_plumbing(ins, entries, remove, drop_handlers)
+    _suspension_loops(ins, remove)
+    cold = _cleanup_throws(ins, entries, remove, drop_handlers)
+    _async_with(ins, remove)
+    _async_for_heads(ins, entries, remove, drop_handlers)
+    if not remove and not drop_handlers:
+        return ins, entries
+    return _without_plumbing(ins, entries, remove, drop_handlers, cold)
 
-    # YIELD_VALUE's oparg (3.12: exception-stack depth, 3.13: a flag) says nothing about
-    # the source; keeping it would make copies of finally bodies look different
+
+def _clear_yield_args(ins: list[Instr]) -> None:
+    """YIELD_VALUE's oparg (3.12: exception-stack depth, 3.13: a flag) says nothing about
+    the source; keeping it would make copies of finally bodies look different."""
     for i in ins:
         if i.op == "YIELD_VALUE":
             i.arg = i.argval = None
 
+
+def _generator_plumbing(ins: list[Instr], entries: list[Entry], remove: set[int], drop_handlers: set[int]) -> None:
+    """The generator prologue, the StopIteration wrapper handler and the async-generator
+    wrapping of yielded values."""
+    n = len(ins)
     # the generator prologue
     if n >= 2 and ins[0].op == "RETURN_GENERATOR" and ins[1].op == "POP_TOP":
         remove.update((0, 1))
@@ -96,7 +111,10 @@ def fold_suspensions(ins: list[Instr], entries: list[Entry]) -> tuple[list[Instr
         ):
             remove.add(k)
 
-    # yield from / await suspension loops
+
+def _suspension_loops(ins: list[Instr], remove: set[int]) -> None:
+    """Each ``yield from``/``await`` suspension loop becomes one ``YIELD_FROM``."""
+    n = len(ins)
     for k in range(n - 1):
         i = ins[k]
         if not (i.op == "LOAD_CONST" and i.argval is None) or k in remove:
@@ -127,7 +145,13 @@ def fold_suspensions(ins: list[Instr], entries: list[Entry]) -> tuple[list[Instr
         _pseudo(i, "YIELD_FROM")
         remove |= group
 
-    # the out-of-line CLEANUP_THROW handlers (3.12+): CLEANUP_THROW; JUMP END_SEND
+
+def _cleanup_throws(
+    ins: list[Instr], entries: list[Entry], remove: set[int], drop_handlers: set[int]
+) -> list[tuple[Instr, int]]:
+    """The out-of-line CLEANUP_THROW handlers (3.12+: ``CLEANUP_THROW; JUMP END_SEND``) go;
+    gives each with the ``YIELD_FROM`` it serves."""
+    n = len(ins)
     cold: list[tuple[Instr, int]] = []
     for k in range(n):
         if ins[k].op == "CLEANUP_THROW":
@@ -140,15 +164,21 @@ def fold_suspensions(ins: list[Instr], entries: list[Entry]) -> tuple[list[Instr
             for s0, _, t, _, _ in entries:
                 if t == k and s0 >= 2 and ins[s0 - 2].op == "YIELD_FROM":
                     cold.append((ins[s0 - 2], k))
+    return cold
 
-    # async with (3.11+): the awaits of __aenter__/__aexit__ go, leaving the shape of a
-    # plain with whose BEFORE_WITH says it is async
-    def kept_after(k: int) -> int:
+
+def _kept_after(k: int, n: int, remove: set[int]) -> int:
+    """The first instruction after ``k`` that is not being removed."""
+    k += 1
+    while k < n and k in remove:
         k += 1
-        while k < n and k in remove:
-            k += 1
-        return k
+    return k
 
+
+def _async_with(ins: list[Instr], remove: set[int]) -> None:
+    """async with: the awaits of __aenter__/__aexit__ go, leaving the shape of a plain with
+    (3.11+: whose BEFORE_WITH says it is async)."""
+    n = len(ins)
     if not TABLE.yield_from_is_send:
         # BEFORE_ASYNC_WITH; GET_AWAITABLE; YIELD_FROM; SETUP_ASYNC_WITH -> SETUP_WITH, and
         # the awaits after the __aexit__ calls (CALL_FUNCTION 3 / WITH_EXCEPT_START)
@@ -160,12 +190,12 @@ def fold_suspensions(ins: list[Instr], entries: list[Entry]) -> tuple[list[Instr
                 "WITH_EXCEPT_START",
             ):
                 continue
-            a = kept_after(k)
-            y = kept_after(a)
+            a = _kept_after(k, n, remove)
+            y = _kept_after(a, n, remove)
             if not (a < n and ins[a].op == "GET_AWAITABLE" and y < n and ins[y].op == "YIELD_FROM"):
                 continue
             if i.op == "BEFORE_ASYNC_WITH":
-                w = kept_after(y)
+                w = _kept_after(y, n, remove)
                 if not (w < n and ins[w].op == "SETUP_ASYNC_WITH"):
                     continue
                 _pseudo(i, "NOP_ASYNC_WITH")
@@ -187,8 +217,8 @@ def fold_suspensions(ins: list[Instr], entries: list[Entry]) -> tuple[list[Instr
             i = ins[k]
             if k in remove or i.op not in ("BEFORE_ASYNC_WITH", "GET_AWAITABLE"):
                 continue
-            a = kept_after(k) if i.op == "BEFORE_ASYNC_WITH" else k
-            y = kept_after(a)
+            a = _kept_after(k, n, remove) if i.op == "BEFORE_ASYNC_WITH" else k
+            y = _kept_after(a, n, remove)
             if not (
                 a < n
                 and ins[a].op == "GET_AWAITABLE"
@@ -202,15 +232,19 @@ def fold_suspensions(ins: list[Instr], entries: list[Entry]) -> tuple[list[Instr
                 i.extra["async"] = True
             remove.update((a, y))
 
-    # async for heads
+
+def _async_for_heads(ins: list[Instr], entries: list[Entry], remove: set[int], drop_handlers: set[int]) -> None:
+    """Each ``async for`` head becomes a ``FOR_ITER`` marked async, whose target is where the
+    loop continues when exhausted."""
+    n = len(ins)
     reach = None
     for k in range(n - 1):
         i = ins[k]
-        y = kept_after(k)
+        y = _kept_after(k, n, remove)
         if i.op != "GET_ANEXT" or y >= n or ins[y].op != "YIELD_FROM" or k in remove:
             continue
         if not TABLE.yield_from_is_send:
-            b = kept_after(y)
+            b = _kept_after(y, n, remove)
             s = ins[k - 1] if k else None
             if not (
                 s is not None
@@ -260,9 +294,17 @@ def fold_suspensions(ins: list[Instr], entries: list[Entry]) -> tuple[list[Instr
         i.target = exit_
         remove |= plumbing
 
-    if not remove and not drop_handlers:
-        return ins, entries
-    # exception-table entries: drop the plumbing handlers', remap the rest
+
+def _without_plumbing(
+    ins: list[Instr],
+    entries: list[Entry],
+    remove: set[int],
+    drop_handlers: set[int],
+    cold: list[tuple[Instr, int]],
+) -> tuple[list[Instr], list[Entry]]:
+    """The instructions without those removed; the exception-table entries without the
+    plumbing handlers', the rest remapped."""
+    n = len(ins)
     new_index: list[int] = []
     kept = 0
     for k in range(n + 1):
