@@ -72,6 +72,7 @@ class EvaluatorBase:
         del stack[-n:]
         return [self.as_expr(v, ins) for v in items]
 
+    # -- hooks the walker fills in
     def function_expr(self, fv: V.FunctionValue, ins: Instr | None) -> ast.expr:
         raise NotImplementedError
 
