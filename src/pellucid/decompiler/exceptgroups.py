@@ -27,6 +27,7 @@ from dataclasses import replace
 
 from pellucid.decompiler import values as V
 from pellucid.decompiler.instructions import TABLE
+from pellucid.decompiler.regions.exc_markers import _strip_final_returns
 
 STORE_OPS = frozenset({"STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF"})
 DELETE_OPS = frozenset({"DELETE_FAST", "DELETE_NAME", "DELETE_GLOBAL", "DELETE_DEREF"})
@@ -323,8 +324,6 @@ class ExceptGroupOps:
         orelse, st = self.walk(else_at, else_end, list(stack), frozenset())
         if not orelse or not _ends_in_return_none(orelse):
             raise self.fail("except* at the end of the function without its return", ins[H])
-        from pellucid.decompiler.exceptions import _strip_final_returns
-
         _strip_final_returns(orelse)
         self._emit_try_star(H, CR[0], body, clauses, orelse, None, list(stack))
         return stop
