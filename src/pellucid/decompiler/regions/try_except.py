@@ -110,14 +110,75 @@ class TryExceptOps:
             raise self.fail("try handler stack depth differs from the try's", ins[s])
         C = self._cleanup_of(H)
         e0, e = self._body_end_with_tails(H, home, stop)
-        # the clauses: type test, optional name, body
-        clauses = []  # (type_expr|None, name|None, body_start, body_end, star)
         p = H + 1
         base = list(stack)
         hstack = base + [ExcInfo(), CaughtException()]
-        reraise0 = None
         if ins[p].op == "COPY" or (ins[p].op == "BUILD_LIST" and ins[p + 1].op == "COPY"):
             return self.do_try_star(s, H, stack, stop, exits)
+        clauses, reraise0 = self._except_clauses(H, C, hstack)
+        follow_cands, merged_copies = self._clause_follows(clauses, H, C, e)
+        normal_exit, no_else = self._except_normal_exit(s, e, H, C, home, follow_cands)
+        inside = [t for t in follow_cands if e0 <= t < e]
+        if inside:
+            # a clause continues at the return that ends the body: it follows the try
+            e = min(inside)
+        follow = self._single_follow(follow_cands, normal_exit, "except clauses", ins[H])
+        breaks_out = self._follow_leaves_loop(follow, stop, exits)
+        clause_exits = None
+        if self._clauses_continue(follow, normal_exit, s, e, stop, home, exits):
+            # the code after the try follows it: the clauses' jumps are `continue`s
+            clause_exits = frozenset()
+            follow = None
+        else_end = self._except_else_end(e, H, stop, home, follow, no_else)
+        behind = self._code_behind_clause(s, e, H, C, follow)
+        if behind is not None and not e <= behind < else_end:
+            # 3.11+ reach the else only through a clause of a try in the body when that try's
+            # body returns: the else flows as that clause's code, and the reading found no
+            # else here (it would come back after the statement, or be lost)
+            raise self.misplaced("try else behind a clause of a try in its body", ins[behind])
+        if breaks_out and not (ins[e - 1].op == "JUMP" and ins[e - 1].target == follow):
+            breaks_out = False  # (the body ends elsewhere: not this reading)
+        e = self._body_end_past_arm(s, e, else_end, follow)
+        if TABLE.cold_blocks_at_end and else_end > e:
+            self._check_else_not_skipped(s, e, else_end, home)
+        inherited = self._inherit(follow, stop, exits)
+        if follow is None and self._own_code_between(else_end, min(stop, self.n), home):
+            # the statement goes on at else_end, where code of its own follows: it does not end
+            # the enclosing block, so a jump to that block's exits (a loop's head) is written
+            inherited = frozenset()
+        fo = self._follow_exit(follow, s, exits) if not breaks_out else frozenset()
+        body, orelse = self._walk_try_body_else(s, e, H, stack, home, else_end, fo, inherited)
+        handlers = self._walk_except_clauses(
+            clauses, H, base, follow, merged_copies, fo, inherited, clause_exits
+        )
+        if breaks_out:
+            # every path falling off the statement leaves the loop (its jumps there are breaks)
+            if orelse:
+                raise self.fail("try body leaves the loop past an else", ins[e])
+            if not _ends_in_jump(body):
+                orelse = orelse + [ast.Break()]
+            for hd in handlers:
+                if not _ends_in_jump(hd.body):
+                    hd.body = hd.body + [ast.Break()]
+            follow = None
+        follow, orelse = self._return_past_block(follow, stop, exits, stack, body, orelse, handlers)
+        for m, n_copy in merged_copies:
+            for q in range(m, m + n_copy):
+                self.reachable[q] = False
+        self._claim(H, H, follow)
+        self._claim_block(C, C + 3)
+        if reraise0 is not None:
+            self.reachable[reraise0] = False
+        self._emit_try_except(body, handlers, orelse, follow, else_end, stop, exits)
+        return self._try_except_goes_on(s, e, follow, else_end, stop, exits, home)
+
+    def _except_clauses(self, H: int, C: int, hstack: list) -> tuple[list, int | None]:
+        """The clauses of handler H: (type expression or None, name or None, body start, body
+        end) each, and the ``RERAISE 0`` after the last typed one (None after a bare except)."""
+        ins = self.ins
+        clauses = []  # (type_expr|None, name|None, body_start, body_end, star)
+        p = H + 1
+        reraise0 = None
         while True:
             if ins[p].op == "POP_TOP":
                 clauses.append((None, None, p + 1, C))
@@ -141,7 +202,12 @@ class TryExceptOps:
                 reraise0 = nxt
                 break
             p = nxt
-        # where the statement continues: jumps that end the clauses
+        return clauses, reraise0
+
+    def _clause_follows(self, clauses: list, H: int, C: int, e: int) -> tuple[list, list]:
+        """Where the statement continues, from the jumps that end the clauses: (the places,
+        the (start, length) of 3.13's copies of the follow that end clauses)."""
+        ins = self.ins
         follow_cands = []
         merged_copies: list[tuple[int, int]] = []  # (start, length): copies of the follow
         for _typ, nm, b0, b1 in clauses:
@@ -172,7 +238,14 @@ class TryExceptOps:
                             follow_cands.append(e)
                         else:
                             follow_cands.append(j)
-        # the normal exit: the jump over the handlers ending the body or the else
+        return follow_cands, merged_copies
+
+    def _except_normal_exit(
+        self, s: int, e: int, H: int, C: int, home: int, follow_cands: list
+    ) -> tuple[int | None, bool]:
+        """The normal exit: the jump over the handlers ending the body or the else.  Returns
+        (where it goes or None, whether no else comes before it); adds it to ``follow_cands``."""
+        ins = self.ins
         normal_exit = None
         no_else = False
         for j in (e, H - 1):
@@ -211,17 +284,13 @@ class TryExceptOps:
                     follow_cands.append(ins[q].target)
                     normal_exit = ins[q].target
                     no_else = True
-        inside = [t for t in follow_cands if e0 <= t < e]
-        if inside:
-            # a clause continues at the return that ends the body: it follows the try
-            e = min(inside)
-        follow = self._single_follow(follow_cands, normal_exit, "except clauses", ins[H])
-        breaks_out = self._follow_leaves_loop(follow, stop, exits)
-        clause_exits = None
-        if self._clauses_continue(follow, normal_exit, s, e, stop, home, exits):
-            # the code after the try follows it: the clauses' jumps are `continue`s
-            clause_exits = frozenset()
-            follow = None
+        return normal_exit, no_else
+
+    def _except_else_end(
+        self, e: int, H: int, stop: int, home: int, follow: int | None, no_else: bool
+    ) -> int:
+        """Where an else after the body [.., e) ends: at the follow or the handler, whichever
+        comes first within the walk; where nothing says so, see below."""
         # (follow None: from the end of the protected body to the handler)
         bound = stop
         if follow is not None and e <= follow < bound:
@@ -245,14 +314,11 @@ class TryExceptOps:
                 else_end = self._else_end_at_back_edge(e, stop, home) or e
         if no_else:
             else_end = e
-        behind = self._code_behind_clause(s, e, H, C, follow)
-        if behind is not None and not e <= behind < else_end:
-            # 3.11+ reach the else only through a clause of a try in the body when that try's
-            # body returns: the else flows as that clause's code, and the reading found no
-            # else here (it would come back after the statement, or be lost)
-            raise self.misplaced("try else behind a clause of a try in its body", ins[behind])
-        if breaks_out and not (ins[e - 1].op == "JUMP" and ins[e - 1].target == follow):
-            breaks_out = False  # (the body ends elsewhere: not this reading)
+        return else_end
+
+    def _body_end_past_arm(self, s: int, e: int, else_end: int, follow: int | None) -> int:
+        """The end of the try body: ``e``, or (3.12+) the end of the if ending it whose arm lies
+        past the protected range."""
         arm_end = self._arm_past_body(s, e, else_end) if TABLE.cold_blocks_at_end else None
         if arm_end is not None and not (follow is None or follow < s or follow == arm_end):
             # (the test's false exit going to the statement's follow skips [e, arm_end): no
@@ -262,14 +328,14 @@ class TryExceptOps:
             # the body's last statement is an if whose arm (a break's or return's copy, which
             # cannot raise) lies past the protected range: the body goes on to the if's end
             e = arm_end
-        if TABLE.cold_blocks_at_end and else_end > e:
-            self._check_else_not_skipped(s, e, else_end, home)
-        inherited = self._inherit(follow, stop, exits)
-        if follow is None and self._own_code_between(else_end, min(stop, self.n), home):
-            # the statement goes on at else_end, where code of its own follows: it does not end
-            # the enclosing block, so a jump to that block's exits (a loop's head) is written
-            inherited = frozenset()
-        fo = self._follow_exit(follow, s, exits) if not breaks_out else frozenset()
+        return e
+
+    def _walk_try_body_else(
+        self, s: int, e: int, H: int, stack: list, home: int, else_end: int,
+        fo: frozenset, inherited: frozenset,
+    ) -> tuple[list, list]:
+        """Read the try body [s, e) and its else [e, else_end): (body, else)."""
+        ins = self.ins
         body_exits = fo | inherited
         if else_end > e and self.loops:
             # with an else, falling off the body goes there: a jump to the loop's head skips
@@ -289,6 +355,14 @@ class TryExceptOps:
             # (3.11 lays clauses inline, so the else range may hold them: checked once the
             # else is known to hold code of its own)
             self._check_else_not_skipped(s, e, else_end, home)
+        return body, orelse
+
+    def _walk_except_clauses(
+        self, clauses: list, H: int, base: list, follow: int | None, merged_copies: list,
+        fo: frozenset, inherited: frozenset, clause_exits: frozenset | None,
+    ) -> list[ast.ExceptHandler]:
+        """Read the clause bodies into except handlers."""
+        ins = self.ins
         handlers = []
         for typ, nm, b0, b1 in clauses:
             self._check_no_raise_after_clause(b0, b1, H)
@@ -307,21 +381,18 @@ class TryExceptOps:
             handlers.append(
                 ast.ExceptHandler(type=typ, name=nm, body=hb or [ast.Pass()])
             )
-        if breaks_out:
-            # every path falling off the statement leaves the loop (its jumps there are breaks)
-            if orelse:
-                raise self.fail("try body leaves the loop past an else", ins[e])
-            if not _ends_in_jump(body):
-                orelse = orelse + [ast.Break()]
-            for hd in handlers:
-                if not _ends_in_jump(hd.body):
-                    hd.body = hd.body + [ast.Break()]
-            follow = None
+        return handlers
+
+    def _return_past_block(
+        self, follow: int | None, stop: int, exits: frozenset, stack: list,
+        body: list, orelse: list, handlers: list,
+    ) -> tuple[int | None, list]:
+        """3.11+: the statement goes on at a copy of the function's exit laid out past the
+        enclosing block (a return): each path falling off the statement returns there (said
+        in the else, not the body: the try's handlers do not cover it).  Returns (follow,
+        else), the follow None once said."""
         tail = self._exit_copy_past_block(follow, stop, exits)
         if tail is not None:
-            # 3.11+: the statement goes on at a copy of the function's exit laid out past the
-            # enclosing block (a return): each path falling off the statement returns there
-            # (said in the else, not the body: the try's handlers do not cover it)
             if not _ends_in_jump(body + orelse):
                 orelse = orelse + self._exit_copy_stmts(follow, tail, stack)
             for hd in handlers:
@@ -330,13 +401,12 @@ class TryExceptOps:
             for q in range(follow, follow + tail):
                 self.reachable[q] = False
             follow = None
-        for m, n_copy in merged_copies:
-            for q in range(m, m + n_copy):
-                self.reachable[q] = False
-        self._claim(H, H, follow)
-        self._claim_block(C, C + 3)
-        if reraise0 is not None:
-            self.reachable[reraise0] = False
+        return follow, orelse
+
+    def _emit_try_except(
+        self, body: list, handlers: list, orelse: list, follow: int | None, else_end: int,
+        stop: int, exits: frozenset,
+    ) -> None:
         node = ast.Try(body=body or [ast.Pass()], handlers=handlers, orelse=orelse, finalbody=[])
         written = None
         if follow is None and self._at_function_end(else_end, stop, exits):
@@ -347,6 +417,13 @@ class TryExceptOps:
         self.emit(node)
         if written is not None:
             self.emit(written)
+
+    def _try_except_goes_on(
+        self, s: int, e: int, follow: int | None, else_end: int, stop: int, exits: frozenset,
+        home: int,
+    ) -> int:
+        """Where the walk continues after the statement whose body ends at ``e``."""
+        ins = self.ins
         if follow is not None and e <= follow:
             if follow <= stop:
                 after = max(follow, else_end)

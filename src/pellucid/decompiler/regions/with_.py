@@ -19,6 +19,49 @@ class WithOps:
         ins = self.ins
         ctx = self.pop_expr(stack, ins[b])
         home = self.home[b]
+        W, C, Lb = self._with_handler(b, stack)
+        # where a suppressed exception continues: the with's follow
+        sup = Lb + 4
+        follow, tail, crossed, leaves, claim_to = self._suppressed_path(W, Lb, sup)
+        # the as-target
+        stack.append(WithExit(ctx))
+        k, target = self._with_target(b + 1, stack)
+        _, e = self._extent(W, home)
+        self._copy_kind = "with"
+        end = self._register_copies(W, home, k, e, lambda k: 5 if self._is_exit_copy(k) else 0)
+        # this statement's exit copies (each 5 long: what follows one is where it goes)
+        exit_copies = [c for c, cp in self._copies.items() if cp.kind == "with" and k <= c < max(end, e) + 1]
+        raising_tail = None  # (see below: a suppressed exception that raises instead)
+        normal_follow = (
+            self._normal_exit_past(W, tail, claim_to, exit_copies)
+            if tail is not None and (leaves is not None or ins[claim_to - 1].op == "RAISE_VARARGS")
+            else None
+        )
+        if normal_follow is not None:
+            # The body's normal exit goes on past the handler, while an exception the context
+            # manager suppresses ends in a raise of the handler's own, or leaves an enclosing
+            # with for that one's raise.  Dynamo's resume functions re-enter with blocks this
+            # way (reentry.py); no source says it with a plain with statement: a flag the body
+            # sets at its end tells the exits apart.
+            follow, raising_tail, tail = normal_follow, tail, None
+        elif crossed is not None:
+            raise self.fail("with handler continues into unrecognized code", crossed)
+        if tail is not None:
+            follow, claim_to, tail = self._follow_of_tail(
+                b, sup, follow, tail, claim_to, exit_copies, end, stop, home
+            )
+        follow, body_end = self._with_body_end(b, k, follow, end, e, stop, exits)
+        body, flag, raised = self._walk_with_body(
+            b, k, W, C, Lb, claim_to, stack, follow, body_end, stop, exits, raising_tail, leaves
+        )
+        item = ast.withitem(context_expr=ctx, optional_vars=target)
+        self._emit_with(b, k, item, body, flag, raised, raising_tail, leaves, follow, exits)
+        return body_end
+
+    def _with_handler(self, b: int, stack: list) -> tuple[int, int, int]:
+        """Check the handler of the with at ``b``: (handler, its clean-up, where a suppressed
+        exception goes: ``POP_TOP; POP_EXCEPT; POP_TOP; POP_TOP``)."""
+        ins = self.ins
         W = self._cover[b + 1]
         if W is None or self._handlers[W].kind != "with":
             raise self.fail("with statement without its handler", ins[b])
@@ -41,8 +84,15 @@ class WithOps:
         Lb = j.target
         if [ins[Lb + d].op for d in range(4)] != ["POP_TOP", "POP_EXCEPT", "POP_TOP", "POP_TOP"]:
             raise self.fail("unrecognized with handler", ins[Lb])
-        # where a suppressed exception continues: the with's follow
-        sup = Lb + 4
+        return W, C, Lb
+
+    def _suppressed_path(self, W: int, Lb: int, sup: int) -> tuple:
+        """Where a suppressed exception goes on from ``sup``: (follow, tail, crossed, leaves,
+        claim_to).  A jump there gives the follow; code of the handler's own up to a return or
+        raise is the tail (``(start, length)``), ``crossed`` an instruction of another
+        handler's code it runs into, ``leaves`` the flag of an enclosing with whose suppressed
+        path it leaves; ``claim_to`` ends the handler code the statement owns."""
+        ins = self.ins
         follow = None
         tail = None
         crossed = None  # (an instruction of another handler's code the tail runs into)
@@ -73,71 +123,62 @@ class WithOps:
                 k += 1
             tail = (sup, k + 1 - sup)
             claim_to = k + 1
-        # the as-target
-        stack.append(WithExit(ctx))
-        k, target = self._with_target(b + 1, stack)
-        _, e = self._extent(W, home)
-        self._copy_kind = "with"
-        end = self._register_copies(W, home, k, e, lambda k: 5 if self._is_exit_copy(k) else 0)
-        # this statement's exit copies (each 5 long: what follows one is where it goes)
-        exit_copies = [c for c, cp in self._copies.items() if cp.kind == "with" and k <= c < max(end, e) + 1]
-        raising_tail = None  # (see below: a suppressed exception that raises instead)
-        normal_follow = (
-            self._normal_exit_past(W, tail, claim_to, exit_copies)
-            if tail is not None and (leaves is not None or ins[claim_to - 1].op == "RAISE_VARARGS")
-            else None
-        )
-        if normal_follow is not None:
-            # The body's normal exit goes on past the handler, while an exception the context
-            # manager suppresses ends in a raise of the handler's own, or leaves an enclosing
-            # with for that one's raise.  Dynamo's resume functions re-enter with blocks this
-            # way (reentry.py); no source says it with a plain with statement: a flag the body
-            # sets at its end tells the exits apart.
-            follow, raising_tail, tail = normal_follow, tail, None
-        elif crossed is not None:
-            raise self.fail("with handler continues into unrecognized code", crossed)
-        if tail is not None:
-            # find the normal exit: an exit copy followed by the same code as the tail
-            cand = [c + 5 for c in exit_copies if self._same(c + 5, tail[0], tail[1])]
-            if cand:
-                follow = max(cand)
-                if tail[1] == 2 and ins[tail[0]].op == "LOAD_CONST" and ins[tail[0]].argval is None:
-                    # both exits end in their own `return None`: the compiler copied the
-                    # function's implicit return (no line) into each, see emit
-                    self.implicit_returns.add(follow + 1)
-            elif (
-                tail[1] == 2
-                and ins[tail[0]].op == "LOAD_CONST"
-                and ins[tail[0]].argval is None
-                and not self._own_code_between(end, stop, home)
-                and stop >= self.n - 0
-            ):
-                pass
-            elif (
-                TABLE.copies_exits_without_line
-                and tail[0] > stop
-                and stop < self.n
-                and ins[tail[0] + tail[1] - 1].op in TERMINAL
-                and self._same(stop, tail[0], tail[1])
-            ):
-                # 3.12+: the statement ends a block (an if's arm) whose body ends otherwise
-                # (a return): a suppressed exception goes on where the block does, at a copy
-                # of that code (a small exit) laid out after the handler
-                follow = stop
-            elif self._exits_then_return_none(tail[0]) == list(range(tail[0], tail[0] + tail[1])):
-                # 3.11: the statement ends the body of withs whose other paths return: a
-                # suppressed exception goes on into their exits and the function's `return
-                # None` (3.12+ jump there, see below)
-                pass
-            elif sup <= stop and all(self._pure_exit(c + 5) for c in exit_copies):
-                # the body never ends normally (`with suppress(E): return x`): the
-                # code after the statement is reached only when an exception is
-                # suppressed, and follows the handler
-                follow = sup
-                claim_to = sup
-                tail = None
-            else:
-                raise self.fail("with statement whose follow is not found", ins[b])
+        return follow, tail, crossed, leaves, claim_to
+
+    def _follow_of_tail(
+        self, b: int, sup: int, follow: int | None, tail: tuple, claim_to: int,
+        exit_copies: list, end: int, stop: int, home: int,
+    ) -> tuple:
+        """Find the normal exit of a with whose suppressed path runs code of its own (``tail``):
+        an exit copy followed by the same code as the tail.  Returns (follow, claim_to, tail)."""
+        ins = self.ins
+        cand = [c + 5 for c in exit_copies if self._same(c + 5, tail[0], tail[1])]
+        if cand:
+            follow = max(cand)
+            if tail[1] == 2 and ins[tail[0]].op == "LOAD_CONST" and ins[tail[0]].argval is None:
+                # both exits end in their own `return None`: the compiler copied the
+                # function's implicit return (no line) into each, see emit
+                self.implicit_returns.add(follow + 1)
+        elif (
+            tail[1] == 2
+            and ins[tail[0]].op == "LOAD_CONST"
+            and ins[tail[0]].argval is None
+            and not self._own_code_between(end, stop, home)
+            and stop >= self.n - 0
+        ):
+            pass
+        elif (
+            TABLE.copies_exits_without_line
+            and tail[0] > stop
+            and stop < self.n
+            and ins[tail[0] + tail[1] - 1].op in TERMINAL
+            and self._same(stop, tail[0], tail[1])
+        ):
+            # 3.12+: the statement ends a block (an if's arm) whose body ends otherwise
+            # (a return): a suppressed exception goes on where the block does, at a copy
+            # of that code (a small exit) laid out after the handler
+            follow = stop
+        elif self._exits_then_return_none(tail[0]) == list(range(tail[0], tail[0] + tail[1])):
+            # 3.11: the statement ends the body of withs whose other paths return: a
+            # suppressed exception goes on into their exits and the function's `return
+            # None` (3.12+ jump there, see below)
+            pass
+        elif sup <= stop and all(self._pure_exit(c + 5) for c in exit_copies):
+            # the body never ends normally (`with suppress(E): return x`): the
+            # code after the statement is reached only when an exception is
+            # suppressed, and follows the handler
+            follow = sup
+            claim_to = sup
+            tail = None
+        else:
+            raise self.fail("with statement whose follow is not found", ins[b])
+        return follow, claim_to, tail
+
+    def _with_body_end(
+        self, b: int, k: int, follow: int | None, end: int, e: int, stop: int, exits: frozenset
+    ) -> tuple[int | None, int]:
+        """(follow, end of the body starting at k)."""
+        ins = self.ins
         if (
             follow is not None
             and follow > stop
@@ -157,6 +198,16 @@ class WithOps:
             body_end = min(max(end, e), stop) if follow is None else body_end
         else:
             raise self.fail("with continues past its enclosing block", ins[b])
+        return follow, body_end
+
+    def _walk_with_body(
+        self, b: int, k: int, W: int, C: int, Lb: int, claim_to: int, stack: list,
+        follow: int | None, body_end: int, stop: int, exits: frozenset,
+        raising_tail: tuple | None, leaves: str | None,
+    ) -> tuple[list, str, list]:
+        """Claim the handler code and read the body [k, body_end): (body, the flag the body
+        sets at its end or "", what a suppressed exception runs before its raise)."""
+        ins = self.ins
         raised: list[ast.stmt] = []
         flag = ""
         if raising_tail is not None:
@@ -183,7 +234,13 @@ class WithOps:
         elif len(st) != len(stack) - 1:
             raise self.fail("with body does not end with its exit", ins[b])
         stack.pop()
-        item = ast.withitem(context_expr=ctx, optional_vars=target)
+        return body, flag, raised
+
+    def _emit_with(
+        self, b: int, k: int, item: ast.withitem, body: list, flag: str, raised: list,
+        raising_tail: tuple | None, leaves: str | None, follow: int | None, exits: frozenset,
+    ) -> None:
+        ins = self.ins
         # async with: generators.fold_suspensions leaves it in this shape, marked
         kind = ast.AsyncWith if ins[b].extra.get("async") else ast.With
         if raising_tail is not None:
@@ -218,7 +275,6 @@ class WithOps:
             raised = [st for st in raised if not (isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant))]
             test = ast.UnaryOp(op=ast.Not(), operand=name(flag))
             self.emit(ast.If(test=test, body=raised, orelse=[]))
-        return body_end
 
     def _normal_exit_past(
         self, W: int, tail: tuple[int, int], claim_to: int, exit_copies: list[int]
