@@ -29,6 +29,109 @@ class BlockTryExceptOps:
         base = list(stack)
         hstack = base + [ExcInfo(), ExcInfo(), ExcInfo(), CaughtException(), CaughtException(), CaughtException()]
         hend = self._handler_end(H)
+        clauses = self._clauses39(H, hend, hstack)
+        # how each clause ends: JUMP follow, return, or (3.10) a copy of the follow
+        loop_targets = self._loop_targets()
+        follows, tails, clause_end = self._clause_ends39(clauses, s, H, stop, loop_targets)
+        if len(follows) > 1:
+            raise self.fail("except clauses continue at different places", ins[H])
+        follow = next(iter(follows)) if follows else None
+        if follow is not None and follow < hend and follow != stop and follow != clause_end:
+            raise self.fail("except clause continues inside the handler", ins[H])
+        P, X, body_tail, body_end, else_break = self._body_exit39(s, H, home, hend, clause_end, loop_targets)
+        # 3.10 copies a small follow block (a return) into every path reaching it;
+        # 3.9 does not, and clauses that end alike in different code are returns
+        tail_code = None  # (start, length) of the code after the statement
+        if tails and COPIES_EXITS:
+            j0, L0 = tails[0]
+            if all(L == L0 and self._same(j, j0, L0) for j, L in tails[1:]):
+                tail_code = (j0, L0)
+        if tail_code is None or follow is not None:
+            tails = []  # the clauses' own returns
+            tail_code = None
+        else_to_handler = False
+        if body_tail is not None and follow is not None:
+            if self._const_return(body_tail):
+                body_tail, body_end = None, H  # the body's own `return <constant>`
+            else:
+                # code after the POP_BLOCK is not protected: an else that returns
+                X, else_to_handler, body_tail = body_tail, True, None
+        elif body_tail is not None and tail_code is not None and not (
+            tail_code[1] == H - body_tail and self._same(body_tail, tail_code[0], tail_code[1])
+        ):
+            # a return inside the body pops its block right before RETURN_VALUE:
+            # code after the POP_BLOCK is the follow, and the clauses' differing
+            # returns are their own
+            tails, tail_code = [], None
+        if (
+            P is not None and X is None and body_tail is None and not else_break
+            and P + 1 < H and self._starts_statement(P + 1) and not self._const_return(P + 1)
+        ):
+            # likewise any other code between the body's POP_BLOCK and the handler
+            # (it leaves by a return, raise or jump): never read it as the body's
+            X, else_to_handler, body_end = P + 1, True, P
+        else_end = None
+        explicit_tail = None
+        if body_tail is not None:
+            end_pt = body_tail
+            cont = body_tail
+        elif X is not None and else_to_handler:
+            else_end = H
+            if tail_code is not None:
+                explicit_tail = tail_code
+            end_pt = follow
+            cont = follow if follow is not None else hend
+        elif X is not None:
+            X, else_end, tails, tail_code = self._else_end39(
+                s, X, follow, tails, tail_code, clauses, stop, exits, loop_targets
+            )
+            end_pt = else_end
+            cont = else_end
+        else:
+            if tail_code is not None:
+                explicit_tail = tail_code
+            end_pt = follow
+            cont = follow if follow is not None else hend
+        inherited = self._block_inherit(end_pt, stop, exits)
+        fo = frozenset({end_pt}) if end_pt is not None else frozenset()
+        if follow is not None and follow > stop and follow not in exits and self._leaves_to(follow, exits):
+            fo |= {follow}  # the clauses jump to the enclosing block's last jump
+        # the tails copied into the clauses are the follow: skip them there
+        explicit = []
+        if explicit_tail is not None:
+            explicit, st = self.walk(explicit_tail[0], explicit_tail[0] + explicit_tail[1], list(stack), exits)
+            # code follows the statement: a clause's jump back to a loop's head is a `continue`
+            # the source wrote, not the end of the loop body
+            inherited = frozenset()
+        for j, L in tails:
+            self._copies[j] = Copy(L, "skip")
+        # a jump to where a walk stops is falling off its end; naming that place an
+        # exit would hide a loop's else ending there.  With an else, falling off the body
+        # runs the else: a jump back to the loop's head in the body is a written `continue`
+        has_else = X is not None and else_end is not None and else_end > X
+        body, st = self.walk(s + 1, body_end, list(stack), frozenset() if has_else else inherited)
+        if len(st) != len(stack) and body_end != H:
+            raise self.fail("try body changes the stack", ins[s])
+        orelse = [ast.Break()] if else_break else []
+        if has_else:
+            orelse, st = self.walk(X, else_end, list(stack), inherited)
+            if len(st) != len(stack):
+                raise self.fail("try else changes the stack", ins[X])
+        handlers = self._walk_clauses39(clauses, base, follow, stop, clause_end, fo, inherited)
+        if clause_end is None:
+            self._claim_handler(H)
+        else:
+            for k in self._handler_code(H):
+                if k < clause_end:  # (from there on: the enclosing clause's end, walked next)
+                    self.reachable[k] = False
+        self.emit(ast.Try(body=body or [ast.Pass()], handlers=handlers, orelse=orelse, finalbody=[]))
+        for st_ in explicit:
+            self.emit(st_)
+        return self._cont(cont, stop, exits, ins[s])
+
+    def _clauses39(self, H: int, hend: int, hstack: list) -> list:
+        """The clauses of handler H, up to ``hend``: [type, name, body start, body end] each."""
+        ins = self.ins
         clauses = []  # [type, name, body start, body end]
         p = H
         while True:
@@ -67,8 +170,15 @@ class BlockTryExceptOps:
             if ins[nxt].op == "RERAISE":
                 break
             p = nxt
-        # how each clause ends: JUMP follow, return, or (3.10) a copy of the follow
-        loop_targets = self._loop_targets()
+        return clauses
+
+    def _clause_ends39(
+        self, clauses: list, s: int, H: int, stop: int, loop_targets: frozenset
+    ) -> tuple[set, list, int | None]:
+        """How the clauses of the try at ``s`` end: (the places they continue at, the
+        (start, length) of the returns ending them, the enclosing clause's end where a clause
+        falls in (3.10) or None)."""
+        ins = self.ins
         follows: set = set()
         tails: list = []
         mine = ("E", s)
@@ -119,12 +229,16 @@ class BlockTryExceptOps:
                     if any(self._b_stack[q] is not None for q in range(j + L, b1)):
                         continue  # more of the clause follows: the clause's own return
                     tails.append((j, L))
-        if len(follows) > 1:
-            raise self.fail("except clauses continue at different places", ins[H])
-        follow = next(iter(follows)) if follows else None
-        if follow is not None and follow < hend and follow != stop and follow != clause_end:
-            raise self.fail("except clause continues inside the handler", ins[H])
-        # the body's normal exit: POP_BLOCK; JUMP else/follow  -- or a copy of the follow
+        return follows, tails, clause_end
+
+    def _body_exit39(
+        self, s: int, H: int, home: int, hend: int, clause_end: int | None, loop_targets: frozenset
+    ) -> tuple:
+        """The body's normal exit: ``POP_BLOCK; JUMP else/follow``, or a copy of the follow.
+        Returns (its last POP_BLOCK or None, where an else starts or None, the start of a
+        copied follow after the POP_BLOCK or None, the body's end, whether the else only
+        breaks out of the loop)."""
+        ins = self.ins
         pops = [k for k, t in self._b_pops.items() if t == s and k < H and self.home[k] == home]
         P = max(pops) if pops else None
         X = None
@@ -169,121 +283,64 @@ class BlockTryExceptOps:
                         for q in ins:
                             if q.target == p and q.op == "JUMP" and q.index != p:
                                 q.target = P  # an if-arm's jump over the else
-        # 3.10 copies a small follow block (a return) into every path reaching it;
-        # 3.9 does not, and clauses that end alike in different code are returns
-        tail_code = None  # (start, length) of the code after the statement
-        if tails and COPIES_EXITS:
-            j0, L0 = tails[0]
-            if all(L == L0 and self._same(j, j0, L0) for j, L in tails[1:]):
-                tail_code = (j0, L0)
-        if tail_code is None or follow is not None:
-            tails = []  # the clauses' own returns
-            tail_code = None
-        else_to_handler = False
-        if body_tail is not None and follow is not None:
-            if self._const_return(body_tail):
-                body_tail, body_end = None, H  # the body's own `return <constant>`
-            else:
-                # code after the POP_BLOCK is not protected: an else that returns
-                X, else_to_handler, body_tail = body_tail, True, None
-        elif body_tail is not None and tail_code is not None and not (
-            tail_code[1] == H - body_tail and self._same(body_tail, tail_code[0], tail_code[1])
-        ):
-            # a return inside the body pops its block right before RETURN_VALUE:
-            # code after the POP_BLOCK is the follow, and the clauses' differing
-            # returns are their own
-            tails, tail_code = [], None
-        if (
-            P is not None and X is None and body_tail is None and not else_break
-            and P + 1 < H and self._starts_statement(P + 1) and not self._const_return(P + 1)
-        ):
-            # likewise any other code between the body's POP_BLOCK and the handler
-            # (it leaves by a return, raise or jump): never read it as the body's
-            X, else_to_handler, body_end = P + 1, True, P
-        else_end = None
-        explicit_tail = None
-        if body_tail is not None:
-            end_pt = body_tail
-            cont = body_tail
-        elif X is not None and else_to_handler:
-            else_end = H
-            if tail_code is not None:
-                explicit_tail = tail_code
-            end_pt = follow
-            cont = follow if follow is not None else hend
-        elif X is not None:
-            if X > stop:
-                if not self._leaves_to(X, exits):
-                    raise self.fail("try continues past its enclosing block", ins[s])
-                if follow is not None and not self._leaves_to(follow, exits):
-                    raise self.fail("try continues past its enclosing block", ins[s])
-                if tail_code is not None and not self._same(X, *tail_code):
-                    # the body leaves the block (a loop's jump back), not through a copy of
-                    # the clauses' common tail: those are the clauses' own returns
-                    tails, tail_code = [], None
-                X = stop
-                else_end = stop
-            elif follow is not None:
-                if follow < X:
-                    raise self.fail("except follow before the else", ins[s])
-                else_end = min(follow, stop) if follow <= stop or follow in exits else None
-                if else_end is None:
-                    raise self.fail("try continues past its enclosing block", ins[s])
-            elif tail_code is not None:
-                j0, L0 = tail_code
-                else_end = None
-                for k in range(X, stop):
-                    if not self._same(k, j0, L0):
-                        continue
-                    if all(
-                        ins[q].target is None or ins[q].target <= k or ins[q].target in loop_targets
-                        or ins[q].target >= stop
-                        for q in range(X, k)
-                    ):
-                        else_end = k
-                        break
-                if else_end is None:
-                    # no copy of the clauses' common tail after the else: they are
-                    # the clauses' own returns, and the try's follow is X
-                    tails, tail_code, else_end = [], None, X
-            elif self._clauses_end_loop_body39(clauses, exits):
-                else_end = stop  # the try ends the loop body: the else runs to its end
-            elif X < (t := self._dead_clause_follow39(clauses)) <= stop:
-                else_end = t  # every clause leaves; their dead ends say where the try ends
-            else:
-                else_end = X
-            end_pt = else_end
-            cont = else_end
+        return P, X, body_tail, body_end, else_break
+
+    def _else_end39(
+        self, s: int, X: int, follow: int | None, tails: list, tail_code: tuple | None,
+        clauses: list, stop: int, exits: frozenset, loop_targets: frozenset,
+    ) -> tuple:
+        """Where the else starting at X ends.  Returns (X, else end, tails, tail_code): X is
+        ``stop`` when the body leaves the block; the clauses' tails are dropped when they
+        turn out to be the clauses' own returns."""
+        ins = self.ins
+        if X > stop:
+            if not self._leaves_to(X, exits):
+                raise self.fail("try continues past its enclosing block", ins[s])
+            if follow is not None and not self._leaves_to(follow, exits):
+                raise self.fail("try continues past its enclosing block", ins[s])
+            if tail_code is not None and not self._same(X, *tail_code):
+                # the body leaves the block (a loop's jump back), not through a copy of
+                # the clauses' common tail: those are the clauses' own returns
+                tails, tail_code = [], None
+            X = stop
+            else_end = stop
+        elif follow is not None:
+            if follow < X:
+                raise self.fail("except follow before the else", ins[s])
+            else_end = min(follow, stop) if follow <= stop or follow in exits else None
+            if else_end is None:
+                raise self.fail("try continues past its enclosing block", ins[s])
+        elif tail_code is not None:
+            j0, L0 = tail_code
+            else_end = None
+            for k in range(X, stop):
+                if not self._same(k, j0, L0):
+                    continue
+                if all(
+                    ins[q].target is None or ins[q].target <= k or ins[q].target in loop_targets
+                    or ins[q].target >= stop
+                    for q in range(X, k)
+                ):
+                    else_end = k
+                    break
+            if else_end is None:
+                # no copy of the clauses' common tail after the else: they are
+                # the clauses' own returns, and the try's follow is X
+                tails, tail_code, else_end = [], None, X
+        elif self._clauses_end_loop_body39(clauses, exits):
+            else_end = stop  # the try ends the loop body: the else runs to its end
+        elif X < (t := self._dead_clause_follow39(clauses)) <= stop:
+            else_end = t  # every clause leaves; their dead ends say where the try ends
         else:
-            if tail_code is not None:
-                explicit_tail = tail_code
-            end_pt = follow
-            cont = follow if follow is not None else hend
-        inherited = self._block_inherit(end_pt, stop, exits)
-        fo = frozenset({end_pt}) if end_pt is not None else frozenset()
-        if follow is not None and follow > stop and follow not in exits and self._leaves_to(follow, exits):
-            fo |= {follow}  # the clauses jump to the enclosing block's last jump
-        # the tails copied into the clauses are the follow: skip them there
-        explicit = []
-        if explicit_tail is not None:
-            explicit, st = self.walk(explicit_tail[0], explicit_tail[0] + explicit_tail[1], list(stack), exits)
-            # code follows the statement: a clause's jump back to a loop's head is a `continue`
-            # the source wrote, not the end of the loop body
-            inherited = frozenset()
-        for j, L in tails:
-            self._copies[j] = Copy(L, "skip")
-        # a jump to where a walk stops is falling off its end; naming that place an
-        # exit would hide a loop's else ending there.  With an else, falling off the body
-        # runs the else: a jump back to the loop's head in the body is a written `continue`
-        has_else = X is not None and else_end is not None and else_end > X
-        body, st = self.walk(s + 1, body_end, list(stack), frozenset() if has_else else inherited)
-        if len(st) != len(stack) and body_end != H:
-            raise self.fail("try body changes the stack", ins[s])
-        orelse = [ast.Break()] if else_break else []
-        if has_else:
-            orelse, st = self.walk(X, else_end, list(stack), inherited)
-            if len(st) != len(stack):
-                raise self.fail("try else changes the stack", ins[X])
+            else_end = X
+        return X, else_end, tails, tail_code
+
+    def _walk_clauses39(
+        self, clauses: list, base: list, follow: int | None, stop: int, clause_end: int | None,
+        fo: frozenset, inherited: frozenset,
+    ) -> list[ast.ExceptHandler]:
+        """Read the clause bodies into except handlers."""
+        ins = self.ins
         handlers = []
         for typ, nm, b0, b1 in clauses:
             cst = base + [ExcInfo(), ExcInfo(), ExcInfo()]
@@ -298,16 +355,7 @@ class BlockTryExceptOps:
             if self._clause_ends_in_block39(b0, b1):
                 hb = _else_of_exiting_if(hb)
             handlers.append(ast.ExceptHandler(type=typ, name=nm, body=hb or [ast.Pass()]))
-        if clause_end is None:
-            self._claim_handler(H)
-        else:
-            for k in self._handler_code(H):
-                if k < clause_end:  # (from there on: the enclosing clause's end, walked next)
-                    self.reachable[k] = False
-        self.emit(ast.Try(body=body or [ast.Pass()], handlers=handlers, orelse=orelse, finalbody=[]))
-        for st_ in explicit:
-            self.emit(st_)
-        return self._cont(cont, stop, exits, ins[s])
+        return handlers
 
     def _const_return(self, k: int) -> bool:
         """``return <constant>`` inside a try pops the block before loading the
