@@ -27,7 +27,7 @@ from dataclasses import replace
 
 from pellucid.decompiler import values as V
 from pellucid.decompiler.instructions import TABLE
-from pellucid.decompiler.regions.exc_markers import _strip_final_returns
+from pellucid.decompiler.regions.exc_markers import _strip_final_returns, inherited_exits
 
 STORE_OPS = frozenset({"STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF"})
 DELETE_OPS = frozenset({"DELETE_FAST", "DELETE_NAME", "DELETE_GLOBAL", "DELETE_DEREF"})
@@ -282,7 +282,7 @@ class ExceptGroupOps:
         if e <= H < bound:
             bound = H
         else_end = bound
-        inherited = self._inherit(follow, stop, exits)
+        inherited = inherited_exits(follow, stop, exits)
         fo = frozenset({follow})
         body, st = self.walk(s, e, list(stack), fo | {e} | inherited | self._exit_jump_after(e, H, home))
         if len(st) != len(stack):

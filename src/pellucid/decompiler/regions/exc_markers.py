@@ -1,5 +1,5 @@
 """What the try/with readings share: the stack markers of exception handling, the records
-of handlers and of compiler-made copies, opcode sets, and small statement helpers.
+of handlers and of compiler-made copies, opcode sets, and small helpers on statements and exits.
 
 A leaf module (no recogniser in it), so that every region module, the structure walker and
 the except* reader can import these without a cycle.
@@ -144,3 +144,12 @@ _EXIT_PATH_OPS = frozenset({"JUMP", "NOP", "SWAP", "POP_TOP", "POP_EXCEPT", "COP
 def _ends_in_jump(body: list[ast.stmt]) -> bool:
     """Does the block end in a statement that leaves it (control never falls off)?"""
     return bool(body) and isinstance(body[-1], (ast.Return, ast.Raise, ast.Break, ast.Continue))
+
+
+def inherited_exits(follow: int | None, stop: int, exits: frozenset) -> frozenset:
+    """The exits the walks inside a statement that goes on at ``follow`` keep from the block
+    around it: all of them when the statement ends that block (its follow is the block's end,
+    one of its exits, or past it), else none."""
+    if follow is None or follow == stop or follow in exits or follow >= stop:
+        return exits
+    return frozenset()

@@ -10,7 +10,12 @@ from collections.abc import Callable
 
 from pellucid.decompiler.evaluate import name
 from pellucid.decompiler.instructions import TABLE, TERMINAL, Instr
-from pellucid.decompiler.regions.exc_markers import _UNWINDING, CaughtException, ExcInfo
+from pellucid.decompiler.regions.exc_markers import (
+    _UNWINDING,
+    CaughtException,
+    ExcInfo,
+    inherited_exits,
+)
 
 
 class FinallyOps:
@@ -155,7 +160,7 @@ class FinallyOps:
             raise self.fail("finally body changes the stack", ins[H])
         self._claim_nested(H + 1, R)
         follow = end
-        inherited = self._inherit(follow, stop, exits)
+        inherited = inherited_exits(follow, stop, exits)
         body, st = self.walk(
             s, end, list(stack), frozenset({end}) | inherited | clause_exits,
             base_stack=list(stack[: h.depth]),

@@ -408,11 +408,6 @@ class HandlerMap:
             return frozenset()
         return frozenset({follow})
 
-    def _inherit(self, follow: int | None, stop: int, exits: frozenset) -> frozenset:
-        if follow is None or follow == stop or follow in exits or follow >= stop:
-            return exits
-        return frozenset()
-
     def _try_start(self, H: int) -> int:
         """The first instruction handler H protects: where its try or with statement starts."""
         return min(a for a, _ in self._handlers[H].ranges)

@@ -18,6 +18,7 @@ from pellucid.decompiler.regions.exc_markers import (
     ExcInfo,
     _ends_in_jump,
     _strip_final_returns,
+    inherited_exits,
 )
 
 
@@ -141,7 +142,7 @@ class TryExceptOps:
         e = self._body_end_past_arm(s, e, else_end, follow)
         if TABLE.cold_blocks_at_end and else_end > e:
             self._check_else_not_skipped(s, e, else_end, home)
-        inherited = self._inherit(follow, stop, exits)
+        inherited = inherited_exits(follow, stop, exits)
         if follow is None and self._own_code_between(else_end, min(stop, self.n), home):
             # the statement goes on at else_end, where code of its own follows: it does not end
             # the enclosing block, so a jump to that block's exits (a loop's head) is written

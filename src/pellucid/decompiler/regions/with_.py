@@ -9,7 +9,7 @@ import ast
 
 from pellucid.decompiler.evaluate import const, name
 from pellucid.decompiler.instructions import TABLE, TERMINAL, Instr
-from pellucid.decompiler.regions.exc_markers import WithExit, _ends_in_jump
+from pellucid.decompiler.regions.exc_markers import WithExit, _ends_in_jump, inherited_exits
 
 
 class WithOps:
@@ -222,7 +222,7 @@ class WithOps:
             self.reachable[q] = False
         self._claim_block(Lb, claim_to)
         self._claim_block(C, C + 3)
-        inherited = self._inherit(follow, stop, exits)
+        inherited = inherited_exits(follow, stop, exits)
         fo = self._follow_exit(follow, k, exits)
         try:
             body, st = self.walk(k, body_end, list(stack), fo | {body_end} | inherited)
