@@ -27,6 +27,7 @@ from dataclasses import replace
 
 from pellucid.decompiler import values as V
 from pellucid.decompiler.instructions import TABLE
+from pellucid.decompiler.regions.exc_markers import _strip_final_returns, inherited_exits
 
 STORE_OPS = frozenset({"STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF"})
 DELETE_OPS = frozenset({"DELETE_FAST", "DELETE_NAME", "DELETE_GLOBAL", "DELETE_DEREF"})
@@ -281,7 +282,7 @@ class ExceptGroupOps:
         if e <= H < bound:
             bound = H
         else_end = bound
-        inherited = self._inherit(follow, stop, exits)
+        inherited = inherited_exits(follow, stop, exits)
         fo = frozenset({follow})
         body, st = self.walk(s, e, list(stack), fo | {e} | inherited | self._exit_jump_after(e, H, home))
         if len(st) != len(stack):
@@ -323,8 +324,6 @@ class ExceptGroupOps:
         orelse, st = self.walk(else_at, else_end, list(stack), frozenset())
         if not orelse or not _ends_in_return_none(orelse):
             raise self.fail("except* at the end of the function without its return", ins[H])
-        from pellucid.decompiler.exceptions import _strip_final_returns
-
         _strip_final_returns(orelse)
         self._emit_try_star(H, CR[0], body, clauses, orelse, None, list(stack))
         return stop

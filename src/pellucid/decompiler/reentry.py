@@ -14,7 +14,7 @@ No source has this layout, but it means one with statement whose body is the pro
 followed by the original part.  :func:`splice_reentries` lays the instructions out that way:
 the part from ``T`` on moved right after the jump, each handler of the prologue (one per with it
 entered again) in the place of its statement's dead one, the jump and the dead code dropped.
-The structurer then reads with statements (``ExceptionStructure.do_with`` tells their exits
+The structurer then reads with statements (``regions.with_.WithOps.do_with`` tells their exits
 apart: Dynamo's code raises where a suppressed exception would go on).  Only that exact shape
 is touched: everything else keeps its layout.
 

@@ -20,8 +20,8 @@ import ast
 from typing import Any
 
 from pellucid.decompiler.errors import DecompilationError
-from pellucid.decompiler.exceptions import _key
 from pellucid.decompiler.instructions import TERMINAL, VALUE_JUMPS, Instr
+from pellucid.decompiler.regions.exc_markers import _key
 
 
 class ChainOps:

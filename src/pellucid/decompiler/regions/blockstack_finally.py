@@ -1,0 +1,242 @@
+"""3.9/3.10 try/finally: the finally body is read from its handler, and the copy inlined
+after each POP_BLOCK of the statement must match it.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from pellucid.decompiler.instructions import TERMINAL
+from pellucid.decompiler.regions.exc_markers import (
+    COPIES_EXITS,
+    CaughtException,
+    Copy,
+    ExcInfo,
+    _key,
+)
+
+
+class BlockFinallyOps:
+    """Walker mixin: try/finally from the block stack (3.9/3.10)."""
+
+    def _try_finally_blocks(self, s: int, H: int, stack: list, stop: int, exits: frozenset) -> int:
+        ins = self.ins
+        home = self.home[s]
+        want = self._b_stack[s] + (("E", s),)
+        ends = self._finally_ends(H, want)
+        if ends:
+            R = ends[-1]
+        else:
+            # a finally body that never ends (raises or returns on every path)
+            R = self._handler_end(H)
+            if ins[R - 1].op not in TERMINAL:
+                raise self.fail("finally body without its re-raise", ins[H])
+        for k in range(H, R):
+            if not self._owned(k, H) and self._b_stack[k] is not None:  # 3.9 keeps dead code
+                raise self.fail("finally body with code outside its handler", ins[k])
+        L = R - H
+        pops = sorted(k for k, t in self._b_pops.items() if t == s)
+        lengths = {}
+        copied_follows: dict[int, tuple[list[int], int]] = {}
+        for p in pops:
+            m = self._match_finally_copy(p + 1, H, frozenset(ends), copied_follows) if L else 0
+            if m is None:
+                raise self.fail("finally copy not found after its POP_BLOCK", ins[p])
+            lengths[p] = m
+        normal = [p for p in pops if p < H and self.home[p] == home]
+        P = max(normal) if normal else None
+        body_end = H
+        cont = R + 1 if ends else R
+        norm_end = -1
+        if P is not None:
+            after = P + 1 + lengths[P]
+            if ins[after].op == "JUMP" and self._dead_between(after + 1, H) and ins[after].target > R:
+                body_end, cont, norm_end = P, ins[after].target, after
+            elif COPIES_EXITS and after < H and ins[after].op != "RETURN_VALUE":
+                TL = self._straight_tail(after, H)
+                if TL is not None and self._dead_between(after + TL, H):
+                    body_end, cont, norm_end = P, after, after
+        if body_end == P and self._leaves_loop_at(cont, stop):
+            # not the normal exit but a `break` ending the body (its own exit is dead code)
+            body_end, cont, norm_end = H, (R + 1 if ends else R), -1
+        if L:
+            for p in pops:
+                self._copies[p + 1] = Copy(lengths[p], "finally", norm_end, not ends)
+        if COPIES_EXITS and body_end == P and P is not None:
+            self._merge_exit_copies39(P, norm_end, [p for p in normal if lengths[p] == lengths[P]])
+        # the statement's follow, when 3.10 copied it into every end of the normal exit's copy
+        follow_copy = copied_follows.get(P + 1) if P is not None else None
+        hstack = list(stack) + [ExcInfo(), ExcInfo(), ExcInfo(), CaughtException(), CaughtException(), CaughtException()]
+        final, st = self.walk(H, R, hstack, frozenset({R}))
+        if len(st) != len(hstack):
+            raise self.fail("finally body changes the stack", ins[H])
+        end_pt = cont if body_end == P else None
+        inherited = self._block_inherit(end_pt, stop, exits)
+        body, st = self.walk(s + 1, body_end, list(stack), inherited)
+        if len(st) != len(stack) and body_end != H:
+            raise self.fail("try body changes the stack", ins[s])
+        self._claim_handler(H)
+        if len(body) == 1 and isinstance(body[0], ast.Try) and not body[0].finalbody and body[0].handlers:
+            node = body[0]
+            node.finalbody = final or [ast.Pass()]
+        else:
+            node = ast.Try(body=body or [ast.Pass()], handlers=[], orelse=[], finalbody=final or [ast.Pass()])
+        self.emit(node)
+        if follow_copy is not None and body_end == H:
+            starts, size = follow_copy
+            tail, st = self.walk(starts[0], starts[0] + size, list(stack), frozenset())
+            self.block.extend(tail)
+            for x in starts:
+                for q in range(x, x + size):
+                    self.reachable[q] = False
+        return self._cont(cont, stop, exits, ins[s])
+
+    def _finally_ends(self, H: int, want: tuple) -> list[int]:
+        """The re-raises ending finally handler H's body, the last one last.
+
+        3.10 copies the RERAISE block into each predecessor that jumps to it; each
+        copy is turned back into a jump to the last one (same behaviour), so that
+        the body's branches read as they do on 3.9."""
+        cache = self.__dict__.setdefault("_b_fin_ends", {})
+        if H in cache:
+            return cache[H]
+        ins = self.ins
+        ends = [
+            k
+            for k in range(H, self.n)
+            if ins[k].op == "RERAISE" and self._b_stack[k] == want and self._owned(k, H)
+        ]
+        for k in ends[:-1]:
+            ins[k].op, ins[k].target = "JUMP", ends[-1]
+            ins[k].extra["reraise_copy"] = True
+        cache[H] = ends
+        return ends
+
+    def _match_finally_copy(
+        self, a: int, H: int, ends: frozenset, copied_follows: dict[int, tuple[list[int], int]]
+    ) -> int | None:
+        """Length of the inlined copy at ``a`` of finally handler H's body, or None.
+
+        The two copies have the same blocks; only their exits differ: where the
+        handler's copy re-raises (``ends``), the inlined copy continues at one
+        place, reached by falling off its end, by a jump threaded to where that
+        jump goes (3.9), or by a copy of a small return block (3.10).  Copies of
+        that block reached only from inside the copy are marked dead.  A copy that
+        no path leaves, each of its ends a copy of the statement's follow (3.10),
+        puts (their starts, their length) in ``copied_follows[a]``."""
+        ins = self.ins
+        seen: dict[int, int] = {}
+        exits: set[int] = set()
+        unwound: set[int] = set()
+        work = [(a, H)]
+        while work:
+            x, y = work.pop()
+            if y in ends:
+                exits.add(x)
+                continue
+            fe = self._finally_end_len39(y) if y < self.n else 0
+            if fe and (y not in seen or seen[y] != x):
+                # a return/break/continue leaving the body: the handler's copy drops
+                # the exception first, a copy on a return's path the pending value
+                done = False
+                for drop in ([], ["POP_TOP"], ["ROT_TWO", "POP_TOP"]):
+                    if [ins[q].op for q in range(x, x + len(drop))] == drop:
+                        rest = self._exit_path_matches39(y + fe, x + len(drop))
+                        if rest is not None:
+                            seen.setdefault(y, x)
+                            unwound |= set(range(x, x + len(drop))) | rest
+                            done = True
+                            break
+                if done:
+                    continue
+            if y in seen:
+                if seen[y] != x:
+                    return None
+                continue
+            if x >= self.n or y >= self.n:
+                return None
+            X, Y = ins[x], ins[y]
+            if Y.op == "JUMP" and X.op != "JUMP" and self._finally_end_len39(Y.target) and Y.target not in ends:
+                work.append((x, Y.target))  # 3.10 copied the exit from the body into the copy
+                continue
+            if Y.op == "JUMP" and Y.target in ends and X.op == "RETURN_VALUE":
+                exits.add(x)  # 3.9 turns a jump to the return after the copy into the return
+                continue
+            seen[y] = x
+            if X.op != Y.op:
+                return None
+            if Y.target is not None:
+                if X.target is None:
+                    return None
+                if Y.target in ends or self._owned(Y.target, H):
+                    work.append((X.target, Y.target))
+                elif X.target != Y.target:
+                    return None
+            elif X.target is not None or _key(X.argval) != _key(Y.argval):
+                return None
+            if Y.op not in TERMINAL and Y.op != "JUMP":
+                work.append((x + 1, y + 1))
+        covered = set(seen.values()) | unwound
+        # returns standing for the copy's end inside it (3.9 replaces a jump to the
+        # return after the copy by the return; 3.10 copies it) are part of the copy
+        last = max(covered, default=a)
+        covered |= {x for x in exits if x < last and ins[x].op == "RETURN_VALUE"}
+        E = max(covered) + 1 if covered else a
+        tail = self._tail_length(E)
+        for x in exits:
+            if tail is not None and a <= x < E and self._same(x, E, tail):
+                covered |= set(range(x, x + tail))  # 3.10 copied the follow inside the copy
+        inner = sorted(x for x in exits if a <= x < E)
+        if COPIES_EXITS and inner and tail is None and len(inner) == len(exits):
+            # 3.10: no path leaves the copy; each of its ends is the same small `return`
+            # block, the statement's follow, copied there (the try/finally ends the function)
+            t0 = self._tail_length(inner[0])
+            if t0 is not None and all(
+                self._tail_length(x) == t0 and self._same(x, inner[0], t0) for x in inner
+            ):
+                for x in inner:
+                    covered |= set(range(x, x + t0))
+                E = max(covered) + 1
+                copied_follows[a] = (inner, t0)
+                exits = set()  # (all accounted for: none leaves the copy)
+        covered |= {x for x in range(a, E) if self._b_stack[x] is None}  # 3.9 keeps dead code
+        if covered != set(range(a, E)):
+            return None
+        dead = []
+        for x in exits:
+            if x == E:
+                continue
+            if x == self._through_jump(E) or self._through_jump(x) == self._through_jump(E):
+                # both reach the same place, one through a jump (3.9 threading)
+                if ins[x].op == "JUMP" and x != self._through_jump(E) and not a <= x < E:
+                    if self._only_reached_from(x, a, E):
+                        dead.append((x, 1))
+                continue
+            if tail is None or not self._same(x, E, tail):
+                return None
+            if not a <= x < E and self._only_reached_from(x, a, E):
+                dead.append((x, tail))
+        for x, length in dead:
+            for q in range(x, x + length):
+                self.reachable[q] = False
+        return E - a
+
+    def _exit_path_matches39(self, y: int, x: int) -> set[int] | None:
+        """3.9/3.10: the straight-line rest of an exit from a finally body, the same
+        at y (the handler's copy) and x (an inlined copy): the instructions at x."""
+        ins = self.ins
+        used: set[int] = set()
+        while x < self.n and y < self.n:
+            a, b = ins[y], ins[x]
+            if a.op != b.op:
+                return None
+            used.add(x)
+            if a.op == "RETURN_VALUE":
+                return used
+            if a.target is not None:
+                return used if a.op == "JUMP" and a.target == b.target else None
+            if a.op in TERMINAL or _key(a.argval) != _key(b.argval):
+                return None
+            x += 1
+            y += 1
+        return None

@@ -1,0 +1,131 @@
+"""3.9/3.10 with / async with: SETUP_WITH opens the body's block; the
+``__exit__(None, None, None)`` call inlined after each POP_BLOCK is skipped, and where a
+suppressed exception goes on is the statement's follow.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from pellucid.decompiler.regions.exc_markers import COPIES_EXITS, Copy, WithExit
+
+
+class BlockWithOps:
+    """Walker mixin: with statements from the block stack (3.9/3.10)."""
+
+    def do_with_blocks(self, w: int, stack: list, stop: int, exits: frozenset) -> int:
+        ins = self.ins
+        H = ins[w].target
+        home = self.home[w]
+        ctx = self.pop_expr(stack, ins[w])
+        ops = [ins[H + d].op for d in range(8)] if H + 8 <= self.n else []
+        if not (
+            ops == ["WITH_EXCEPT_START", "POP_JUMP_IF_TRUE", "RERAISE", "POP_TOP", "POP_TOP", "POP_TOP", "POP_EXCEPT", "POP_TOP"]
+            and ins[H + 1].target == H + 3
+        ):
+            raise self.fail("unrecognized with handler", ins[H])
+        sup = H + 8
+        stack.append(WithExit(ctx))
+        k, target = self._with_target(w + 1, stack)
+        pops = sorted(p for p, t in self._b_pops.items() if t == w)
+        normal_end = -1
+        P = None
+        for p in pops:
+            c = p + 1
+            if ins[c].op == "SWAP" and ins[c].argval == 2:
+                c += 1
+            elif p < H and self.home[p] == home:
+                P = p
+            if not self._is_exit_copy39(c):
+                raise self.fail("with exit call not found after its POP_BLOCK", ins[p])
+        # where the normal exit continues, and where a suppressed exception does
+        cont_n = None
+        if P is not None:
+            after = P + 6
+            if ins[after].op == "JUMP" and self._dead_between(after + 1, H) and ins[after].target > H:
+                cont_n = ins[after].target
+                normal_end = after
+            elif COPIES_EXITS and after < H and ins[after].op != "RETURN_VALUE" and self._straight_tail(after, H) == H - after:
+                cont_n = after
+                normal_end = after
+                if (
+                    stop < self.n
+                    and self._same(after, stop, H - after)
+                    and any(i.target == stop for i in ins[:w])
+                ):
+                    # a copy of the code where the enclosing block goes on (a small exit
+                    # block after an `if`, say): the statement goes on there
+                    self._claim_block(after, H)
+                    cont_n = stop
+            else:
+                P = None  # a return/break path, not the normal exit
+        for p in pops:
+            c = p + 2 if ins[p + 1].op == "SWAP" else p + 1
+            self._copies[c] = Copy(5, "with", normal_end)
+        if COPIES_EXITS and P is not None:
+            same = [p for p in pops if p < H and self.home[p] == home and ins[p + 1].op != "SWAP"]
+            self._merge_exit_copies39(P, normal_end, same)
+        sup_tail = None
+        if self.home[sup] != H:
+            cont_s = sup
+        elif ins[sup].op == "JUMP" and ins[sup].target is not None and self.home[ins[sup].target] != H:
+            cont_s = ins[sup].target
+        else:
+            TL = self._straight_tail(sup)
+            if TL is None:
+                raise self.fail("with handler continues into unrecognized code", ins[sup])
+            sup_tail = (sup, TL)
+            cont_s = None
+        if cont_n is not None:
+            if sup_tail is not None:
+                if not self._same(cont_n, sup, sup_tail[1]):
+                    raise self.fail("with statement whose follow is not found", ins[w])
+                if all(H <= q.index < sup for q in ins if q.target == sup):
+                    self._claim_block(sup, sup + sup_tail[1])  # the follow's copy
+            elif cont_s != cont_n and self._through_jump(cont_s) == self._through_jump(cont_n):
+                # both jump on to the same place (or one jumps to the other)
+                if cont_n > stop and cont_n not in exits:
+                    cont_n = cont_s
+            elif cont_s != cont_n:
+                # 3.10 copies a small follow into the normal exit
+                TL = self._straight_tail(cont_n)
+                if TL is None or not self._same(cont_n, cont_s, TL):
+                    raise self.fail("with exits continue at different places", ins[w])
+                if cont_n > stop and cont_n not in exits:
+                    cont_n = cont_s
+        body_end = P if P is not None else H
+        end_pt = cont_n if cont_n is not None else cont_s
+        inherited = self._block_inherit(end_pt, stop, exits)
+        explicit = []
+        if cont_n is None and sup_tail is not None:
+            explicit, _ = self.walk(sup, sup + sup_tail[1], list(stack[:-1]), exits)
+        body, st = self.walk(k, body_end, list(stack), inherited)
+        if P is not None and (len(st) != len(stack) or st[-1] is not stack[-1]):
+            raise self.fail("with body does not end with its exit", ins[w])
+        stack.pop()
+        self._claim_handler(H)
+        item = ast.withitem(context_expr=ctx, optional_vars=target)
+        # async with: generators.fold_suspensions leaves it in this shape, marked
+        kind = ast.AsyncWith if ins[w].extra.get("async") else ast.With
+        if len(body) == 1 and type(body[0]) is kind:
+            node = body[0]
+            node.items.insert(0, item)
+        else:
+            node = kind(items=[item], body=body or [ast.Pass()])
+        self.emit(node)
+        for st_ in explicit:
+            self.emit(st_)
+        end_at = cont_n if cont_n is not None else cont_s
+        if end_at is not None and self._leaves_loop_at(end_at, stop):
+            # both exits jump out of the loop (3.9 threads a `break` after the with there):
+            # reaching the end of the walk would go round instead
+            self.emit(ast.Break())
+            return stop
+        if cont_n is not None:
+            return self._cont(cont_n, stop, exits, ins[w])
+        if cont_s is not None and cont_s < w:
+            # a suppressed exception continues the enclosing loop, as the body does
+            return self._cont(self._handler_end(H), stop, exits, ins[w])
+        if cont_s is not None:
+            return self._cont(cont_s, stop, exits, ins[w])
+        return self._cont(sup + sup_tail[1], stop, exits, ins[w])

@@ -1,0 +1,299 @@
+"""3.11+ try/finally: the body is the protected region, the finally body is read from its
+exception-path copy (the handler), and every other exit of the body must run through a
+registered copy of it (refused otherwise: code would run without its finally).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+
+from pellucid.decompiler.evaluate import name
+from pellucid.decompiler.instructions import TABLE, TERMINAL, Instr
+from pellucid.decompiler.regions.exc_markers import (
+    _UNWINDING,
+    CaughtException,
+    ExcInfo,
+    inherited_exits,
+)
+
+
+class FinallyOps:
+    """Walker mixin: try/finally from its handler and the copies on its exit paths (3.11+)."""
+
+    def op_POP_TOP(self, ins, stack: list) -> None:
+        """3.11+: a return/break/continue leaving a finally body's exception-path
+        copy drops the exception, then its saved info (``_finally_end_len``)."""
+        if stack and isinstance(stack[-1], CaughtException):
+            k = ins.index
+            if TABLE.has_exception_table:
+                starts = ((k, 2), (k - 1, 4))
+            else:
+                starts = ((k, 4), (k - 1, 4), (k - 2, 4), (k - 1, 6), (k - 2, 6), (k - 3, 6))
+            if any(j >= 0 and self._finally_end_len(j) == n for j, n in starts):
+                stack.pop()
+                return
+        super().op_POP_TOP(ins, stack)
+
+    def do_try_finally(self, s: int, H: int, stack: list, stop: int, exits: frozenset) -> int:
+        ins = self.ins
+        h = self._handlers[H]
+        home = self.home[s]
+        if h.depth > len(stack) or h.lasti or (h.depth < len(stack) and not TABLE.has_exception_table):
+            raise self.fail("finally handler stack depth differs from the try's", ins[s])
+        outer = list(stack)
+        if h.depth < len(stack):
+            # Dynamo: a try/finally around a call whose operands were pushed before it (a graph
+            # break inside a `with`).  Source cannot keep values on the stack across a `try`:
+            # they are computed into temporaries before it, and what the body leaves into
+            # temporaries inside it.
+            self.spill(None, stack)
+            outer = list(stack)
+        C = self._cleanup_of(H)
+        # the exception-path copy: PUSH_EXC_INFO; <finally body>; RERAISE 0
+        R = None
+        for k in range(H + 1, self.n):
+            if self.home[k] != H:
+                continue
+            if ins[k].op == "RERAISE" and ins[k].arg == 0 and self._cover[k] == C:
+                R = k
+        fin_jumps: frozenset = frozenset()
+        last_reraise = R
+        if H in self._fin_exits:
+            # (its last re-raise may end a nested try's clause: found there)
+            R, fin_jumps, last_reraise = self._fin_exits[H]
+        never_ends = R is None
+        if R is None:
+            R = last_reraise = self._raising_finally_end(H, C)
+        if R is None:
+            raise self.fail("finally body without its re-raise", ins[H])
+        for k in range(H + 1, R):
+            if self.home[k] != H and self.home[k] is not None and self._cover[k] is None:
+                if not self._in_finally_exit(k):
+                    raise self.fail("finally body with code outside its handler", ins[k])
+        L = R - (H + 1)
+        _, e = self._extent(H, home)
+        self._copy_kind = "finally"
+        ends_twice = bool(fin_jumps) or any(ins[k].target == R for k in range(H + 1, R))
+
+        extras: dict[int, frozenset] = {}
+
+        def matches(k: int) -> int:
+            if L == 0:
+                return 0
+            if ends_twice:
+                n = self._match_finally(k, H + 1, L, fin_jumps)
+            else:
+                n = L if self._same(k, H + 1, L) else 0
+            if n or ins[k].op != ins[H + 1].op:
+                return n
+            g = self._graph_copy(k, H, R, C)
+            if g is None:
+                return 0
+            extras[k] = g[1]
+            return g[0]
+
+        before = set(self._copies)
+        end = self._register_copies(H, home, s, e, matches)
+        for k in set(self._copies) - before:
+            self._copies[k].never_ends = never_ends
+        if L:
+            self._check_body_leaves_through_copies(s, e, H)
+            self._check_unprotected_code_is_copies(s, e, H, home)
+            self._check_clause_exits_are_copies(H, home)
+        # 3.12+: the normal exit's copy reached only from a clause of a try in the body (the
+        # body itself returns) lies with that clause's code: a clause jumping there leaves
+        # this statement too
+        clause_exits = frozenset(
+            k for k in set(self._copies) - before
+            if k > end and self.home[k] not in (None, -1, home) and self._in(self.home[k], H)
+        ) if TABLE.has_exception_table else frozenset()
+        loop = self.loops[-1] if self.loops and clause_exits else None
+        loop_places = self._exit_places(frozenset(loop.continue_targets | loop.break_targets)) if loop else set()
+        after_end = self._past_nops(self._thread(end)) if clause_exits else end
+        jumped_to = (
+            {q.target for q in ins if q.op == "JUMP" and self.initially_reachable[q.index]} if clause_exits else set()
+        )
+        for k in clause_exits & jumped_to:
+            # a clause leaving through such a copy leaves the statement only if the copy goes
+            # on where the statement does, when the body falls off into code of its own level
+            # (3.12 104:171: the copy went round the loop, while the statement, read inside an
+            # if's arm, went on at the code after the if).  (A body that never falls off ends
+            # at its handler: the clauses' copies say where the statement goes on.)
+            after, seen = k, set()
+            while after in self._copies and after not in seen:  # (and enclosing finallys' copies)
+                seen.add(after)
+                after = self._past_nops(self._thread(after + self._copies[after].length))
+                while after < self.n and ins[after].op in ("POP_TOP", "POP_EXCEPT"):  # (unwinding)
+                    after = self._past_nops(self._thread(after + 1))
+            if (
+                # (a clause's `continue` or `break` through the finally, or code after the
+                # statement outside the block being read: laid out past it, 3.12+, which the
+                # walk would place after the enclosing statements)
+                (after in loop_places or not end <= after < stop)
+                and after != after_end
+                and after_end < self.n
+                and self.home[after_end] == home
+                and (after >= self.n or self.ins[after].op not in TERMINAL)  # (a return's copy)
+                # (ending the enclosing block, the statement goes where the block's exits go)
+                and not ((end == stop or end in exits) and after in self._exit_places(exits))
+            ):
+                raise self.fail("a clause leaves the try/finally for elsewhere than its end", ins[k])
+        for k, extra in extras.items():
+            if k in self._copies:
+                for q in extra:
+                    self.reachable[q] = False
+        if (
+            L  # (`finally: pass`: the copies are empty, the body falls into what follows)
+            and e < self.n
+            and self.home[e] == home
+            and e not in self._copies
+            and ins[e - 1].op not in TERMINAL
+            and ins[e - 1].op != "JUMP"
+        ):
+            # the body falls off its end into code that is not the finally body's copy:
+            # reading it as the code after the statement would run the body twice
+            raise self.fail("finally body's copy on the normal path not found", ins[e])
+        hstack = list(stack[: h.depth]) + [ExcInfo(), CaughtException()]
+        final, st = self.walk(H + 1, R, hstack, frozenset({R}))
+        if len(st) != len(hstack):
+            raise self.fail("finally body changes the stack", ins[H])
+        self._claim_nested(H + 1, R)
+        follow = end
+        inherited = inherited_exits(follow, stop, exits)
+        body, st = self.walk(
+            s, end, list(stack), frozenset({end}) | inherited | clause_exits,
+            base_stack=list(stack[: h.depth]),
+        )
+        if len(outer) != h.depth:
+            stack[:] = self._left_by_body(body, st, outer, ins[s])
+        elif len(st) != len(stack):
+            raise self.fail("try body changes the stack", ins[s])
+        self._claim(H, H, None)
+        self._claim_block(R, last_reraise + 1)
+        self._claim_block(C, C + 3)
+        if len(body) == 1 and isinstance(body[0], ast.Try) and not body[0].finalbody and body[0].handlers:
+            node = body[0]
+            node.finalbody = final or [ast.Pass()]
+        else:
+            node = ast.Try(body=body or [ast.Pass()], handlers=[], orelse=[], finalbody=final or [ast.Pass()])
+        self.emit(node)
+        return end
+
+    def _check_body_leaves_through_copies(self, s: int, e: int, H: int) -> None:
+        """Every jump out of a try body runs the finally body first: it lands on a copy of
+        it (after the pops that unwind a loop or a handler).  A jump landing elsewhere means
+        a copy was not recognized (3.12: the normal exit's copy, when the body ends
+        `if c: pass else: continue`), and whatever the walk made of it would skip the
+        finally body on that path, or run another path's copy instead."""
+        ins = self.ins
+        for q in range(s, e):
+            t = ins[q].target
+            if t is None or not self.reachable[q] or not self._in(q, H) or s <= t < e:
+                continue
+            k = self._past_nops(self._thread(t))
+            while k < self.n and ins[k].op in ("SWAP", "POP_TOP", "POP_EXCEPT") and k not in self._copies:
+                k = self._past_nops(k + 1)
+            if t in self._copies or k in self._copies or self._in(t, H):
+                continue
+            raise self.fail("a jump leaves the try body elsewhere than through its finally body's copy", ins[q])
+
+    def _check_unprotected_code_is_copies(self, s: int, e: int, H: int, home: int | None) -> None:
+        """Inside the try's extent, the code of its level that H does not protect is on an
+        exit path: copies of the finally body, the pops that unwind, the exit itself (a
+        jump, a return, a copy of a small return block).  Anything else is a copy not
+        recognized (3.12: a `return`'s copy of a finally body that ends in `break`), which
+        the walk would read as code of the body, run twice."""
+        k = self._first_uncopied(s, e, lambda k: self.home[k] != home or self._in(k, H))
+        if k is not None:
+            raise self.fail(
+                "code on an exit path of the try body that is no copy of its finally body", self.ins[k]
+            )
+
+    def _first_uncopied(self, lo: int, hi: int, other: Callable[[int], bool]) -> int | None:
+        """The first reachable instruction in [lo, hi) on an exit path that is none of: a known
+        copy of a finally body, unwinding, a jump (3.13 leaves some of a body's jumps
+        unprotected), an exit tail (pops, a return), or code ``other`` says is not on it."""
+        ins = self.ins
+        k = lo
+        while k < hi:
+            if k in self._copies:
+                k += self._copies[k].length
+                continue
+            if (
+                not self.reachable[k]
+                or ins[k].op in _UNWINDING
+                or ins[k].target is not None
+                or other(k)
+            ):
+                k += 1
+                continue
+            t = self._exit_tail_len(k)
+            if not t:
+                return k
+            k += t
+        return None
+
+    def _check_clause_exits_are_copies(self, H: int, home: int | None) -> None:
+        """3.11+: the exception-path copy of a try/finally nested in the body, where H does
+        not protect it, has left this statement (a `break`, `continue` or `return` in the
+        nested finally body): it goes on with a copy of this finally body (then pops, a
+        return, a jump).  Anything else is a copy not recognized (3.14: the copy on a
+        nested finally body's `break`, its jump merged into the copy's if), which the walk
+        would read as code of the nested finally body, run without this finally body.
+        (Code an except clause of a nested try reaches may be the code after that try.)"""
+        if not TABLE.has_exception_table:
+            return
+        def elsewhere(k: int) -> bool:
+            hk = self.home[k]
+            return (
+                hk is None
+                or hk < 0
+                or hk in (H, home)
+                or not self._in(hk, H)
+                or not self._is_finally(hk)
+                or self._in(k, H)
+            )
+
+        k = self._first_uncopied(0, self.n, elsewhere)
+        if k is not None:
+            raise self.fail(
+                "code on an exit path of a nested handler that is no copy of the finally body",
+                self.ins[k],
+            )
+
+    def _raising_finally_end(self, H: int, C: int) -> int | None:
+        """A finally body that never ends (it raises or returns on every path) has
+        no re-raise after its exception-path copy: the copy is handler H's code
+        with that of the handlers nested in it, up to the first other code."""
+        mine = [
+            k
+            for k in range(H + 1, self.n)
+            if self.home[k] == H or (self.home[k] is not None and self.home[k] > H and self._in(self.home[k], C))
+        ]
+        if not mine:
+            return None
+        R = mine[-1] + 1
+        if any(self.home[k] is not None and k not in mine for k in range(H + 1, R)):
+            return None
+        if self.ins[R - 1].op not in TERMINAL and self.ins[R - 1].op != "JUMP":
+            return None
+        return R
+
+    def _left_by_body(self, body: list[ast.stmt], st: list, outer: list, ins: Instr) -> list:
+        """The stack after a try body that consumed values pushed before it (already in
+        temporaries, see :meth:`spill`): values it left are assigned to temporaries at its end."""
+        kept = [v for v in st if any(v is o for o in outer)]
+        if kept != outer[: len(kept)]:
+            raise self.fail("try body reorders the values below it", ins)
+        out = list(kept)
+        for v in st[len(kept) :]:
+            if not isinstance(v, ast.expr):
+                raise self.fail("try body leaves a non-value on the stack", ins)
+            tmp = f"__pellucid_tmp{self.spilled}"
+            self.spilled += 1
+            body.append(ast.Assign(targets=[name(tmp, ast.Store())], value=self.as_expr(v, ins), lineno=0))
+            ref = name(tmp)
+            ref.is_spill = True
+            out.append(ref)
+        return out

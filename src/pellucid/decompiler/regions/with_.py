@@ -1,0 +1,375 @@
+"""3.11+ with / async with: the body is the protected region of a ``with`` handler
+(``PUSH_EXC_INFO; WITH_EXCEPT_START``), the ``__exit__`` copies on its exit paths are
+skipped, and where a suppressed exception goes on is the statement's follow.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from pellucid.decompiler.evaluate import const, name
+from pellucid.decompiler.instructions import TABLE, TERMINAL, Instr
+from pellucid.decompiler.regions.exc_markers import WithExit, _ends_in_jump, inherited_exits
+
+
+class WithOps:
+    """Walker mixin: with statements from an exception-table handler (3.11+)."""
+
+    def do_with(self, b: int, stack: list, stop: int, exits: frozenset) -> int:
+        ins = self.ins
+        ctx = self.pop_expr(stack, ins[b])
+        home = self.home[b]
+        W, C, Lb = self._with_handler(b, stack)
+        # where a suppressed exception continues: the with's follow
+        sup = Lb + 4
+        follow, tail, crossed, leaves, claim_to = self._suppressed_path(W, Lb, sup)
+        # the as-target
+        stack.append(WithExit(ctx))
+        k, target = self._with_target(b + 1, stack)
+        _, e = self._extent(W, home)
+        self._copy_kind = "with"
+        end = self._register_copies(W, home, k, e, lambda k: 5 if self._is_exit_copy(k) else 0)
+        # this statement's exit copies (each 5 long: what follows one is where it goes)
+        exit_copies = [c for c, cp in self._copies.items() if cp.kind == "with" and k <= c < max(end, e) + 1]
+        raising_tail = None  # (see below: a suppressed exception that raises instead)
+        normal_follow = (
+            self._normal_exit_past(W, tail, claim_to, exit_copies)
+            if tail is not None and (leaves is not None or ins[claim_to - 1].op == "RAISE_VARARGS")
+            else None
+        )
+        if normal_follow is not None:
+            # The body's normal exit goes on past the handler, while an exception the context
+            # manager suppresses ends in a raise of the handler's own, or leaves an enclosing
+            # with for that one's raise.  Dynamo's resume functions re-enter with blocks this
+            # way (reentry.py); no source says it with a plain with statement: a flag the body
+            # sets at its end tells the exits apart.
+            follow, raising_tail, tail = normal_follow, tail, None
+        elif crossed is not None:
+            raise self.fail("with handler continues into unrecognized code", crossed)
+        if tail is not None:
+            follow, claim_to, tail = self._follow_of_tail(
+                b, sup, follow, tail, claim_to, exit_copies, end, stop, home
+            )
+        follow, body_end = self._with_body_end(b, k, follow, end, e, stop, exits)
+        body, flag, raised = self._walk_with_body(
+            b, k, W, C, Lb, claim_to, stack, follow, body_end, stop, exits, raising_tail, leaves
+        )
+        item = ast.withitem(context_expr=ctx, optional_vars=target)
+        self._emit_with(b, k, item, body, flag, raised, raising_tail, leaves, follow, exits)
+        return body_end
+
+    def _with_handler(self, b: int, stack: list) -> tuple[int, int, int]:
+        """Check the handler of the with at ``b``: (handler, its clean-up, where a suppressed
+        exception goes: ``POP_TOP; POP_EXCEPT; POP_TOP; POP_TOP``)."""
+        ins = self.ins
+        W = self._cover[b + 1]
+        if W is None or self._handlers[W].kind != "with":
+            raise self.fail("with statement without its handler", ins[b])
+        h = self._handlers[W]
+        if h.depth != len(stack) + 1 or not h.lasti:
+            raise self.fail("with handler stack depth differs", ins[b])
+        self._started.add(W)
+        C = self._cleanup_of(W)
+        if self._handlers[C].depth != h.depth + 2:
+            # The clean-up (COPY 3; POP_EXCEPT; RERAISE 1) finds the exception handled before
+            # the handler's under the exception and lasti it pushes; kept deeper, it finds the
+            # handler's own exception, which then stays set as the one being handled after an
+            # exception __exit__ raises leaves the statement.  No source does that (Dynamo's
+            # resume functions on 3.14, torch 2.15, re-enter with blocks so).
+            raise self.fail("with handler's clean-up keeps another stack than the handler's", ins[W])
+        # handler: PUSH_EXC_INFO; WITH_EXCEPT_START; POP_JUMP_IF_TRUE L; RERAISE 2
+        j = ins[W + 2]
+        if not (j.op == "POP_JUMP_IF_TRUE" and ins[W + 3].op == "RERAISE" and j.target is not None):
+            raise self.fail("unrecognized with handler", ins[W])
+        Lb = j.target
+        if [ins[Lb + d].op for d in range(4)] != ["POP_TOP", "POP_EXCEPT", "POP_TOP", "POP_TOP"]:
+            raise self.fail("unrecognized with handler", ins[Lb])
+        return W, C, Lb
+
+    def _suppressed_path(self, W: int, Lb: int, sup: int) -> tuple:
+        """Where a suppressed exception goes on from ``sup``: (follow, tail, crossed, leaves,
+        claim_to).  A jump there gives the follow; code of the handler's own up to a return or
+        raise is the tail (``(start, length)``), ``crossed`` an instruction of another
+        handler's code it runs into, ``leaves`` the flag of an enclosing with whose suppressed
+        path it leaves; ``claim_to`` ends the handler code the statement owns."""
+        ins = self.ins
+        follow = None
+        tail = None
+        crossed = None  # (an instruction of another handler's code the tail runs into)
+        leaves = None  # the flag of an enclosing with this one's suppressed path leaves
+        # (a JUMP the body's normal exit jumps to as well is the code after the statement,
+        # such as the `continue` ending a branch the with ends, not the handler's own)
+        # (nor one a jump from before the statement reaches: an if whose test jumps there,
+        # past the with ending its branch, as 3.11 117:131 does)
+        if ins[sup].op == "JUMP" and not any(
+            q.target == sup and not Lb <= q.index < sup and self.initially_reachable[q.index]
+            for q in ins
+        ):
+            follow = ins[sup].target
+            claim_to = sup + 1
+        elif self.home[sup] != W or ins[sup].op == "JUMP":
+            follow = sup
+            claim_to = sup
+        else:
+            k = sup
+            while k < self.n and ins[k].op not in TERMINAL:
+                if ins[k].target is not None:
+                    leaves = self._leaves_enclosing_with(sup, k)
+                    if leaves is None:
+                        raise self.fail("with handler continues into unrecognized code", ins[k])
+                    break
+                if self.home[k] != W and crossed is None:
+                    crossed = ins[k]
+                k += 1
+            tail = (sup, k + 1 - sup)
+            claim_to = k + 1
+        return follow, tail, crossed, leaves, claim_to
+
+    def _follow_of_tail(
+        self, b: int, sup: int, follow: int | None, tail: tuple, claim_to: int,
+        exit_copies: list, end: int, stop: int, home: int,
+    ) -> tuple:
+        """Find the normal exit of a with whose suppressed path runs code of its own (``tail``):
+        an exit copy followed by the same code as the tail.  Returns (follow, claim_to, tail)."""
+        ins = self.ins
+        cand = [c + 5 for c in exit_copies if self._same(c + 5, tail[0], tail[1])]
+        if cand:
+            follow = max(cand)
+            if tail[1] == 2 and ins[tail[0]].op == "LOAD_CONST" and ins[tail[0]].argval is None:
+                # both exits end in their own `return None`: the compiler copied the
+                # function's implicit return (no line) into each, see emit
+                self.implicit_returns.add(follow + 1)
+        elif (
+            tail[1] == 2
+            and ins[tail[0]].op == "LOAD_CONST"
+            and ins[tail[0]].argval is None
+            and not self._own_code_between(end, stop, home)
+            and stop >= self.n - 0
+        ):
+            pass
+        elif (
+            TABLE.copies_exits_without_line
+            and tail[0] > stop
+            and stop < self.n
+            and ins[tail[0] + tail[1] - 1].op in TERMINAL
+            and self._same(stop, tail[0], tail[1])
+        ):
+            # 3.12+: the statement ends a block (an if's arm) whose body ends otherwise
+            # (a return): a suppressed exception goes on where the block does, at a copy
+            # of that code (a small exit) laid out after the handler
+            follow = stop
+        elif self._exits_then_return_none(tail[0]) == list(range(tail[0], tail[0] + tail[1])):
+            # 3.11: the statement ends the body of withs whose other paths return: a
+            # suppressed exception goes on into their exits and the function's `return
+            # None` (3.12+ jump there, see below)
+            pass
+        elif sup <= stop and all(self._pure_exit(c + 5) for c in exit_copies):
+            # the body never ends normally (`with suppress(E): return x`): the
+            # code after the statement is reached only when an exception is
+            # suppressed, and follows the handler
+            follow = sup
+            claim_to = sup
+            tail = None
+        else:
+            raise self.fail("with statement whose follow is not found", ins[b])
+        return follow, claim_to, tail
+
+    def _with_body_end(
+        self, b: int, k: int, follow: int | None, end: int, e: int, stop: int, exits: frozenset
+    ) -> tuple[int | None, int]:
+        """(follow, end of the body starting at k)."""
+        ins = self.ins
+        if (
+            follow is not None
+            and follow > stop
+            and follow not in exits
+            and self._exits_then_return_none(follow) is not None
+        ):
+            # 3.12+: the statement ends the body of withs whose other paths return: what a
+            # suppressed exception goes on to, their exits and the function's `return None`,
+            # is laid out past the handler code, not at the block's end
+            for q in self._exits_then_return_none(follow):
+                self.reachable[q] = False
+            follow = None
+        if follow is not None and k <= follow <= stop:
+            body_end = follow
+        elif follow is None or follow in exits or follow < k:
+            body_end = stop if follow is None or follow > stop or follow < k else follow
+            body_end = min(max(end, e), stop) if follow is None else body_end
+        else:
+            raise self.fail("with continues past its enclosing block", ins[b])
+        return follow, body_end
+
+    def _walk_with_body(
+        self, b: int, k: int, W: int, C: int, Lb: int, claim_to: int, stack: list,
+        follow: int | None, body_end: int, stop: int, exits: frozenset,
+        raising_tail: tuple | None, leaves: str | None,
+    ) -> tuple[list, str, list]:
+        """Claim the handler code and read the body [k, body_end): (body, the flag the body
+        sets at its end or "", what a suppressed exception runs before its raise)."""
+        ins = self.ins
+        raised: list[ast.stmt] = []
+        flag = ""
+        if raising_tail is not None:
+            # (named once per statement: a walk may be tried again)
+            flag = self._with_flags.setdefault(b, f"__pellucid_with_done{len(self._with_flags)}")
+            if leaves is None:
+                raised, left = self.walk(raising_tail[0], claim_to, stack[:-1], frozenset())
+                if left != stack[:-1] or not raised or not isinstance(raised[-1], ast.Raise):
+                    raise self.fail("with handler ends in unrecognized code", ins[raising_tail[0]])
+            self._raising_withs.append((raising_tail[0], flag))
+        for q in range(W, W + 4):
+            self.reachable[q] = False
+        self._claim_block(Lb, claim_to)
+        self._claim_block(C, C + 3)
+        inherited = inherited_exits(follow, stop, exits)
+        fo = self._follow_exit(follow, k, exits)
+        try:
+            body, st = self.walk(k, body_end, list(stack), fo | {body_end} | inherited)
+        finally:
+            if raising_tail is not None:
+                self._raising_withs.pop()
+        if len(st) == len(stack) and st[-1] is stack[-1]:
+            pass  # no path leaves the body normally
+        elif len(st) != len(stack) - 1:
+            raise self.fail("with body does not end with its exit", ins[b])
+        stack.pop()
+        return body, flag, raised
+
+    def _emit_with(
+        self, b: int, k: int, item: ast.withitem, body: list, flag: str, raised: list,
+        raising_tail: tuple | None, leaves: str | None, follow: int | None, exits: frozenset,
+    ) -> None:
+        ins = self.ins
+        # async with: generators.fold_suspensions leaves it in this shape, marked
+        kind = ast.AsyncWith if ins[b].extra.get("async") else ast.With
+        if raising_tail is not None:
+            self.emit(ast.Assign(targets=[name(flag, ast.Store())], value=const(False), lineno=0))
+            done = ast.Assign(targets=[name(flag, ast.Store())], value=const(True), lineno=0)
+            body = self._guard_rest(body, done, flag, ins[b])
+        if len(body) == 1 and type(body[0]) is kind:
+            # `with a, b:` compiles exactly as `with a: with b:`
+            node = body[0]
+            node.items.insert(0, item)
+        else:
+            node = kind(items=[item], body=body or [ast.Pass()])
+        self.emit(node)
+        loop = self.loops[-1] if self.loops else None
+        if (
+            follow is not None
+            and follow < k
+            and follow not in exits
+            and loop is not None
+            and follow in loop.continue_targets
+            and raising_tail is None
+            and _ends_in_jump(body)
+        ):
+            # a suppressed exception goes round the loop (3.13+ thread the jump there), the
+            # body never ends normally, and the block around the statement does not end at
+            # the loop's head: say it
+            self.emit(ast.Continue())
+        if leaves is not None:
+            node.leaves = (leaves, flag)  # (see _guard_rest)
+        elif raising_tail is not None:
+            # (a constant alone, the handler's leftover, is no statement: compile drops it)
+            raised = [st for st in raised if not (isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant))]
+            test = ast.UnaryOp(op=ast.Not(), operand=name(flag))
+            self.emit(ast.If(test=test, body=raised, orelse=[]))
+
+    def _normal_exit_past(
+        self, W: int, tail: tuple[int, int], claim_to: int, exit_copies: list[int]
+    ) -> int | None:
+        """Where the normal exit of a with goes when it does not go where a suppressed
+        exception does (``tail``, the handler's code from the suppressed path to
+        ``claim_to``): None when it does.
+
+        The compiler lets a suppressed exception go on where the normal exit goes, never
+        elsewhere: the exit copy jumps to the code after the statement, and the suppressed
+        path either jumps there too or (a small block, 3.12+) runs its own copy of it.  A
+        normal exit that jumps just past the suppressed path's code, or (3.12+) runs a
+        copied block of its own that returns or raises, unlike that code, goes elsewhere."""
+        ins = self.ins
+        jumps = [c + 5 for c in exit_copies if ins[c + 5].op == "JUMP" and ins[c + 5].target == claim_to]
+        if jumps:
+            # (not where the compiler copied the code after the statement, a raise, into
+            # the suppressed path: that code is the same)
+            return None if self._same(claim_to, tail[0], tail[1]) else claim_to
+        if not TABLE.copies_exits_without_line:
+            return None
+        # (the statement's own exit: the one right after its body, which its handler covers;
+        # a with inside it has its own)
+        own = [c for c in exit_copies if c > 0 and self._cover[c - 1] == W]
+        if len(own) != 1 or self._straight_tail(own[0] + 5) is None:
+            return None
+        at = own[0] + 5
+        length = self._straight_tail(at)
+        if length == tail[1] and self._same(at, tail[0], tail[1]):
+            return None  # (the same block: the code after an ordinary statement)
+        return at
+
+    def _guard_rest(self, body: list[ast.stmt], done: ast.stmt, flag: str, at: Instr) -> list[ast.stmt]:
+        """``body`` of a with that sets its ``flag`` at its end (``done``).  A with inside it
+        whose suppressed exception leaves this one (its ``leaves``: this flag, and its own)
+        skips the rest of the body: ``if <its flag>: <rest>; <done>``."""
+        inner = [q for q, st in enumerate(body) if getattr(st, "leaves", ("",))[0] == flag]
+        deeper = sum(1 for st in body for n in ast.walk(st) if getattr(n, "leaves", ("",))[0] == flag)
+        if len(inner) > 1 or deeper != len(inner):
+            raise self.fail("a with leaving an enclosing with from inside a nested block", at)
+        if not inner:
+            return [*body, done]
+        q = inner[0]
+        test = name(body[q].leaves[1])
+        return [*body[: q + 1], ast.If(test=test, body=[*body[q + 1 :], done], orelse=[])]
+
+    def _leaves_enclosing_with(self, sup: int, j: int) -> str | None:
+        """The flag of the enclosing with whose own suppressed path the suppressed path
+        [sup, j] of a with inside it joins: the enclosing with's exit (a copy of it, the only
+        other thing there) and a jump into that path, which raises or, the same way, leaves
+        the with around it.  None: not that shape."""
+        if not self._raising_withs:
+            return None
+        start, flag = self._raising_withs[-1]
+        ins = self.ins
+        if not (
+            ins[j].op == "JUMP"
+            and ins[j].target == start + 1
+            and ins[start].op == "LOAD_CONST"
+            and ins[start].argval is None
+            and ins[j - 1].op == "LOAD_CONST"
+            and ins[j - 1].argval is None
+            and j - 6 >= sup
+            and self._is_exit_copy(j - 6)
+        ):
+            return None
+        # before the exit copy: only a value pushed and popped (the handler's leftover)
+        if [ins[q].op for q in range(sup, j - 6)] not in ([], ["LOAD_CONST", "POP_TOP"]):
+            return None
+        return flag
+
+    def _with_target(self, k: int, stack: list) -> tuple[int, ast.expr | None]:
+        """Read the store(s) of ``__enter__()``'s result; return (body start, target)."""
+        ins = self.ins
+        if ins[k].op == "POP_TOP":
+            return k + 1, None
+        sentinel = ast.Name(id="__pellucid_with_enter__", ctx=ast.Load())
+        st = list(stack) + [sentinel]
+        saved, self.block = self.block, []
+        try:
+            depth = len(stack)
+            while True:
+                cur = ins[k]
+                if cur.target is not None or cur.op in TERMINAL:
+                    raise self.fail("with target is not a store", cur)
+                self.apply(cur, st)
+                k += 1
+                if len(st) == depth and self.block:
+                    break
+            stmts = self.block
+        finally:
+            self.block = saved
+        if len(stmts) != 1 or not isinstance(stmts[0], ast.Assign) or stmts[0].value is not sentinel:
+            raise self.fail("with target is not a plain store", ins[k - 1])
+        if len(stmts[0].targets) != 1:
+            raise self.fail("with target with several names", ins[k - 1])
+        stack[:] = st
+        return k, stmts[0].targets[0]
