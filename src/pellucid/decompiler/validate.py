@@ -53,7 +53,9 @@ entered at its head.
 
 What is not modelled gives ``not-verified`` with the reason, never ``equivalent``: a stack
 or an exception being handled that changes around a loop, generators, 3.9/3.10 exception
-blocks, opcodes not listed here, too many paths.
+blocks, opcodes not listed here, too many paths.  Nor does code the executor cannot follow (a
+stack shallower than an instruction reads, a value of a kind it does not take): the validator
+answers ``not-verified`` for it, never with an exception.
 """
 
 from __future__ import annotations
@@ -156,6 +158,8 @@ def _validate(
         return Verdict(False, str(e))
     except RecursionError:
         return Verdict(False, "terms nested too deeply to compare")
+    except Exception as e:  # noqa: BLE001 - a validator that fails proves nothing
+        return Verdict(False, f"the validator could not follow the code ({type(e).__name__}: {e})")
     return Verdict(True, paths=ends)
 
 
@@ -308,6 +312,12 @@ class _Live:
 
 class _PathEnd(Exception):
     pass
+
+
+# What a symbolic step raises when the code has a shape the executor does not expect (a stack
+# shallower than an instruction reads, a value of another kind than it takes): the step is
+# not followed, and the code is not verified.
+_FOLLOW_ERRORS = (LookupError, TypeError, ValueError, AttributeError, AssertionError)
 
 
 _BINARY = {
@@ -484,6 +494,12 @@ class _Executor:
             self._run_path(st, work, len(st.path))
         except _PathEnd:
             st.ended = True
+        except _FOLLOW_ERRORS as e:
+            i = self.cur
+            raise NotModelled(
+                f"the validator could not follow {i.op} at offset {i.offset} "
+                f"({type(e).__name__}: {e})"
+            ) from e
         for alt in work:
             alt.joined = alt.joined or alt.pc in self.joins
         return [st] + work
@@ -695,6 +711,24 @@ class _Executor:
 
     # --------------------------------------------------------------- stack and locals
 
+    @staticmethod
+    def take(st: _State, n: int) -> list:
+        """The top ``n`` values of the stack, popped (the deepest first).  A stack shallower
+        than that is code the executor cannot follow (a slice would quietly take fewer)."""
+        s = st.stack
+        if not 0 <= n <= len(s):
+            raise IndexError(f"{n} values taken from a stack of {len(s)}")
+        items = s[len(s) - n:]
+        del s[len(s) - n:]
+        return items
+
+    @staticmethod
+    def peek(st: _State, n: int) -> Any:
+        """The value ``n`` deep on the stack (1 is the top), checked like :meth:`take`."""
+        if not 1 <= n <= len(st.stack):
+            raise IndexError(f"value {n} deep read from a stack of {len(st.stack)}")
+        return st.stack[-n]
+
     def op_NOP(self, st: _State, i: Instr) -> None:
         pass
 
@@ -705,10 +739,11 @@ class _Executor:
         st.stack.append(_NULL)
 
     def op_COPY(self, st: _State, i: Instr) -> None:
-        st.stack.append(st.stack[-i.argval])
+        st.stack.append(self.peek(st, i.argval))
 
     def op_SWAP(self, st: _State, i: Instr) -> None:
         s, n = st.stack, i.argval
+        self.peek(st, n)
         s[-1], s[-n] = s[-n], s[-1]
 
     def op_ROT_THREE(self, st: _State, i: Instr) -> None:
@@ -720,11 +755,12 @@ class _Executor:
         s[-4:] = [s[-1], s[-4], s[-3], s[-2]]
 
     def op_ROT_N(self, st: _State, i: Instr) -> None:
-        s, n = st.stack, i.argval
-        s[-n:] = [s[-1]] + s[-n:-1]
+        items = self.take(st, i.argval)
+        st.stack.extend(items[-1:] + items[:-1])
 
     def op_DUP_TOP_TWO(self, st: _State, i: Instr) -> None:
-        st.stack.extend(st.stack[-2:])
+        items = self.take(st, 2)
+        st.stack.extend(items + items)
 
     def op_LOAD_CONST(self, st: _State, i: Instr) -> None:
         st.stack.append(const_term(i.argval, self.code_alias))
@@ -821,15 +857,11 @@ class _Executor:
     # --------------------------------------------------------------- building
 
     def op_BUILD_TUPLE(self, st: _State, i: Instr) -> None:
-        n = i.argval
-        items = st.stack[len(st.stack) - n:]
-        del st.stack[len(st.stack) - n:]
+        items = self.take(st, i.argval)
         st.stack.append(("tuple",) + tuple(items))
 
     def op_BUILD_LIST(self, st: _State, i: Instr) -> None:
-        n = i.argval
-        items = st.stack[len(st.stack) - n:]
-        del st.stack[len(st.stack) - n:]
+        items = self.take(st, i.argval)
         st.stack.append(self.new(st, "list", items))
 
     def op_BUILD_SLICE(self, st: _State, i: Instr) -> None:
@@ -842,9 +874,7 @@ class _Executor:
         st.stack.append(("slice", start, stop, step))
 
     def op_BUILD_SET(self, st: _State, i: Instr) -> None:
-        n = i.argval
-        items = st.stack[len(st.stack) - n:]
-        del st.stack[len(st.stack) - n:]
+        items = self.take(st, i.argval)
         st.stack.append(self.new(st, "set", []))
         self._set_add(st, st.heap[st.stack[-1][1]], items)
 
@@ -858,14 +888,14 @@ class _Executor:
 
     def op_SET_ADD(self, st: _State, i: Instr) -> None:
         value = st.stack.pop()
-        obj = self.fresh(st, st.stack[-i.argval])
+        obj = self.fresh(st, self.peek(st, i.argval))
         if obj is None or obj.kind != "set":
             raise NotModelled("SET_ADD to an unknown set")
         self._set_add(st, obj, [value])
 
     def op_SET_UPDATE(self, st: _State, i: Instr) -> None:
         value = st.stack.pop()
-        obj = self.fresh(st, st.stack[-i.argval])
+        obj = self.fresh(st, self.peek(st, i.argval))
         if type(value) is tuple and value[0] == "frozenset":
             items = list(value[1:])
         else:
@@ -876,17 +906,14 @@ class _Executor:
 
     def op_BUILD_MAP(self, st: _State, i: Instr) -> None:
         n = i.argval
-        flat = st.stack[len(st.stack) - 2 * n:]
-        del st.stack[len(st.stack) - 2 * n:]
+        flat = self.take(st, 2 * n)
         pairs = [[flat[2 * k], flat[2 * k + 1]] for k in range(n)]
         self._check_keys(st, [k for k, _ in pairs])
         st.stack.append(self.new(st, "dict", pairs))
 
     def op_BUILD_CONST_KEY_MAP(self, st: _State, i: Instr) -> None:
         keys = st.stack.pop()
-        n = i.argval
-        values = st.stack[len(st.stack) - n:]
-        del st.stack[len(st.stack) - n:]
+        values = self.take(st, i.argval)
         if type(keys) is not tuple or keys[0] != "tuple":
             raise NotModelled("BUILD_CONST_KEY_MAP without constant keys")
         pairs = [[k, v] for k, v in zip(keys[1:], values)]
@@ -903,7 +930,7 @@ class _Executor:
 
     def op_DICT_UPDATE(self, st: _State, i: Instr, tag: str = "dict-update") -> None:
         other = st.stack.pop()
-        target = self.fresh(st, st.stack[-i.argval])
+        target = self.fresh(st, self.peek(st, i.argval))
         if target is None or target.kind != "dict":
             raise NotModelled("a dict merge into an object the code did not build")
         src = self.fresh(st, other)
@@ -922,14 +949,14 @@ class _Executor:
 
     def op_LIST_APPEND(self, st: _State, i: Instr) -> None:
         value = st.stack.pop()
-        target = self.fresh(st, st.stack[-i.argval])
+        target = self.fresh(st, self.peek(st, i.argval))
         if target is None or target.kind != "list":
             raise NotModelled("LIST_APPEND to an unknown list")
         target.items.append(value)
 
     def op_LIST_EXTEND(self, st: _State, i: Instr) -> None:
         value = st.stack.pop()
-        target = self.fresh(st, st.stack[-i.argval])
+        target = self.fresh(st, self.peek(st, i.argval))
         items = self.items_of(st, value)
         if target is None or target.kind != "list":
             raise NotModelled("LIST_EXTEND of an unknown list")
@@ -1164,9 +1191,7 @@ class _Executor:
         st.kwnames = tuple(i.argval)
 
     def op_CALL(self, st: _State, i: Instr) -> None:
-        n = i.argval
-        args = st.stack[len(st.stack) - n:]
-        del st.stack[len(st.stack) - n:]
+        args = self.take(st, i.argval)
         b = st.stack.pop()
         a = st.stack.pop()
         kwnames, st.kwnames = st.kwnames or (), None
@@ -1191,18 +1216,14 @@ class _Executor:
         self.op_CALL(st, i)
 
     def op_CALL_FUNCTION(self, st: _State, i: Instr) -> None:
-        n = i.argval
-        args = st.stack[len(st.stack) - n:]
-        del st.stack[len(st.stack) - n:]
+        args = self.take(st, i.argval)
         self._call(st, st.stack.pop(), args, ())
 
     def op_CALL_FUNCTION_KW(self, st: _State, i: Instr) -> None:
         names = st.stack.pop()
         if type(names) is not tuple or names[0] != "tuple":
             raise NotModelled("CALL_FUNCTION_KW without constant names")
-        n = i.argval
-        args = st.stack[len(st.stack) - n:]
-        del st.stack[len(st.stack) - n:]
+        args = self.take(st, i.argval)
         self._call(st, st.stack.pop(), args, tuple(_const_value(t)[1] for t in names[1:]))
 
     def op_CALL_FUNCTION_EX(self, st: _State, i: Instr) -> None:
