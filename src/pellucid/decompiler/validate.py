@@ -55,7 +55,9 @@ What is not modelled gives ``not-verified`` with the reason, never ``equivalent`
 or an exception being handled that changes around a loop, generators, 3.9/3.10 exception
 blocks, opcodes not listed here, too many paths.  Nor does code the executor cannot follow (a
 stack shallower than an instruction reads, a value of a kind it does not take): the validator
-answers ``not-verified`` for it, never with an exception.
+answers ``not-verified`` for it, never with an exception.  When objects are freed is no part
+of a path (locals and temporaries disappear): a finalizer (``__del__``, a weakref callback) may
+run at another point, with another exception being handled, in one program than in the other.
 
 This module decides the verdict; the symbolic executor is :mod:`pellucid.decompiler.validation`
 (the state of a path, the terms, and the effects of each kind of instruction, one module each).
