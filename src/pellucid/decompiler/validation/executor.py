@@ -107,10 +107,10 @@ class Executor(
         except PathEnd:
             st.ended = True
         except FOLLOW_ERRORS as e:
-            i = self.cur
+            i = getattr(self, "cur", None)  # (the instruction being run, if any has been)
+            where = f"{i.op} at offset {i.offset}" if i is not None else "the code"
             raise NotModelled(
-                f"the validator could not follow {i.op} at offset {i.offset} "
-                f"({type(e).__name__}: {e})"
+                f"the validator could not follow {where} ({type(e).__name__}: {e})"
             ) from e
         for alt in work:
             alt.joined = alt.joined or alt.pc in self.joins
