@@ -855,3 +855,42 @@ def test_an_except_clause_in_a_loop_that_leaves_its_exception_set_is_not_verifie
     for verdict in (validate(a, b), validate(b, a)):
         assert not verdict.equivalent
         assert "differs" in verdict.reason or "being handled" in verdict.reason, verdict
+
+
+# --------------------------------------------------------------- malformed stacks
+
+def _malformed_stack_pairs():
+    """(well-formed, malformed) code pairs whose malformed side reads deeper than its stack:
+    a copy or rotation on an empty stack, a tuple built of more values than the stack holds,
+    and (3.11+) an except clause's cleanup ``COPY 3`` entered with only the exception there."""
+    shuffle = ("COPY", 3) if EXCEPTION_TABLES else ("ROT_THREE", 0)
+    plain = code_of("def f(x):\n return x")
+    yield plain, _with_opcodes(plain, lambda ins: {
+        next(i for i in ins if i.opname.startswith("LOAD_FAST")).offset: shuffle})
+    pair = code_of("def f(x):\n return (x, x)")
+    yield code_of("def f(x):\n return (x,)"), _with_opcodes(pair, lambda ins: {
+        next(i for i in ins if i.opname == "BUILD_TUPLE").offset: ("BUILD_TUPLE", 3)})
+    if EXCEPTION_TABLES:
+        handled = code_of("def f(x):\n try:\n  x.a()\n except E:\n  g()")
+        import dis
+
+        copy = next(i.offset for i in dis.get_instructions(handled)
+                    if i.opname == "COPY" and i.arg == 3)
+
+        def shallow_cleanup(entries):
+            for e in entries:
+                if e[2] == copy:
+                    e[3], e[4] = 0, 0
+
+        yield handled, _with_exception_table(handled, shallow_cleanup)
+
+
+@pytest.mark.parametrize("k", range(3 if EXCEPTION_TABLES else 2))
+def test_a_stack_too_shallow_for_an_instruction_is_not_verified(k):
+    """An instruction that reads deeper than the stack (code no compiler makes) is code the
+    validator cannot follow: not-verified with the instruction named, never an exception, and
+    never a quietly shorter read (the tuple of three built over two values is no ``(x,)``)."""
+    good, bad = list(_malformed_stack_pairs())[k]
+    for verdict in (validate(good, bad), validate(bad, good), validate(bad, bad)):
+        assert not verdict.equivalent
+        assert verdict.reason.startswith("the validator could not follow"), verdict
