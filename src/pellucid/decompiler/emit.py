@@ -28,7 +28,8 @@ from pellucid.decompiler.implicit_returns import (
 )
 from pellucid.decompiler.instructions import TABLE, Instr, flagged_docstring, normalize
 from pellucid.decompiler.live_values import annotation_ast, type_params_ast, value_ast
-from pellucid.decompiler.structure import Walker, _negate, restore_final_else
+from pellucid.decompiler.regions.build import _negate, restore_final_else
+from pellucid.decompiler.structure import Walker
 from pellucid.decompiler.unparse import unparse
 
 CO_VARARGS = 0x04

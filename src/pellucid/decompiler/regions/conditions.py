@@ -1,0 +1,245 @@
+"""Condition chains: the conditional jumps of one test, and where its true and false exits are.
+
+``a and (b or c)`` compiles to one jump per operand.  :meth:`ConditionOps.condition_chain`
+collects the tests that follow one another (an arm of a conditional expression used as a
+test ends in a jump over the next arm, or, 3.10+, in a copy of a small return block) and
+finds the longest prefix whose jumps leave for exactly two places: T, the fall-through, and
+F, the false exit.  The expression itself is rebuilt by :mod:`.build`.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from pellucid.decompiler.errors import DecompilationError
+from pellucid.decompiler.evaluate import const
+from pellucid.decompiler.instructions import TABLE, TERMINAL
+from pellucid.decompiler.regions.build import Block, _build_test, _exits, _has_ifexp
+from pellucid.decompiler.regions.chains import _NONE_JUMPS
+
+EMPTY_IF = -1  # the false exit of `if <test>: pass`, which is where the true exit goes
+
+
+class ConditionOps:
+    """Walker mixin: condition chains, read into one test with a true and a false exit."""
+
+    def try_condition_at(self, start: int, stack: list) -> tuple[ast.expr, int, int] | None:
+        """Parse a condition chain beginning at ``start``; None if there is none."""
+        try:
+            stmts, st = self.walk(start, self.n, list(stack), frozenset(), until_cond=True)
+        except DecompilationError:
+            return None
+        if stmts:
+            return None
+        j = st.pop()
+        first = self.as_expr(st.pop(), self.ins[j])
+        if len(st) != len(stack):
+            return None
+        return self.condition_chain(j, first, stack, start)
+
+    def _copies_of(
+        self, T: int, size: int, falls: dict[int, int], copies: dict[int, int]
+    ) -> list[tuple[int, int]] | None:
+        """The copied arm bodies of a chain of ``size`` tests, as (start, size), each a copy of
+        the code at ``T``; None when one is not.  Copies are recorded in order, so a size
+        whose first copy differs fails at its first comparison."""
+        used = []
+        for n, length in copies.items():
+            if n >= size - 1:
+                break
+            if n in falls:
+                if not self._same_code(falls[n], T, length):
+                    return None
+                used.append((falls[n], length))
+        return used
+
+    def condition_chain(
+        self, j: int, first: ast.expr, stack: list, start: int
+    ) -> tuple[ast.expr, int, int] | None:
+        """Collect the and/or chain whose first test is ``first`` jumping at ``j``.
+
+        Returns (expression, T, F): the whole test is true exactly when control
+        reaches T (the fallthrough after the chain) and false when it reaches F.
+        """
+        blocks = [self._block(first, j, start)]
+        k = self._next(j)
+        falls: dict[int, int] = {}
+        copies: dict[int, int] = {}
+        arm_jumps: dict[int, int] = {}  # where an arm's closing jump is -> where it goes
+        while k < self.n and self.reachable[k]:
+            over = self._arm_jump(k)
+            if over is not None:
+                falls[len(blocks) - 1] = over
+                arm_jumps[k] = over
+                k += 1
+            elif (size := self._arm_copy(k)) is not None:
+                # 3.10+ copy a small `return` body onto the end of the first arm
+                if copies and not self._same_copy(falls, copies, k, size):
+                    # every copied body of a chain is a copy of the code after it, and this
+                    # one differs from the first: no longer chain can hold both (an elif
+                    # chain of different returns), so the scan stops here, keeping it linear
+                    break
+                falls[len(blocks) - 1] = k
+                copies[len(blocks) - 1] = size
+                k += size
+            if k in self.latch:
+                # a loop's head (3.9's `while` tests at its top): the loop starts here, not
+                # another test of this chain (`if c: while d:` jumps where the loop exits)
+                break
+            try:
+                stmts, st = self.walk(k, self.n, list(stack), frozenset(), until_cond=True)
+            except DecompilationError:
+                break
+            if stmts:
+                break
+            jj = st.pop()
+            e = self.as_expr(st.pop(), self.ins[jj])
+            if len(st) != len(stack) or any(a is not b for a, b in zip(st, stack)):
+                break
+            blocks.append(self._block(e, jj, k))
+            k = self._next(jj)
+        for size in range(len(blocks), 0, -1):
+            # the arms' copied bodies must be copies of what follows this chain: checked before
+            # the chain is built, so that a long elif chain of returns stays quadratic, not cubic
+            T = self._next(blocks[size - 1].jump)
+            used = self._copies_of(T, size, falls, copies)
+            if used is None:
+                continue
+            chain = [
+                Block(
+                    b.expr,
+                    b.when,
+                    # a test of an arm jumping to the arm's closing jump goes where it goes
+                    arm_jumps.get(b.target, b.target) if b.target < blocks[size - 1].start else b.target,
+                    b.start,
+                    b.jump,
+                    falls.get(n) if n < size - 1 else None,
+                )
+                for n, b in enumerate(blocks[:size])
+            ]
+            for n, b in enumerate(chain):
+                if n in copies and b.fall is not None:
+                    b.fall = T
+            starts = [b.start for b in chain]
+            outside = {t for b in chain for t in _exits(b) if t not in starts[1:] and t != T}
+            if len(outside) > 1:
+                merged = self._merge_exit_copies(outside, T)
+                if merged is not None:
+                    for b in chain:
+                        if b.target in outside:
+                            b.target = merged
+                        if b.fall in outside:
+                            b.fall = merged
+                    outside = {merged}
+            cleanup_copy = self._chain_cleanup_copy(outside, T, starts[0]) if len(outside) == 2 else None
+            if cleanup_copy is not None:
+                # 3.10+: a chained comparison's clean-up falls into a copy of the block at T
+                # (its last link's jump was inverted over T): that copy is T
+                t, n = cleanup_copy
+                for b in chain:
+                    if b.target == t:
+                        b.target = T
+                    if b.fall == t:
+                        b.fall = T
+                outside = outside - {t}
+            if not outside and chain[-1].target == T and not used:
+                # `if a or b: pass`: every exit is T; the last test's jump is
+                # the (empty) false exit
+                chain = list(chain)
+                last = chain[-1]
+                chain[-1] = Block(last.expr, last.when, EMPTY_IF, last.start, last.jump, last.fall)
+                expr = _build_test(chain, size, T, EMPTY_IF, starts + [T])
+                if expr is not None:
+                    self.last_chain = (chain, starts + [T])
+                    return expr, T, EMPTY_IF
+                continue
+            if len(outside) != 1:
+                continue
+            (F,) = outside
+            expr = _build_test(chain, size, T, F, starts + [T])
+            if expr is not None and any(b.fall is not None for b in chain) and not _has_ifexp(expr):
+                # an arm's jump or copied body read as an and/or: two `if`s
+                # sharing a body, not one test
+                expr = None
+            if expr is not None:
+                for c, size_ in used:
+                    for i in range(c, c + size_):
+                        self.reachable[i] = False
+                if cleanup_copy is not None:
+                    t, n = cleanup_copy
+                    for i in range(t - 1, t + n):
+                        self.reachable[i] = False
+                self.last_chain = (chain, starts + [T])
+                return expr, T, F
+        return None
+
+    def _same_copy(self, falls: dict[int, int], copies: dict[int, int], k: int, size: int) -> bool:
+        """Whether the copied body of ``size`` at ``k`` is the same code as the chain's first."""
+        n, first_size = next(iter(copies.items()))
+        return size == first_size and self._same_code(falls[n], k, size)
+
+    def _chain_cleanup_copy(self, outside: set[int], T: int, start: int) -> tuple[int, int] | None:
+        """(t, n): an exit t of a test [start, T) holding a copy, n long, of the terminal
+        block at T, entered from a chained comparison's clean-up POP_TOP right before it,
+        which only jumps from inside the test reach (3.10+), else None."""
+        if not TABLE.copies_exit_blocks:
+            return None
+        n = self._terminal_len(T)
+        if n is None:
+            return None
+        for t in outside:
+            if t <= T or not self._same_code(T, t, n):
+                continue
+            c = t - 1
+            if self.ins[c].op != "POP_TOP" or self.ins[c - 1].op not in TERMINAL:
+                continue
+            if all(start <= i.index < T for i in self.ins if i.target == c):
+                return t, n
+        return None
+
+    def _arm_jump(self, k: int) -> int | None:
+        """Target of a forward jump at ``k`` that ends a ternary arm inside a test.
+
+        The code after it must be another arm: something jumps there."""
+        ins = self.ins[k]
+        if ins.op != "JUMP" or ins.target <= k or k + 1 >= ins.target:
+            return None
+        if not (self.reachable[k + 1] and self._is_target(k + 1)):
+            return None
+        return ins.target
+
+    def _arm_copy(self, k: int) -> int | None:
+        """Size of a copied small body (a return or raise) at ``k`` ending a ternary arm
+        (3.10+): the code after it must be another arm (something jumps there)."""
+        size = self._terminal_len(k) if TABLE.copies_exit_blocks else None
+        if size is None or k + size >= self.n:
+            return None
+        after = k + size
+        if not (self.reachable[after] and self._is_target(after)):
+            return None
+        return size
+
+    def _merge_exit_copies(self, targets: set[int], T: int) -> int | None:
+        if not TABLE.copies_exit_blocks:
+            return None
+        keys = {self._exit_key(t) for t in targets}
+        if len(keys) != 1 or None in keys or min(targets) < T:
+            return None
+        first = min(targets)
+        for t in targets - {first}:
+            for k in range(t, t + len(next(iter(keys)))):
+                self.reachable[k] = False
+        return first
+
+    def _block(self, expr: ast.expr, j: int, start: int) -> Block:
+        ins = self.ins[j]
+        op = ins.op
+        if op in _NONE_JUMPS and hasattr(expr, "fused_none"):
+            when = expr.fused_none  # a chained comparison whose last link is this jump's test
+        elif op == "POP_JUMP_IF_NONE":
+            expr, when = ast.Compare(left=expr, ops=[ast.Is()], comparators=[const(None)]), True
+        elif op == "POP_JUMP_IF_NOT_NONE":
+            expr, when = ast.Compare(left=expr, ops=[ast.Is()], comparators=[const(None)]), False
+        else:
+            when = op == "POP_JUMP_IF_TRUE"
+        return Block(expr, when, ins.target, start, j)
