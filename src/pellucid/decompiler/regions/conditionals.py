@@ -193,6 +193,9 @@ class IfOps:
     def do_if(
         self, j: int, expr: ast.expr, T: int, F: int, stack: list, stop: int, exits: frozenset
     ) -> int:
+        """The if statement whose test ``expr`` (jumping at j) goes on at T when true and at F
+        when false: where its else is (see :mod:`.else_ranges`), then a conditional expression
+        if its arms make one value, else the statement."""
         ins = self.ins[j]
         if F > stop and F not in exits and self.ins[F].op == "JUMP" and self.ins[F].target in exits:
             # 3.9: the false path jumps to a jump to where this block ends (a loop's
@@ -204,139 +207,53 @@ class IfOps:
                 return r
             raise self.fail("condition jumps past its block", ins)
         then_stop = min(F, stop)
-        else_range = None
         last = self.branch_last_jump(T, then_stop)
         loop = self.loops[-1] if self.loops else None
-        if (
-            last is not None
-            and last.op == "JUMP"
-            and last.target is not None
-            and last.target > then_stop
-            and F <= stop
-            and not (loop is not None and (last.target in loop.break_targets or last.target in loop.continue_targets))
-        ):
-            E = last.target
-            if E <= stop:
-                else_range = (F, E)
-            elif E in exits:
-                else_range = (F, stop)
-            if else_range is not None:
-                then_stop = then_stop - 1
-        elif (
-            last is not None
-            and last.op == "JUMP"
-            and loop is not None
-            and last.target in loop.continue_targets
-            and last.target in exits
-            and last.index == then_stop - 1
-            and T <= last.index
-            and F < stop
-            and self.reachable[last.index]
-            and (self._has_inner_loop(T, last.index) or self._falls_off_loop_body(T, last.index, F, exits, loop))
-        ):
-            # an if/else ending the loop body: its jump over the else goes to
-            # the loop head (the same code as `continue`); say the else, so a
-            # loop inside the branch can leave by that jump too
-            else_range = (F, stop)
-            then_stop = then_stop - 1
-        elif self._leaves_handler(last, T, F, stop, exits):
-            # 3.12+ handlers sit after the code: `POP_EXCEPT; JUMP <try follow>`
-            # ends each arm of an if/else in an except clause
-            else_range = (F, stop)
-            then_stop = last.index
-        if (
-            else_range is None
-            and TABLE.keeps_dead_jumps
-            and last is not None
-            and last.op == "JUMP"
-            and loop is not None
-            and last.target in loop.continue_targets
-            and last.index == then_stop - 1
-            and self.reachable[last.index]
-            and F < stop
-        ):
-            # 3.9 threads the jump over the else to the loop's head when a `continue`
-            # follows the if/else; a test in the branch that jumps to that continue
-            # (a jump to the same head) says where the else ends
-            E = self._threaded_follow39(T, then_stop, F, stop, last.target)
-            if E is not None:
-                else_range = (F, E)
-                then_stop = then_stop - 1
-        if else_range is None and F < stop and self._leaves_at_end(last, T, then_stop, loop):
-            # the branch ends by leaving (break, continue, return), so the jump over the else
-            # is in a nested statement ending the branch another way (3.11: `elif` arms)
-            E = self._jump_over_else_inside(T, then_stop, F, stop, exits, loop)
-            if E is not None:
-                else_range = (F, E)
-        dead_else = (
-            last is not None
-            and last.op == "JUMP"
-            and last.index == min(F, stop) - 1
-            and not self.initially_reachable[last.index]
-            # (not when the code before it jumps to F: then it ends an inner if/else, whose
-            # then-branch jumps over it to where this if ends)
-            and not (self.ins[last.index - 1].op == "JUMP" and self.ins[last.index - 1].target == F)
-        )
-        if else_range is None and dead_else and last.target in exits and F < stop:
-            # 3.9 keep the jump over the else after a break/continue/raise: an
-            # if/else ending a loop body, its jump threaded to the loop head
-            else_range = (F, stop)
-            then_stop = then_stop - 1
+        else_range, then_stop, dead_else = self._else_after_jump(T, F, stop, exits, last, loop, then_stop)
         # `else: pass` is a jump over a NOP: both land on F once NOPs are dropped
         empty_else = else_range is None and F <= stop and self._jumps_over_empty_else(last, F)
-        if else_range is None and F <= stop and last is not None and last.op in TERMINAL:
-            copy = self._copied_follow(T, then_stop, stop)
-            if copy is not None:
-                # the then-branch falls into a copy of the block after the else
-                # (3.12+ copy small exit blocks into each path that reaches them)
-                X, size = copy
-                if size == 2 and self.ins[X].op == "LOAD_CONST" and self.ins[X].argval is None:
-                    # a `return None` copied for a jump from inside the branch as well:
-                    # only the function's implicit return (no line) is copied so
-                    self.implicit_returns.add(X + 1)
-                else_range = (F, X)
-                then_stop = then_stop - size
-                for k in range(then_stop, then_stop + size):
-                    self.reachable[k] = False
+        if else_range is None:
+            else_range, then_stop = self._else_after_leaving_branch(T, F, stop, exits, last, loop, then_stop)
+        branch_exits = self._branch_exits(else_range, then_stop, F, stop, exits)
+        r = self._if_as_value(expr, T, F, stack, stop, exits, else_range, then_stop)
+        if r is not None:
+            return r
+        if self._pending(stack) and (else_range is None or self._protected(T, else_range[1])):
+            # no conditional expression is possible: name the values first, and
+            # walk the branches once (try structuring must not run twice)
+            self.materialize(stack)
+        then_body, st1 = self.walk(T, then_stop, list(stack), branch_exits)
         if (
             else_range is None
-            and F < stop
-            and last is not None
-            and last.op in TERMINAL
-            and self._falls_off_loop_body(T, then_stop, F, exits, loop)
+            and len(then_body) == 1
+            and isinstance(then_body[0], ast.Assert)
+            and isinstance(then_body[0].test, ast.Constant)
         ):
-            # the branch ends in a return/raise, but an if inside it falls off the
-            # loop body (3.12+ jump to the head): an if/else ending the body
-            else_range = (F, stop)
-        if else_range is None and F < stop and last is not None and last.op in TERMINAL:
-            E = self._inner_else_jump(T, then_stop, stop, loop)
-            if E is not None:
-                # the branch ends in a statement that returns, but an arm inside
-                # it jumps over the else (3.10+ thread the jumps)
-                else_range = (F, E)
-        if (
-            else_range is None
-            and F < stop
-            and last is not None
-            and last.op == "JUMP"
-            and T <= last.target < last.index
-            and self.ins[last.target].op != "FOR_ITER"
-        ):
-            # the branch ends in a loop that never falls off its end: where its breaks go
-            # past the else says where the else ends (no jump over the else is left);
-            # 3.10+ copy the code there behind a break through a finally
-            outs = {
-                self.ins[k].target
-                for k in range(last.target, then_stop)
-                if self.reachable[k] and self.ins[k].target is not None and F < self.ins[k].target <= stop
-            }
-            # (the last such place: copies of it in the else come before it)
-            p = self.finally_copied_break(last.target, then_stop, F, stop, last=True) if not outs else None
-            if p is not None:
-                outs = {p}
-            if len(outs) == 1:
-                else_range = (F, outs.pop())
-        # what falling off the end of each branch means: reaching the if's follow
+            self.emit(ast.Assert(test=_negate_test(expr), msg=then_body[0].msg))
+            return then_stop if F > stop else F
+        if dead_else and else_range is not None and self.ins[last.index - 1].op == "RETURN_VALUE":
+            # 3.9 drop code after a return only up to the next label: the branch
+            # ended in a compound statement, an if whose arms all return
+            restore_final_else(then_body)
+        if else_range is not None:
+            return self._if_else(expr, ins, T, then_stop, else_range, stack, stop, branch_exits, then_body, st1)
+        fall: tuple[list[ast.stmt], list] = ([], stack)  # the false exit: the stack as it was
+        if not _arms_meet([(then_body, st1), fall]):
+            raise self.fail("if branch changes the stack", ins)
+        if self._pending(stack):
+            self.materialize(stack)
+            then_body, st1 = self.walk(T, then_stop, list(stack), branch_exits)
+        orelse = [ast.Pass()] if empty_else and not _ends_in_jump(then_body) else []
+        fall = ([], list(stack))
+        stack[:] = self._join_arms(stack, [(then_body, st1), fall], ins)
+        # (the false exit assigns the temporaries of slots the then-branch changed)
+        self.emit(ast.If(test=expr, body=then_body or [ast.Pass()], orelse=fall[0] or orelse))
+        return then_stop if F > stop else F
+
+    def _branch_exits(
+        self, else_range: tuple[int, int] | None, then_stop: int, F: int, stop: int, exits: frozenset
+    ) -> frozenset:
+        """What falling off the end of each branch means: reaching the if's follow."""
         follow = else_range[1] if else_range else then_stop
         if else_range:
             follow_targets = {else_range[1]}
@@ -345,7 +262,15 @@ class IfOps:
         else:
             follow_targets = {F, then_stop}
         inherited = exits if (follow == stop or follow_targets & exits) else frozenset()
-        branch_exits = frozenset(follow_targets) | inherited
+        return frozenset(follow_targets) | inherited
+
+    def _if_as_value(
+        self, expr: ast.expr, T: int, F: int, stack: list, stop: int, exits: frozenset,
+        else_range: tuple[int, int] | None, then_stop: int,
+    ) -> int | None:
+        """The if read as a value: an and/or whose operand jumps into the last one (3.9-3.11),
+        or a conditional expression whose arms end in a shared copied tail.  Where the walk
+        goes on, or None."""
         last_in_then = self.ins[F - 1] if T <= F - 1 < self.n else None
         if last_in_then is not None and last_in_then.op in VALUE_JUMPS and last_in_then.target > F:
             return self._mixed_boolop(expr, T, F, last_in_then, stack)
@@ -372,71 +297,42 @@ class IfOps:
             r = self._tail_ternary(expr, T, F, stack, stop, exits, end=else_range[1])
             if r is not None:
                 return r
-        if self._pending(stack) and (else_range is None or self._protected(T, else_range[1])):
-            # no conditional expression is possible: name the values first, and
-            # walk the branches once (try structuring must not run twice)
-            self.materialize(stack)
-        then_body, st1 = self.walk(T, then_stop, list(stack), branch_exits)
+        return None
+
+    def _if_else(
+        self, expr: ast.expr, ins: Instr, T: int, then_stop: int, else_range: tuple[int, int], stack: list,
+        stop: int, branch_exits: frozenset, then_body: list[ast.stmt], st1: list,
+    ) -> int:
+        """``if expr: <then_body> else: <[else_range)>``, emitted (or, when each arm leaves one
+        value and says nothing, the conditional expression pushed): where the if ends."""
+        else_body, st2 = self.walk(else_range[0], else_range[1], list(stack), branch_exits)
+        # a conditional expression leaves one value and says nothing
         if (
-            else_range is None
-            and len(then_body) == 1
-            and isinstance(then_body[0], ast.Assert)
-            and isinstance(then_body[0].test, ast.Constant)
+            not then_body
+            and not else_body
+            and len(st1) == len(stack) + 1
+            and len(st2) == len(stack) + 1
+            and _is_arm_value(st1[-1])
+            and _is_arm_value(st2[-1])
         ):
-            self.emit(ast.Assert(test=_negate_test(expr), msg=then_body[0].msg))
-            return then_stop if F > stop else F
-        if dead_else and else_range is not None and self.ins[last.index - 1].op == "RETURN_VALUE":
-            # 3.9 drop code after a return only up to the next label: the branch
-            # ended in a compound statement, an if whose arms all return
-            restore_final_else(then_body)
-        if else_range is not None:
-            else_body, st2 = self.walk(else_range[0], else_range[1], list(stack), branch_exits)
-            # a conditional expression leaves one value and says nothing
-            if (
-                not then_body
-                and not else_body
-                and len(st1) == len(stack) + 1
-                and len(st2) == len(stack) + 1
-                and _is_arm_value(st1[-1])
-                and _is_arm_value(st2[-1])
-            ):
-                stack.append(
-                    ast.IfExp(test=expr, body=self.as_expr(st1[-1], ins), orelse=self.as_expr(st2[-1], ins))
-                )
-                return else_range[1]
-            left_handler = else_range[1] == stop and self._both_left_handler(stack, st1, st2)
-            # (each arm ends the except clause: nothing continues after the if)
-            if not left_handler and not self._arms_meet([(then_body, st1), (else_body, st2)]):
-                raise self.fail("if/else branches leave different stacks", ins)
-            if self._pending(stack):
-                # values computed before the test must not be recomputed in the branches
-                # (locals the branches assign are saved as the if statement is emitted)
-                self.materialize(stack)
-                then_body, st1 = self.walk(T, then_stop, list(stack), branch_exits)
-                else_body, st2 = self.walk(else_range[0], else_range[1], list(stack), branch_exits)
-            if not left_handler:
-                stack[:] = self._join_arms(stack, [(then_body, st1), (else_body, st2)], ins)
-            self.emit(ast.If(test=expr, body=then_body or [ast.Pass()], orelse=else_body))
+            stack.append(
+                ast.IfExp(test=expr, body=self.as_expr(st1[-1], ins), orelse=self.as_expr(st2[-1], ins))
+            )
             return else_range[1]
-        fall: tuple[list[ast.stmt], list] = ([], stack)  # the false exit: the stack as it was
-        if not self._arms_meet([(then_body, st1), fall]):
-            raise self.fail("if branch changes the stack", ins)
+        left_handler = else_range[1] == stop and self._both_left_handler(stack, st1, st2)
+        # (each arm ends the except clause: nothing continues after the if)
+        if not left_handler and not _arms_meet([(then_body, st1), (else_body, st2)]):
+            raise self.fail("if/else branches leave different stacks", ins)
         if self._pending(stack):
+            # values computed before the test must not be recomputed in the branches
+            # (locals the branches assign are saved as the if statement is emitted)
             self.materialize(stack)
             then_body, st1 = self.walk(T, then_stop, list(stack), branch_exits)
-        orelse = [ast.Pass()] if empty_else and not _ends_in_jump(then_body) else []
-        fall = ([], list(stack))
-        stack[:] = self._join_arms(stack, [(then_body, st1), fall], ins)
-        # (the false exit assigns the temporaries of slots the then-branch changed)
-        self.emit(ast.If(test=expr, body=then_body or [ast.Pass()], orelse=fall[0] or orelse))
-        return then_stop if F > stop else F
-
-    @staticmethod
-    def _arms_meet(arms: list[tuple[list[ast.stmt], list]]) -> bool:
-        """Do the arms that reach the join (those not ending by return/raise/break/continue)
-        leave stacks of one depth?  (see _join_arms)"""
-        depths = {len(st) for body, st in arms if not _ends_in_jump(body)}
-        return len(depths) <= 1
+            else_body, st2 = self.walk(else_range[0], else_range[1], list(stack), branch_exits)
+        if not left_handler:
+            stack[:] = self._join_arms(stack, [(then_body, st1), (else_body, st2)], ins)
+        self.emit(ast.If(test=expr, body=then_body or [ast.Pass()], orelse=else_body))
+        return else_range[1]
 
     def _join_arms(self, stack: list, arms: list[tuple[list[ast.stmt], list]], ins: Instr) -> list:
         """The stack where the arms of an if statement meet again.
@@ -496,3 +392,10 @@ class IfOps:
             start < hi and end > lo and not (start <= lo and end >= hi)
             for start, end, *_ in self.exc_entries
         )
+
+
+def _arms_meet(arms: list[tuple[list[ast.stmt], list]]) -> bool:
+    """Do the arms that reach the join (those not ending by return/raise/break/continue)
+    leave stacks of one depth?  (see _join_arms)"""
+    depths = {len(st) for body, st in arms if not _ends_in_jump(body)}
+    return len(depths) <= 1

@@ -22,6 +22,154 @@ from pellucid.decompiler.regions.loops import Loop
 class ElseOps:
     """Walker mixin: where an if statement's else ends when no plain jump over it says so."""
 
+    def _else_after_jump(
+        self, T: int, F: int, stop: int, exits: frozenset, last: Instr | None, loop: Loop | None,
+        then_stop: int,
+    ) -> tuple[tuple[int, int] | None, int, bool]:
+        """The else of the if whose then-branch [T, then_stop) ends in ``last`` (its last jump,
+        if any), as the jumps over it say: (else_range, then_stop, dead_else).  else_range is
+        [F, where the else ends) or None; then_stop drops the jump over the else; dead_else:
+        ``last`` is a jump over the else that 3.9 kept, dead, after a branch that leaves."""
+        else_range = None
+        if (
+            last is not None
+            and last.op == "JUMP"
+            and last.target is not None
+            and last.target > then_stop
+            and F <= stop
+            and not (loop is not None and (last.target in loop.break_targets or last.target in loop.continue_targets))
+        ):
+            E = last.target
+            if E <= stop:
+                else_range = (F, E)
+            elif E in exits:
+                else_range = (F, stop)
+            if else_range is not None:
+                then_stop = then_stop - 1
+        elif (
+            last is not None
+            and last.op == "JUMP"
+            and loop is not None
+            and last.target in loop.continue_targets
+            and last.target in exits
+            and last.index == then_stop - 1
+            and T <= last.index
+            and F < stop
+            and self.reachable[last.index]
+            and (self._has_inner_loop(T, last.index) or self._falls_off_loop_body(T, last.index, F, exits, loop))
+        ):
+            # an if/else ending the loop body: its jump over the else goes to
+            # the loop head (the same code as `continue`); say the else, so a
+            # loop inside the branch can leave by that jump too
+            else_range = (F, stop)
+            then_stop = then_stop - 1
+        elif self._leaves_handler(last, T, F, stop, exits):
+            # 3.12+ handlers sit after the code: `POP_EXCEPT; JUMP <try follow>`
+            # ends each arm of an if/else in an except clause
+            else_range = (F, stop)
+            then_stop = last.index
+        if (
+            else_range is None
+            and TABLE.keeps_dead_jumps
+            and last is not None
+            and last.op == "JUMP"
+            and loop is not None
+            and last.target in loop.continue_targets
+            and last.index == then_stop - 1
+            and self.reachable[last.index]
+            and F < stop
+        ):
+            # 3.9 threads the jump over the else to the loop's head when a `continue`
+            # follows the if/else; a test in the branch that jumps to that continue
+            # (a jump to the same head) says where the else ends
+            E = self._threaded_follow39(T, then_stop, F, stop, last.target)
+            if E is not None:
+                else_range = (F, E)
+                then_stop = then_stop - 1
+        if else_range is None and F < stop and self._leaves_at_end(last, T, then_stop, loop):
+            # the branch ends by leaving (break, continue, return), so the jump over the else
+            # is in a nested statement ending the branch another way (3.11: `elif` arms)
+            E = self._jump_over_else_inside(T, then_stop, F, stop, exits, loop)
+            if E is not None:
+                else_range = (F, E)
+        dead_else = (
+            last is not None
+            and last.op == "JUMP"
+            and last.index == min(F, stop) - 1
+            and not self.initially_reachable[last.index]
+            # (not when the code before it jumps to F: then it ends an inner if/else, whose
+            # then-branch jumps over it to where this if ends)
+            and not (self.ins[last.index - 1].op == "JUMP" and self.ins[last.index - 1].target == F)
+        )
+        if else_range is None and dead_else and last.target in exits and F < stop:
+            # 3.9 keep the jump over the else after a break/continue/raise: an
+            # if/else ending a loop body, its jump threaded to the loop head
+            else_range = (F, stop)
+            then_stop = then_stop - 1
+        return else_range, then_stop, dead_else
+
+    def _else_after_leaving_branch(
+        self, T: int, F: int, stop: int, exits: frozenset, last: Instr | None, loop: Loop | None,
+        then_stop: int,
+    ) -> tuple[tuple[int, int] | None, int]:
+        """The else of an if whose then-branch [T, then_stop) has no jump over it, because the
+        branch ends by leaving (a return or raise, or a loop that never falls off its end):
+        (else_range, then_stop), else_range None when nothing says the else ends before F."""
+        else_range = None
+        if else_range is None and F <= stop and last is not None and last.op in TERMINAL:
+            copy = self._copied_follow(T, then_stop, stop)
+            if copy is not None:
+                # the then-branch falls into a copy of the block after the else
+                # (3.12+ copy small exit blocks into each path that reaches them)
+                X, size = copy
+                if size == 2 and self.ins[X].op == "LOAD_CONST" and self.ins[X].argval is None:
+                    # a `return None` copied for a jump from inside the branch as well:
+                    # only the function's implicit return (no line) is copied so
+                    self.implicit_returns.add(X + 1)
+                else_range = (F, X)
+                then_stop = then_stop - size
+                for k in range(then_stop, then_stop + size):
+                    self.reachable[k] = False
+        if (
+            else_range is None
+            and F < stop
+            and last is not None
+            and last.op in TERMINAL
+            and self._falls_off_loop_body(T, then_stop, F, exits, loop)
+        ):
+            # the branch ends in a return/raise, but an if inside it falls off the
+            # loop body (3.12+ jump to the head): an if/else ending the body
+            else_range = (F, stop)
+        if else_range is None and F < stop and last is not None and last.op in TERMINAL:
+            E = self._inner_else_jump(T, then_stop, stop, loop)
+            if E is not None:
+                # the branch ends in a statement that returns, but an arm inside
+                # it jumps over the else (3.10+ thread the jumps)
+                else_range = (F, E)
+        if (
+            else_range is None
+            and F < stop
+            and last is not None
+            and last.op == "JUMP"
+            and T <= last.target < last.index
+            and self.ins[last.target].op != "FOR_ITER"
+        ):
+            # the branch ends in a loop that never falls off its end: where its breaks go
+            # past the else says where the else ends (no jump over the else is left);
+            # 3.10+ copy the code there behind a break through a finally
+            outs = {
+                self.ins[k].target
+                for k in range(last.target, then_stop)
+                if self.reachable[k] and self.ins[k].target is not None and F < self.ins[k].target <= stop
+            }
+            # (the last such place: copies of it in the else come before it)
+            p = self.finally_copied_break(last.target, then_stop, F, stop, last=True) if not outs else None
+            if p is not None:
+                outs = {p}
+            if len(outs) == 1:
+                else_range = (F, outs.pop())
+        return else_range, then_stop
+
     def _leaves_at_end(self, last: Instr | None, T: int, then_stop: int, loop: Loop | None) -> bool:
         """Does the branch [T, then_stop) end in a jump out of the loop or back to its head,
         or in a return/raise?"""

@@ -12,7 +12,7 @@ there) or a ``while``-``else``.  3.10+ copy the test to the bottom of the loop (
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pellucid.decompiler import values as V
 from pellucid.decompiler.evaluate import const
@@ -42,10 +42,39 @@ class Loop:
     outer_exits: frozenset = frozenset()
 
 
+@dataclass(eq=False)
+class _While:
+    """A `while` loop that do_loop is reading: what its steps have found so far."""
+
+    h: int  # the head: where the jumps back go
+    latch: int  # the last jump back
+    loop: Loop
+    breaks: list[int]  # where the body's unconditional jumps out go
+    follow: int  # where the loop goes on (loop.follow)
+    body_start: int
+    tail_end: int  # where the body's walk ends (past body_end when the body goes on after its last jump back)
+    rest_leaves: bool = False  # (the rest past the last jump back reaches the loop's exit)
+    placed_from: int | None = None  # (where the code left for the enclosing block starts, if not tail_end)
+    test: ast.expr | None = None  # None: `while True:`
+    F: int | None = None  # the test's false exit
+    # the code after the loop laid out inside its range: skipped by the body's walk
+    outside: list[int] = field(default_factory=list)
+    orelse: list[ast.stmt] = field(default_factory=list)
+    conditional_latch: bool = False  # (the last jump back is a conditional jump)
+    leaves_at_end: bool = False  # (the end of the body is where the loop's breaks go)
+
+    @property
+    def body_end(self) -> int:
+        return self.latch + 1
+
+
 class LoopOps:
     """Walker mixin: while loops, tested at the top, at the bottom, or not at all."""
 
     def do_loop(self, h: int, stack: list, stop: int, exits: frozenset) -> int:
+        """The loop whose head h the jump back at ``self.latch[h]`` targets: a ``for`` (FOR_ITER
+        at h), a ``while`` tested at its bottom (see try_inverted_while), else a ``while`` read
+        in steps: its breaks, its test, the body's rest past the last jump back, the body."""
         ins = self.ins[h]
         latch = self.latch[h]
         if ins.op == "FOR_ITER":
@@ -67,10 +96,20 @@ class LoopOps:
             inverted = self.try_inverted_while(h, stack, stop, exits)
             if inverted is not None:
                 return inverted
+        w = self._while_breaks(h, latch, stop, exits)
+        self._while_test(w, stack, stop, exits, ins)
+        self._while_rest_past_latch(w, stop, exits)
+        if around:
+            if w.test is not None:
+                raise self.fail("loop at the start of a loop body not recognized", ins)
+            self._inner_while_head = h
+        body = self._while_body(w, stack, stop, ins)
+        self.emit(ast.While(test=w.test if w.test is not None else const(True), body=body, orelse=w.orelse))
+        return self._while_exit(w, stack, stop, exits, ins)
+
+    def _while_breaks(self, h: int, latch: int, stop: int, exits: frozenset) -> _While:
+        """The `while` loop at h as its unconditional jumps out say: where its breaks go."""
         body_end = latch + 1
-        tail_end = body_end  # (past body_end when the body goes on after its last jump back)
-        rest_leaves = False  # (the rest past the last jump back reaches the loop's exit)
-        placed_from = None  # (where the code left for the enclosing block starts, if not tail_end)
         breaks = self._jumps_out(h, body_end)
         follow = max(breaks) if breaks else body_end
         loop = Loop(h, follow, {h}, set(breaks) | {follow} | self._breaks_leaving_clause(h, body_end, stop, exits))
@@ -80,145 +119,159 @@ class LoopOps:
             t = self.ins[follow].target
             if any(t in lp.continue_targets for lp in self.loops):
                 loop.break_targets.add(t)
-        # a leading condition whose false exit leaves the loop is the while test
-        test = None
-        body_start = h
-        outside: list[int] = []
+        return _While(h, latch, loop, breaks, follow, body_start=h, tail_end=body_end)
+
+    def _while_test(self, w: _While, stack: list, stop: int, exits: frozenset, ins: Instr) -> None:
+        """A leading condition whose false exit leaves the loop is the while test: where the
+        body starts, where the loop goes on, and the while-else between."""
+        h, latch, body_end, loop = w.h, w.latch, w.body_end, w.loop
         cond = self.try_condition_at(h, stack)
-        orelse: list[ast.stmt] = []
-        if cond is not None:
-            expr, T, F = cond
-            if F < h and F in exits and T <= latch and not breaks:
-                # the loop ends its block: its exit was threaded to an
-                # enclosing loop's head
-                test = expr
-                body_start = T
-                follow = stop
-                loop.follow = stop
-                loop.break_targets = {stop, F}
-                if body_end < stop and self.ins[body_end].op == "JUMP" and self.ins[body_end].target == F:
-                    # the enclosing loop's jump back after the latch: the compiler threads
-                    # a conditional `break` (`else: break`) to it, never to the latch
-                    loop.break_targets.add(body_end)
-                    placed_from = body_end + 1  # (that jump back is the enclosing loop's)
-                elif body_end < stop and self._body_goes_on(h, body_end, stop):
-                    # the body's arms that raise or return, laid out past its jump back
-                    tail_end = stop
-            elif F >= body_end and T <= latch:
-                test = expr
-                body_start = T
-                loop.tested = self.ins[latch].op == "JUMP"
-                if not breaks and F == body_end < stop:
-                    # a break whose jump the compiler replaced by copies (a finally, the
-                    # return after the else): where it goes ends the else
-                    p = self.finally_copied_break(T, body_end, body_end, stop)
-                    breaks = [p] if p is not None else []
-                    if p is not None:
-                        follow = loop.follow = p
-                        loop.break_targets = {p}
-                if not breaks:
-                    follow = F
-                    loop.follow = F
-                    loop.break_targets = {F}
-                if F > body_end and self._body_goes_on(h, body_end, F):
-                    # (the jumps that seemed to leave the body may be to its rest: only
-                    # jumps to F leave it)
-                    tail_end = follow = loop.follow = F
-                    loop.break_targets = {F} | self._breaks_leaving_clause(h, body_end, stop, exits)
-                    rest_leaves = self._conditional_jump_to_end(body_end, F)
-                if F < follow and F not in exits:
-                    orelse, st = self.walk(F, follow, list(stack), self._exits_at(follow, stop, exits))
-                    if len(st) != len(stack):
-                        raise self.fail("while-else leaves values on the stack", ins)
-                elif F > follow:
-                    raise self.fail("while condition exits past the loop", ins)
-            elif not breaks and latch < stop:
-                # the code after the loop laid out inside its range: skipped by the body's walk
-                outside = self._exit_inside_tested_loop(h, T, F, latch) or []
-                if outside:
-                    test = expr
-                    body_start = T
-                    follow = loop.follow = F
-                    loop.break_targets = {F}
-        loop.forever = test is None
-        for k in outside:
+        if cond is None:
+            return
+        expr, T, F = cond
+        w.F = F
+        if F < h and F in exits and T <= latch and not w.breaks:
+            # the loop ends its block: its exit was threaded to an
+            # enclosing loop's head
+            w.test = expr
+            w.body_start = T
+            w.follow = stop
+            loop.follow = stop
+            loop.break_targets = {stop, F}
+            if body_end < stop and self.ins[body_end].op == "JUMP" and self.ins[body_end].target == F:
+                # the enclosing loop's jump back after the latch: the compiler threads
+                # a conditional `break` (`else: break`) to it, never to the latch
+                loop.break_targets.add(body_end)
+                w.placed_from = body_end + 1  # (that jump back is the enclosing loop's)
+            elif body_end < stop and self._body_goes_on(h, body_end, stop):
+                # the body's arms that raise or return, laid out past its jump back
+                w.tail_end = stop
+        elif F >= body_end and T <= latch:
+            w.test = expr
+            w.body_start = T
+            loop.tested = self.ins[latch].op == "JUMP"
+            if not w.breaks and F == body_end < stop:
+                # a break whose jump the compiler replaced by copies (a finally, the
+                # return after the else): where it goes ends the else
+                p = self.finally_copied_break(T, body_end, body_end, stop)
+                w.breaks = [p] if p is not None else []
+                if p is not None:
+                    w.follow = loop.follow = p
+                    loop.break_targets = {p}
+            if not w.breaks:
+                w.follow = F
+                loop.follow = F
+                loop.break_targets = {F}
+            if F > body_end and self._body_goes_on(h, body_end, F):
+                # (the jumps that seemed to leave the body may be to its rest: only
+                # jumps to F leave it)
+                w.tail_end = w.follow = loop.follow = F
+                loop.break_targets = {F} | self._breaks_leaving_clause(h, body_end, stop, exits)
+                w.rest_leaves = self._conditional_jump_to_end(body_end, F)
+            if F < w.follow and F not in exits:
+                w.orelse, st = self.walk(F, w.follow, list(stack), self._exits_at(w.follow, stop, exits))
+                if len(st) != len(stack):
+                    raise self.fail("while-else leaves values on the stack", ins)
+            elif F > w.follow:
+                raise self.fail("while condition exits past the loop", ins)
+        elif not w.breaks and latch < stop:
+            # the code after the loop laid out inside its range: skipped by the body's walk
+            w.outside = self._exit_inside_tested_loop(h, T, F, latch) or []
+            if w.outside:
+                w.test = expr
+                w.body_start = T
+                w.follow = loop.follow = F
+                loop.break_targets = {F}
+
+    def _while_rest_past_latch(self, w: _While, stop: int, exits: frozenset) -> None:
+        """Where the body's walk ends: the body of a loop nothing breaks out of may go on past
+        its last jump back (arms that return or raise, a try's handler code laid out there)."""
+        h, latch, body_end, loop = w.h, w.latch, w.body_end, w.loop
+        loop.forever = w.test is None
+        for k in w.outside:
             self.reachable[k] = False
-        conditional_latch = self.ins[latch].op in CONDITIONAL_JUMPS
-        if test is not None and conditional_latch:
-            self._mark_test_copy(h, body_start, latch)
-        if test is None and not breaks and conditional_latch:
+        w.conditional_latch = conditional_latch = self.ins[latch].op in CONDITIONAL_JUMPS
+        if w.test is not None and conditional_latch:
+            self._mark_test_copy(h, w.body_start, latch)
+        if w.test is None and not w.breaks and conditional_latch:
             rest = self.try_body_past_latch(h, body_end)
             if rest is not None:
-                tail_end = follow = loop.follow = rest
+                w.tail_end = w.follow = loop.follow = rest
                 loop.break_targets = {rest}
-        if test is None and not breaks and not conditional_latch:
+        if w.test is None and not w.breaks and not conditional_latch:
             rest = self.clause_rest_past_latch(h, body_end)
             if rest is not None:
-                tail_end = follow = loop.follow = rest
+                w.tail_end = w.follow = loop.follow = rest
                 loop.break_targets = {rest}
             else:
                 rest = self.try_body_past_latch(h, body_end, after_continue=True)
                 if rest is not None:
                     # (nothing breaks out: the handler code laid out at rest is no loop target)
-                    tail_end = follow = loop.follow = rest
+                    w.tail_end = w.follow = loop.follow = rest
                     loop.break_targets = set()
-        if test is None and not breaks and tail_end == body_end:
+        if w.test is None and not w.breaks and w.tail_end == body_end:
             rest = self._forever_rest_past_latch(h, body_end, stop, conditional_latch)
             if rest is not None:
-                tail_end = follow = loop.follow = rest
+                w.tail_end = w.follow = loop.follow = rest
                 loop.break_targets = {rest}
-        leaves_at_end = rest_leaves or (test is None and self._forever_body_goes_on(h, body_end, breaks))
-        if leaves_at_end:
-            tail_end = follow
-        if follow == body_end and body_end == stop:
+        w.leaves_at_end = w.rest_leaves or (w.test is None and self._forever_body_goes_on(h, body_end, w.breaks))
+        if w.leaves_at_end:
+            w.tail_end = w.follow
+        if w.follow == body_end and body_end == stop:
             loop.outer_exits = exits
-        if around:
-            if test is not None:
-                raise self.fail("loop at the start of a loop body not recognized", ins)
-            self._inner_while_head = h
+
+    def _while_body(self, w: _While, stack: list, stop: int, ins: Instr) -> list[ast.stmt]:
+        """The loop's body, walked with the loop entered, and the breaks its end means."""
+        h, latch, body_end, loop = w.h, w.latch, w.body_end, w.loop
+        conditional_latch, leaves_at_end, tail_end = w.conditional_latch, w.leaves_at_end, w.tail_end
         self.loops.append(loop)
         try:
             # (through a conditional back edge, the body's end leaves the loop: a jump to
             # the head is then a `continue`, not the end)
             ends_going_round = (not conditional_latch or tail_end != body_end) and not leaves_at_end
-            body, st = self.walk(body_start, tail_end, list(stack), frozenset({h}) if ends_going_round else frozenset())
+            body, st = self.walk(w.body_start, tail_end, list(stack), frozenset({h}) if ends_going_round else frozenset())
         finally:
             self.loops.pop()
             self._inner_while_head = None
-            for k in outside:
+            for k in w.outside:
                 self.reachable[k] = True  # (the walk goes on at the loop's exit, in there)
         if len(st) != len(stack):
             raise self.fail("loop body changes the stack", ins)
         body = _trim_continue(body)
-        if leaves_at_end and (_falls_off(body) if rest_leaves else not _ends_in_jump(body)):
+        if leaves_at_end and (_falls_off(body) if w.rest_leaves else not _ends_in_jump(body)):
             body = body + [ast.Break()]  # (the end of the body is where the loop's breaks go)
         # (a while-else's code is [F, follow))
         self._check_placed(
-            placed_from or tail_end, min(follow, stop, F if test is not None and F > h else follow), ins
+            w.placed_from or tail_end, min(w.follow, stop, w.F if w.test is not None and w.F > h else w.follow), ins
         )
         if conditional_latch and tail_end == body_end and not _ends_in_jump(body):
             # the back edge is conditional: falling through it leaves the loop
-            if latch + 1 != follow:
+            if latch + 1 != w.follow:
                 raise self.fail("loop left through its conditional back edge into an else", ins)
             body = body + [ast.Break()]
-        self.emit(ast.While(test=test if test is not None else const(True), body=body, orelse=orelse))
-        if outside:
+        return body
+
+    def _while_exit(self, w: _While, stack: list, stop: int, exits: frozenset, ins: Instr) -> int:
+        """Where the walk goes on after the loop (emitted): its follow, or the end of the block
+        when the code after the loop ends it."""
+        loop, follow = w.loop, w.follow
+        if w.outside:
             # the code after the loop, inside its range, ends in a return or raise: it ends
             # the block, the walk goes on past the loop's jump back (code reached elsewhere)
-            after, _ = self.walk(F, outside[-1] + 1, list(stack), exits)
+            after, _ = self.walk(w.F, w.outside[-1] + 1, list(stack), exits)
             for stmt in after:
                 self.emit(stmt)
-            return latch + 1
+            return w.latch + 1
         if loop.copied_follow is not None:
             for stmt in loop.copied_follow[2]:
                 self.emit(stmt)
             return stop  # the copied code ends the function (a return)
         if follow > stop and follow not in exits:
-            if loop.forever and not breaks and loop.break_targets <= {follow}:
+            if loop.forever and not w.breaks and loop.break_targets <= {follow}:
                 # nothing leaves it but returns and raises (a retry loop in a with, 3.11+:
                 # its clause's path laid out past the with's body): nothing follows it, and
                 # the code up to its jump back is its own
-                for k in range(stop, body_end):
+                for k in range(stop, w.body_end):
                     self.reachable[k] = False
                 return stop
             raise self.fail("loop exits past its enclosing block", ins)
