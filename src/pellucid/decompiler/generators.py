@@ -11,7 +11,7 @@ Two parts:
   (``GET_ANEXT`` + suspension, protected by a handler ending in
   ``END_ASYNC_FOR``) becomes a ``FOR_ITER`` with ``extra["async"]`` whose
   target is where the loop continues after exhaustion, so the loop machinery
-  of :mod:`structure` sees the same shape as a plain ``for``.  The
+  of :mod:`.regions.for_loops` sees the same shape as a plain ``for``.  The
   generator prologue (``RETURN_GENERATOR; POP_TOP``), the async-generator
   value wrapping and the 3.12+ handler that turns a leaked ``StopIteration``
   into ``RuntimeError`` (``CALL_INTRINSIC_1 INTRINSIC_STOPITERATION_ERROR;
