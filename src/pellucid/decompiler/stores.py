@@ -30,12 +30,8 @@ _CALL_OPERANDS = {
     "CALL_METHOD": 2,
     "CALL_FUNCTION_KW": 2,
 }
-
-
 # displays: items popped per unit of their argument
 _BUILDS = {"BUILD_TUPLE": 1, "BUILD_LIST": 1, "BUILD_SET": 1, "BUILD_MAP": 2, "BUILD_SLICE": 1}
-
-
 # operators: operands popped for the one value pushed
 _POPS_TO_ONE = {
     "BINARY_OP": 2, "COMPARE_OP": 2, "IS_OP": 2, "CONTAINS_OP": 2, "BINARY_SLICE": 3,
@@ -52,13 +48,8 @@ _ANNOTATE_SLOTS = {
 
 # Globals that torch.compile (Dynamo) installs for its generated code and no user code writes.
 _DYNAMO_OWNED = ("__compiled_fn_", "__resume_at_", "__import_")
-
-
 _NAME, _CONSTANT, _TUPLE, _SLICE = ast.Name, ast.Constant, ast.Tuple, ast.Slice  # (spill)
-
-
 _STORE = ast.Store()  # (one for every temporary: contexts carry nothing)
-
 
 _MUTABLE_DISPLAYS = (ast.List, ast.Set, ast.Dict, ast.ListComp, ast.SetComp, ast.DictComp)
 
@@ -92,8 +83,6 @@ def _stored_names(node: ast.AST) -> set[str]:
 
 # node type -> its fields but ``ctx`` (a context holds no names): _stored_names' walk
 _FIELDS_BELOW: dict[type, tuple[str, ...]] = {}
-
-
 _LOAD_CTX = ast.Load
 
 

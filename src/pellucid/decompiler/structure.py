@@ -390,13 +390,6 @@ class Walker(
             self.cur_stack = saved_stack
             self.cur_snapshot = saved_snapshot
 
-    def _exits_at(self, follow: int, stop: int, exits: frozenset) -> frozenset:
-        """Exits of a block that ends at ``follow``: the enclosing block's exits
-        only when ``follow`` is where the enclosing block ends too."""
-        if follow == stop or follow in exits:
-            return frozenset({follow}) | exits
-        return frozenset({follow})
-
     def _in_loop(self, header: int) -> bool:
         return any(header == lp.header or header in lp.continue_targets for lp in self.loops)
 

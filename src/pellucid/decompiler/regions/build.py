@@ -33,6 +33,7 @@ class Block:
 
 
 def _key(v: Any) -> Any:
+    """An instruction's argument as copies of code are compared (``1`` is not ``True``)."""
     return (type(v).__name__, repr(v))
 
 
@@ -189,6 +190,14 @@ def _build_ternary(chain: list[Block], lo: int, hi: int, t_true: int, t_false: i
             if orelse is not None:
                 return ast.IfExp(test=test, body=body, orelse=orelse)
     return None
+
+
+def _exits_at(follow: int, stop: int, exits: frozenset) -> frozenset:
+    """Exits of a block that ends at ``follow``: the enclosing block's exits
+    only when ``follow`` is where the enclosing block ends too."""
+    if follow == stop or follow in exits:
+        return frozenset({follow}) | exits
+    return frozenset({follow})
 
 
 def restore_final_else(body: list[ast.stmt]) -> None:

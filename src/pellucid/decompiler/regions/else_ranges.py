@@ -86,7 +86,7 @@ class ElseOps:
             if E is not None:
                 else_range = (F, E)
                 then_stop = then_stop - 1
-        if else_range is None and F < stop and self._leaves_at_end(last, T, then_stop, loop):
+        if else_range is None and F < stop and _leaves_at_end(last, T, then_stop, loop):
             # the branch ends by leaving (break, continue, return), so the jump over the else
             # is in a nested statement ending the branch another way (3.11: `elif` arms)
             E = self._jump_over_else_inside(T, then_stop, F, stop, exits, loop)
@@ -169,19 +169,6 @@ class ElseOps:
             if len(outs) == 1:
                 else_range = (F, outs.pop())
         return else_range, then_stop
-
-    def _leaves_at_end(self, last: Instr | None, T: int, then_stop: int, loop: Loop | None) -> bool:
-        """Does the branch [T, then_stop) end in a jump out of the loop or back to its head,
-        or in a return/raise?"""
-        if last is None or last.index != then_stop - 1 or last.index < T:
-            return False
-        if last.op in TERMINAL:
-            return True
-        return (
-            last.op == "JUMP"
-            and loop is not None
-            and (last.target in loop.break_targets or last.target in loop.continue_targets)
-        )
 
     def _jump_over_else_inside(
         self, T: int, then_stop: int, F: int, stop: int, exits: frozenset, loop: Loop | None
@@ -311,3 +298,17 @@ class ElseOps:
                 continue
             return X, size
         return None
+
+
+def _leaves_at_end(last: Instr | None, T: int, then_stop: int, loop: Loop | None) -> bool:
+    """Does the branch [T, then_stop) end in a jump out of the loop or back to its head,
+    or in a return/raise?"""
+    if last is None or last.index != then_stop - 1 or last.index < T:
+        return False
+    if last.op in TERMINAL:
+        return True
+    return (
+        last.op == "JUMP"
+        and loop is not None
+        and (last.target in loop.break_targets or last.target in loop.continue_targets)
+    )

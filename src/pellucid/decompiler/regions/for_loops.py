@@ -13,7 +13,7 @@ import ast
 
 from pellucid.decompiler import values as V
 from pellucid.decompiler.instructions import CONDITIONAL_JUMPS, TABLE, TERMINAL
-from pellucid.decompiler.regions.build import _trim_continue
+from pellucid.decompiler.regions.build import _exits_at, _trim_continue
 from pellucid.decompiler.regions.exc_markers import ExcInfo, _ends_in_jump
 from pellucid.decompiler.regions.loops import Loop
 
@@ -23,8 +23,6 @@ _PUSHES_ON_TOP_PREFIXES = (
     "LOAD_", "CALL", "BINARY_", "UNARY_", "BUILD_", "FORMAT_", "YIELD_", "GET_", "MATCH_",
     "SEND", "BEFORE_", "UNPACK_",
 )
-
-
 _PUSHES_ON_TOP = frozenset({
     "COMPARE_OP", "IS_OP", "CONTAINS_OP", "CONVERT_VALUE", "IMPORT_NAME", "IMPORT_FROM", "DUP_TOP",
     "COPY", "LIST_TO_TUPLE", "TO_BOOL", "END_SEND", "STORE_FAST_LOAD_FAST",
@@ -150,7 +148,7 @@ class ForOps:
         elif follow != exit_ and follow not in exits:
             if follow < exit_:
                 raise self.fail("break jumps backwards", ins)
-            orelse, st2 = self.walk(exit_, follow, list(stack), self._exits_at(follow, stop, exits))
+            orelse, st2 = self.walk(exit_, follow, list(stack), _exits_at(follow, stop, exits))
             if len(st2) != len(stack):
                 raise self.fail("for-else changes the stack", ins)
             nxt = follow

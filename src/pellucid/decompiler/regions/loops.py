@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pellucid.decompiler import values as V
 from pellucid.decompiler.evaluate import const
 from pellucid.decompiler.instructions import CONDITIONAL_JUMPS, TABLE, TERMINAL, Instr
-from pellucid.decompiler.regions.build import _falls_off, _key, _trim_continue
+from pellucid.decompiler.regions.build import _exits_at, _falls_off, _key, _trim_continue
 from pellucid.decompiler.regions.exc_markers import Copy, _ends_in_jump
 
 
@@ -169,7 +169,7 @@ class LoopOps:
                 loop.break_targets = {F} | self._breaks_leaving_clause(h, body_end, stop, exits)
                 w.rest_leaves = self._conditional_jump_to_end(body_end, F)
             if F < w.follow and F not in exits:
-                w.orelse, st = self.walk(F, w.follow, list(stack), self._exits_at(w.follow, stop, exits))
+                w.orelse, st = self.walk(F, w.follow, list(stack), _exits_at(w.follow, stop, exits))
                 if len(st) != len(stack):
                     raise self.fail("while-else leaves values on the stack", ins)
             elif F > w.follow:
@@ -487,7 +487,7 @@ class LoopOps:
         elif follow != F and follow not in exits:
             if F != exit_ and F > exit_:
                 return None
-            orelse, st2 = self.walk(exit_, follow, list(stack), self._exits_at(follow, stop, exits))
+            orelse, st2 = self.walk(exit_, follow, list(stack), _exits_at(follow, stop, exits))
             if len(st2) != len(stack):
                 raise self.fail("while-else changes the stack", self.ins[T])
         self._retire_bottom_exit_copies(body_end, latch, F)
