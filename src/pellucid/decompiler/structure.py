@@ -14,6 +14,7 @@ from types import CodeType
 from typing import Any, Callable
 
 from pellucid.decompiler import values as V
+from pellucid.decompiler.assignments import AssignmentOps
 from pellucid.decompiler.cfg import build as build_cfg
 from pellucid.decompiler.classes import ClassOps
 from pellucid.decompiler.errors import DecompilationError
@@ -43,7 +44,6 @@ from pellucid.decompiler.regions.exit_blocks import ExitBlockOps
 from pellucid.decompiler.regions.for_loops import ForOps
 from pellucid.decompiler.regions.jumps import JumpOps
 from pellucid.decompiler.regions.loops import Loop, LoopOps
-from pellucid.decompiler.stores import StoreOps
 
 # where try_at() can be true without an exception-table entry or a copy
 _TRY_START_OPS = frozenset({"BEFORE_WITH"} if TABLE.has_exception_table else {"SETUP_FINALLY", "SETUP_WITH"})
@@ -68,7 +68,7 @@ _NOT_CHECKED_PLACED = frozenset({
 
 
 class Walker(
-    StoreOps, JumpOps, LoopOps, ForOps, ConditionOps, IfOps, ElseOps, ExitBlockOps, BoolOpOps,
+    AssignmentOps, JumpOps, LoopOps, ForOps, ConditionOps, IfOps, ElseOps, ExitBlockOps, BoolOpOps,
     ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator,
 ):
     def __init__(self, code: CodeType, thread_jumps: bool = False) -> None:

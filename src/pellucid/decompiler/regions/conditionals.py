@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from pellucid.decompiler.assignments import _CONSTANT, _STORE
 from pellucid.decompiler.evaluate import name
 from pellucid.decompiler.instructions import TABLE, TERMINAL, VALUE_JUMPS, Instr
 from pellucid.decompiler.regions.build import (
@@ -29,7 +30,6 @@ from pellucid.decompiler.regions.build import (
 from pellucid.decompiler.regions.conditions import EMPTY_IF
 from pellucid.decompiler.regions.exc_markers import _ends_in_jump
 from pellucid.decompiler.regions.loops import Loop
-from pellucid.decompiler.stores import _CONSTANT, _STORE
 
 
 class IfOps:

@@ -1,15 +1,16 @@
-"""Stores, and values kept on the stack across a statement.
+"""Assignments: what a store of a value means, and values kept on the stack across a statement.
 
-A store pops a value and a target.  Most values become an assignment, but the value may be
-half of an unpacking, a loop's item (the ``for`` target), an import, a function, an
-augmented operation, or the same object stored again (``a = b = x``); values stored one by
-one after several were pushed are a parallel assignment (``a, b = b, a``).
+The ``STORE_*`` handlers (:mod:`.evaluate.stores`) call :meth:`AssignmentOps.store` with a
+target.  Most values become an assignment, but the value may be half of an unpacking, a
+loop's item (the ``for`` target), an import, a function, an augmented operation, or the same
+object stored again (``a = b = x``); values stored one by one after several were pushed are a
+parallel assignment (``a, b = b, a``).
 
 Generated code (Dynamo's) keeps values on the stack while statements run: those values were
-evaluated before the statement, so :meth:`StoreOps.spill` saves them to ``__pellucid_tmp<k>``
-temporaries first, in the order they were evaluated.  :meth:`StoreOps.copy_is_idiom` tells the
-COPY shapes of one source construct (chained assignment, walrus, chained comparison) from a
-value used twice.
+evaluated before the statement, so :meth:`AssignmentOps.spill` saves them to
+``__pellucid_tmp<k>`` temporaries first, in the order they were evaluated.
+:meth:`AssignmentOps.copy_is_idiom` tells the COPY shapes of one source construct (chained
+assignment, walrus, chained comparison) from a value used twice.
 """
 
 from __future__ import annotations
@@ -128,8 +129,8 @@ def _with_parts(e: ast.expr, done: dict[int, ast.Name]) -> ast.expr:
     return new
 
 
-class StoreOps:
-    """Walker mixin: stores, parallel assignments, unpacking, and the values a statement must save first."""
+class AssignmentOps:
+    """Walker mixin: assignments, parallel and chained, unpacking, and the values a statement must save first."""
 
     _COPY_IDIOM_NEXT = frozenset(
         {"COPY", "LOAD_ATTR", "COMPARE_OP", "ROT_THREE", "BINARY_SUBSCR", "BINARY_SLICE",
