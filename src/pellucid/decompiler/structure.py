@@ -35,11 +35,11 @@ from pellucid.decompiler.instructions import (
 from pellucid.decompiler.patterns import PatternOps
 from pellucid.decompiler.reentry import splice_reentries
 from pellucid.decompiler.regions.boolops import BoolOpOps
-from pellucid.decompiler.regions.build import _key
 from pellucid.decompiler.regions.chains import ChainOps, _is_chain_link
 from pellucid.decompiler.regions.conditionals import IfOps
 from pellucid.decompiler.regions.conditions import ConditionOps
 from pellucid.decompiler.regions.else_ranges import ElseOps
+from pellucid.decompiler.regions.exc_markers import _key
 from pellucid.decompiler.regions.exit_blocks import ExitBlockOps
 from pellucid.decompiler.regions.for_loops import ForOps
 from pellucid.decompiler.regions.jumps import JumpOps

@@ -32,11 +32,6 @@ class Block:
     fall: int | None = None
 
 
-def _key(v: Any) -> Any:
-    """An instruction's argument as copies of code are compared (``1`` is not ``True``)."""
-    return (type(v).__name__, repr(v))
-
-
 def _same_constants(values: list[Any]) -> bool:
     """Are all ``values`` constants of one type and value (``0`` is not ``False`` or ``0.0``,
     ``0.0`` is not ``-0.0``)?"""

@@ -11,8 +11,7 @@ from __future__ import annotations
 import ast
 
 from pellucid.decompiler.instructions import TABLE, TERMINAL
-from pellucid.decompiler.regions.build import _key
-from pellucid.decompiler.regions.exc_markers import _ends_in_jump
+from pellucid.decompiler.regions.exc_markers import _ends_in_jump, _key
 
 # 3.13 forms these after copying blocks: they count as the two they were
 _FORMED_AFTER_COPIES = frozenset(

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from pellucid.decompiler import values as V
 from pellucid.decompiler.evaluate import const
 from pellucid.decompiler.instructions import CONDITIONAL_JUMPS, TABLE, TERMINAL, Instr
-from pellucid.decompiler.regions.build import _exits_at, _falls_off, _key, _trim_continue
-from pellucid.decompiler.regions.exc_markers import Copy, _ends_in_jump
+from pellucid.decompiler.regions.build import _exits_at, _falls_off, _trim_continue
+from pellucid.decompiler.regions.exc_markers import Copy, _ends_in_jump, _key
 
 
 @dataclass(eq=False)
