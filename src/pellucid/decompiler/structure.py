@@ -9,7 +9,6 @@ else-jump ending a then-branch); anything else raises DecompilationError.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
 from types import CodeType
 from typing import Any, Callable
 
@@ -49,14 +48,6 @@ from pellucid.decompiler.regions.loops import Loop, LoopOps
 _TRY_START_OPS = frozenset({"BEFORE_WITH"} if TABLE.has_exception_table else {"SETUP_FINALLY", "SETUP_WITH"})
 # the ops walk() looks at before running their handler
 _WALK_CONTROL = CONDITIONAL_JUMPS | VALUE_JUMPS | {"JUMP", "FOR_ITER", "COPY", "POP_TOP"}
-
-
-@dataclass
-class Region:
-    """Where a walk ends, and which jump targets mean 'fall off the end'."""
-
-    stop: int
-    exits: frozenset = field(default_factory=frozenset)
 
 
 # (see Walker._check_all_placed: exits and plumbing the readings write once or not at all)
