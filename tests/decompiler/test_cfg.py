@@ -8,9 +8,18 @@ import types
 
 import pytest
 
-from pellucid.decompiler.cfg import EdgeKind, build, dominators, natural_loops, post_dominators
+from pellucid.decompiler.cfg import (
+    NORMAL_FLOW,
+    PLAIN_FLOW,
+    EdgeKind,
+    build,
+    dominators,
+    natural_loops,
+    post_dominators,
+    reach,
+)
 from pellucid.decompiler.cfg.dominators import EXIT
-from pellucid.decompiler.instructions import exception_entries, flow_reachable, normalize
+from pellucid.decompiler.instructions import exception_entries, normalize
 
 
 def _handler_of(code: types.CodeType, ins) -> list:
@@ -153,10 +162,66 @@ def test_dominators_and_post_dominators_agree_with_the_dataflow_definition(code)
         assert {a for a in nodes - {EXIT} if pdom.dominates(a, b)} | {EXIT} == psets[b], b
 
 
+def _flags(found: set, n: int) -> list:
+    return [k in found for k in range(n + 1)]
+
+
 @pytest.mark.parametrize("code", _stdlib_codes(), ids=lambda c: c.co_name)
-def test_reach_along_normal_flow_is_the_instruction_flood(code):
+def test_reach_on_blocks_is_reach_on_the_instructions(code):
     ins = normalize(code)
-    cfg = build(ins)
-    plain = frozenset({EdgeKind.FALL, EdgeKind.JUMP, EdgeKind.BRANCH})
-    seen, _ = cfg.reach([0], plain)
-    assert seen == flow_reachable(ins)
+    n = len(ins)
+    handler = _handler_of(code, ins)
+    with_exc = PLAIN_FLOW | {EdgeKind.EXCEPTION}
+    for kinds in (PLAIN_FLOW, NORMAL_FLOW, with_exc):
+        seen, _ = build(ins, handler).reach([0], kinds)
+        assert seen == _flags(reach(ins, [0], kinds, handler_of=handler).reached, n), kinds
+    # from the middle of a block too: the rest of it runs
+    starts = [0, *(k for k in range(n) if ins[k].target is not None)][:5]
+    seen, _ = build(ins, handler).reach(starts, with_exc)
+    assert seen == _flags(reach(ins, starts, with_exc, handler_of=handler).reached, n)
+
+
+def test_reach_enters_only_where_let_in_and_reports_where_it_was_kept_out():
+    ins = normalize(nested_loops.__code__)
+    n = len(ins)
+    everything = reach(ins, [0]).reached
+    assert everything == set(range(n))  # (no dead code in it)
+    # confined to the first half: nothing past it, and the edges that left it are reported
+    half = n // 2
+    inside = reach(ins, [0], enter=lambda k: k < half)
+    assert inside.reached and all(k < half for k in inside.reached)
+    assert inside.left and all(k >= half for k in inside.left)
+    for k in inside.left:
+        assert any(k in (j + 1, ins[j].target) for j in inside.reached)
+
+
+def test_reach_stops_after_the_instructions_stop_names():
+    ins = normalize(if_else.__code__)
+    test = next(i.index for i in ins if i.op.startswith("POP_JUMP"))
+    found = reach(ins, [0], stop=lambda k: k == test)
+    assert found.ended == [test]
+    assert found.reached == set(range(test + 1))
+    assert not found.left
+
+
+def test_reach_follows_only_the_edge_kinds_asked_for():
+    ins = normalize(if_else.__code__)
+    test = next(i.index for i in ins if i.op.startswith("POP_JUMP"))
+    along_falls = reach(ins, [0], frozenset({EdgeKind.FALL})).reached
+    assert ins[test].target not in along_falls or ins[test].target == test + 1
+    assert test + 1 in along_falls
+    branch_only = reach(ins, [test], frozenset({EdgeKind.BRANCH})).reached
+    assert branch_only == {test} | reach(ins, [ins[test].target], frozenset({EdgeKind.BRANCH})).reached
+
+
+def test_reach_follows_exception_edges_only_with_handlers_given():
+    code = with_try.__code__
+    ins = normalize(code)
+    handler = _handler_of(code, ins)
+    handlers = {h for h in handler if h is not None}
+    if not handlers:
+        pytest.skip("3.9/3.10: a SETUP_FINALLY's target is the handler, no table")
+    with_exc = PLAIN_FLOW | {EdgeKind.EXCEPTION}
+    assert handlers <= reach(ins, [0], with_exc, handler_of=handler).reached
+    assert not handlers & reach(ins, [0], PLAIN_FLOW, handler_of=handler).reached
+    assert not handlers & reach(ins, [0], with_exc).reached

@@ -31,8 +31,9 @@ import dis
 from dataclasses import dataclass
 from typing import Any
 
+from pellucid.decompiler import cfg
 from pellucid.decompiler import values as V
-from pellucid.decompiler.instructions import TABLE, Instr, flow_reachable, remove_instructions
+from pellucid.decompiler.instructions import TABLE, Instr, remove_instructions
 
 CO_GENERATOR = 0x20
 CO_COROUTINE = 0x80
@@ -274,8 +275,8 @@ def _async_for_heads(ins: list[Instr], entries: list[Entry], remove: set[int], d
             continue
         latch = max(latches)
         if reach is None:
-            reach = flow_reachable(ins)
-        if any(reach[q] and q not in remove for q in range(latch + 1, end)):
+            reach = cfg.reach(ins, [0], cfg.PLAIN_FLOW).reached
+        if any(q in reach and q not in remove for q in range(latch + 1, end)):
             continue  # the exhaustion path was moved away from reachable code
         exit_ = end + 1
         if (
@@ -283,7 +284,7 @@ def _async_for_heads(ins: list[Instr], entries: list[Entry], remove: set[int], d
             and ins[exit_].op == "JUMP"
             and ins[exit_].target is not None
             and ins[exit_].target > exit_
-            and not any(reach[q] and q not in remove for q in range(exit_ + 1, ins[exit_].target))
+            and not any(q in reach and q not in remove for q in range(exit_ + 1, ins[exit_].target))
             # (not a try's jump over its handlers: a try around the loop, 3.11)
             and not any(exit_ < e[2] < ins[exit_].target for e in entries)
         ):

@@ -26,7 +26,8 @@ never runs is dropped (:func:`_without_dead_code`), and the jump over it with it
 
 from __future__ import annotations
 
-from pellucid.decompiler.instructions import TERMINAL, Instr, flow_reachable
+from pellucid.decompiler.cfg import PLAIN_FLOW, EdgeKind, reach
+from pellucid.decompiler.instructions import TERMINAL, Instr
 
 Entry = tuple[int, int, int, int, bool]
 
@@ -52,9 +53,9 @@ def _without_dead_code(ins: list[Instr], entries: list[Entry]) -> tuple[list[Ins
     never runs goes: the jump over it then goes too, and the rest reads as the code it is."""
     n = len(ins)
     live = _live(ins, _covering(ins, entries))
-    if all(live[t] for _, _, t, _, _ in entries if t < n):
+    if all(t in live for _, _, t, _, _ in entries if t < n):
         return ins, entries
-    return _relaid(ins, entries, [k for k in range(n) if live[k]])
+    return _relaid(ins, entries, [k for k in range(n) if k in live])
 
 
 def _covering(ins: list[Instr], entries: list[Entry]) -> list[Entry | None]:
@@ -66,19 +67,20 @@ def _covering(ins: list[Instr], entries: list[Entry]) -> list[Entry | None]:
     return entry_of
 
 
-def _live(ins: list[Instr], entry_of: list[Entry | None]) -> list[bool]:
+def _live(ins: list[Instr], entry_of: list[Entry | None]) -> set[int]:
     """Instructions that can run: reached by jumps, fall-through and exception edges."""
-    return flow_reachable(ins, [e[2] if e is not None else None for e in entry_of])
+    handler_of = [e[2] if e is not None else None for e in entry_of]
+    return reach(ins, [0], PLAIN_FLOW | {EdgeKind.EXCEPTION}, handler_of=handler_of).reached
 
 
 def _splice_one(ins: list[Instr], entries: list[Entry]) -> tuple[list[Instr], list[Entry]] | None:
     n = len(ins)
     entry_of = _covering(ins, entries)
-    plain = flow_reachable(ins)
+    plain = reach(ins, [0], PLAIN_FLOW).reached
     live = _live(ins, entry_of)
     for J, j in enumerate(ins):
         T = j.target
-        if j.op != "JUMP" or T is None or T <= J + 1 or T >= n or not plain[J]:
+        if j.op != "JUMP" or T is None or T <= J + 1 or T >= n or J not in plain:
             continue
         here, there = entry_of[J], entry_of[T]
         if here is None or there is None or here is there or here[2:] != there[2:]:
@@ -94,31 +96,31 @@ def _splice_one(ins: list[Instr], entries: list[Entry]) -> tuple[list[Instr], li
             continue
         # nothing between the jump and its target runs but handler code, and only the jump
         # leads to the target (no other jump, and nothing falls into it); nothing jumps to it
-        if any(plain[k] for k in range(J + 1, T)):
+        if any(k in plain for k in range(J + 1, T)):
             continue
-        if any(live[k] and i.target in (J, T) and k != J for k, i in enumerate(ins)):
+        if any(k in live and i.target in (J, T) and k != J for k, i in enumerate(ins)):
             continue
         before = ins[T - 1]
-        if live[T - 1] and before.op not in TERMINAL and before.op != "JUMP":
+        if T - 1 in live and before.op not in TERMINAL and before.op != "JUMP":
             continue
         # Each handler of the prologue (one per with it entered, innermost first) goes where
         # the original statement's own, dead, handler was: after that statement's exit, as the
         # compiler lays out a with statement.  (Counts that differ: all of them there.)
         handlers: list[list[int]] = []
         for k in range(J + 1, T):
-            if live[k]:
+            if k in live:
                 if ins[k].op == "PUSH_EXC_INFO" or not handlers:
                     handlers.append([])
                 handlers[-1].append(k)
         handlers = [_cleanups_first(ins, block, entry_of) for block in handlers]
-        places = [k for k in range(T, n) if not live[k] and ins[k].op == "PUSH_EXC_INFO"]
+        places = [k for k in range(T, n) if k not in live and ins[k].op == "PUSH_EXC_INFO"]
         if len(places) != len(handlers):
             places = places[:1]
             handlers = [[k for block in handlers for k in block]]
         put = dict(zip(places, handlers))
-        order = [k for k in range(J) if live[k]]
+        order = [k for k in range(J) if k in live]
         for k in range(T, n):
-            order += put.get(k, [k] if live[k] else [])
+            order += put.get(k, [k] if k in live else [])
         if len(put) < len(handlers):  # (no place: at the end)
             order += handlers[-1]
         return _relaid(ins, entries, order)

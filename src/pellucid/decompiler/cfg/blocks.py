@@ -29,6 +29,17 @@ class EdgeKind(enum.Enum):
 # the edges ordinary execution takes, with SETUP_*'s (the block-stack walks of 3.9/3.10 follow
 # them as if they were taken: the handler's code is laid out there)
 NORMAL_FLOW = frozenset({EdgeKind.FALL, EdgeKind.JUMP, EdgeKind.BRANCH, EdgeKind.SETUP})
+# the edges ordinary execution takes, without SETUP_*'s (its handler is entered by an exception)
+PLAIN_FLOW = frozenset({EdgeKind.FALL, EdgeKind.JUMP, EdgeKind.BRANCH})
+
+
+def target_kind(op: str) -> EdgeKind:
+    """The kind of the edge to the target of an instruction of opcode ``op`` (it has one)."""
+    if op == "JUMP":
+        return EdgeKind.JUMP
+    if op.startswith("SETUP_"):
+        return EdgeKind.SETUP
+    return EdgeKind.BRANCH
 
 
 @dataclass(frozen=True)
@@ -149,13 +160,7 @@ def build(ins: Sequence[Instr], handler_of: Sequence[int | None] | None = None) 
         last = ins[b.end - 1]
         out: list[tuple[int, EdgeKind]] = []
         if last.target is not None:
-            if last.op == "JUMP":
-                kind = EdgeKind.JUMP
-            elif last.op.startswith("SETUP_"):
-                kind = EdgeKind.SETUP
-            else:
-                kind = EdgeKind.BRANCH
-            out.append((block_of[min(last.target, n)], kind))
+            out.append((block_of[min(last.target, n)], target_kind(last.op)))
         if last.op not in TERMINAL and last.op != "JUMP":
             out.append((block_of[b.end], EdgeKind.FALL))
         if handler_of is not None:

@@ -31,7 +31,6 @@ from pellucid.decompiler.instructions.vocabulary import (
     DROPPED,
     INVERSE_JUMPS,
     JUMP_ALIASES,
-    TERMINAL,
 )
 
 # Whether the compiler spells a jump on `not (a is b)` / `not (a in b)` with the inverse
@@ -339,28 +338,6 @@ def thread_jump_chains(ins: list[Instr]) -> bool:
             i.argval = ins[end].offset if end < len(ins) else i.argval
             changed = True
     return changed
-
-
-def flow_reachable(ins: list[Instr], handler_of: list[int | None] | None = None) -> list[bool]:
-    """Instructions reached from the entry by jumps and fall-through (one more slot, never
-    set, for the end); with ``handler_of`` (index -> handler index or None) also by the
-    exception edge of each one reached.  (3.9/3.10: a SETUP_*'s target is a handler.)"""
-    n = len(ins)
-    seen = [False] * (n + 1)
-    work = [0]
-    while work:
-        k = work.pop()
-        if k >= n or seen[k]:
-            continue
-        seen[k] = True
-        i = ins[k]
-        if i.target is not None and not i.op.startswith("SETUP_"):
-            work.append(i.target)
-        if i.op not in TERMINAL and i.op != "JUMP":
-            work.append(k + 1)
-        if handler_of is not None and handler_of[k] is not None:
-            work.append(handler_of[k])
-    return seen
 
 
 def remove_instructions(out: list[Instr], remove: set[int]) -> list[Instr]:

@@ -13,6 +13,7 @@ try/except or the try/finally reading.
 
 from __future__ import annotations
 
+from pellucid.decompiler.cfg import PLAIN_FLOW, reach
 from pellucid.decompiler.instructions import TERMINAL
 from pellucid.decompiler.regions.exc_markers import Copy
 
@@ -24,15 +25,6 @@ class BlockStackOps:
         """3.9/3.10: regions come from the block analysis; the pop itself says nothing."""
         if ins.index not in self._b_pops:
             raise self.fail("POP_BLOCK without its SETUP", ins)
-
-    def _bsucc(self, k: int) -> list[int]:
-        ins = self.ins[k]
-        out = []
-        if ins.target is not None and not ins.op.startswith("SETUP_"):
-            out.append(ins.target)
-        if ins.op not in TERMINAL and ins.op != "JUMP":
-            out.append(k + 1)
-        return out
 
     def _setup_blocks(self) -> None:
         n, ins = self.n, self.ins
@@ -92,14 +84,12 @@ class BlockStackOps:
         # homes
         home = self.home
 
+        def unhomed(k: int) -> bool:
+            return home[k] is None
+
         def flood(start: int, tag: int) -> None:
-            work = [start]
-            while work:
-                k = work.pop()
-                if k >= n or home[k] is not None:
-                    continue
+            for k in reach(ins, [start], PLAIN_FLOW, enter=unhomed).reached:
                 home[k] = tag
-                work.extend(self._bsucc(k))
 
         def flood_handler(s: int, start: int | None = None) -> None:
             # a handler's code ends where it leaves its except block: a jump from
@@ -108,20 +98,23 @@ class BlockStackOps:
             # if that is a handler's too, it ends where it leaves that one's block)
             H = self._b_handler[s]
             mine = ("E", s)
-            outside = []
-            work = [H if start is None else start]
-            while work:
-                k = work.pop()
-                if k >= n or home[k] is not None:
-                    continue
-                if ins[H].op == "WITH_EXCEPT_START" and k == H + 8:
-                    outside.append(k)
-                    continue
+            # (a with's handler falls through its last POP_TOP into the statement's follow)
+            follow = H + 8 if ins[H].op == "WITH_EXCEPT_START" else -1
+
+            def leaves(k: int) -> bool:
+                return bs[k] is not None and mine not in bs[k] and ins[k].op == "JUMP"
+
+            code = reach(
+                ins,
+                [H if start is None else start],
+                PLAIN_FLOW,
+                enter=lambda k: home[k] is None and k != follow,
+                stop=leaves,
+            )
+            outside = [follow] if follow in code.left and home[follow] is None else []
+            outside += [ins[k].target for k in code.ended]
+            for k in code.reached:
                 home[k] = H
-                if bs[k] is not None and mine not in bs[k] and ins[k].op == "JUMP":
-                    outside.append(ins[k].target)
-                    continue
-                work.extend(self._bsucc(k))
             outer = home[s]
             for t in outside:
                 if outer is not None and outer >= 0 and outer in self._b_setup_of:

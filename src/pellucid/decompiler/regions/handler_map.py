@@ -14,6 +14,7 @@ consumed (``_claim``).
 from __future__ import annotations
 
 from pellucid.decompiler.cfg import build as build_cfg
+from pellucid.decompiler.cfg import reach
 from pellucid.decompiler.exceptgroups import is_star_clause_handler
 from pellucid.decompiler.instructions import TABLE, TERMINAL
 from pellucid.decompiler.regions.exc_markers import DELETE_OPS, STORE_OPS, Copy, Handler, _key
@@ -90,15 +91,6 @@ class HandlerMap:
             return "star_clause"
         return "other"
 
-    def _succ(self, k: int) -> list[int]:
-        ins = self.ins[k]
-        out = []
-        if ins.target is not None:
-            out.append(ins.target)
-        if ins.op not in TERMINAL and ins.op != "JUMP":
-            out.append(k + 1)
-        return out
-
     def _flood_homes(self) -> None:
         """home[k]: -1 for code reached from the entry, else the handler whose code it is."""
         home, ins, n = self.home, self.ins, self.n
@@ -110,18 +102,12 @@ class HandlerMap:
                     home[k] = -1
             return
 
+        def unhomed(k: int) -> bool:
+            return home[k] is None
+
         def flood(start: int, tag: int) -> None:
-            work = [start]
-            while work:
-                k = work.pop()
-                if k >= n or home[k] is not None:
-                    continue
+            for k in reach(ins, [start], enter=unhomed).reached:
                 home[k] = tag
-                i = ins[k]  # (self._succ(k), inline: this runs for every instruction)
-                if i.target is not None:
-                    work.append(i.target)
-                if i.op not in TERMINAL and i.op != "JUMP":
-                    work.append(k + 1)
 
         flood(0, -1)
         pending = [h for h in self._handlers.values() if h.kind in ("try", "with")]
@@ -340,16 +326,14 @@ class HandlerMap:
         clause breaks out of or goes round an enclosing loop, the code there is the loop's (3.11:
         it has H's home when only that break reaches it, the code after a `while True`; 3.12+
         lay handler code past the function's, where a loop's targets may be copies in it)."""
-        work = [start]
-        seen = set()
+        home = self.home
         stops = self._loop_targets() if TABLE.inline_handlers else frozenset()
-        while work:
-            k = work.pop()
-            if k >= self.n or k in seen or k == follow or self.home[k] != H or k in stops:
-                continue
-            seen.add(k)
+
+        def own(k: int) -> bool:
+            return k != follow and home[k] == H and k not in stops
+
+        for k in reach(self.ins, [start], enter=own).reached:
             self.reachable[k] = False
-            work.extend(self._succ(k))
 
     def _claim_nested(self, a: int, b: int) -> None:
         """After walking handler code [a, b): the code there of the handlers nested in it is

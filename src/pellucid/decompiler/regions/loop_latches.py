@@ -8,6 +8,7 @@ which the loop structuring in ``structure.py`` asks for.
 
 from __future__ import annotations
 
+from pellucid.decompiler.cfg import Reach, reach
 from pellucid.decompiler.instructions import CONDITIONAL_JUMPS, TABLE, TERMINAL
 
 
@@ -67,19 +68,9 @@ class LoopLatchOps:
             # a loop whose only back edge is a continue in a handler: its body is
             # everything reached from its header, when nothing jumps out of it
             # (a forward jump out of it is a break: it must leave the region)
-            seen = set()
-            breaks = set()
-            work = [t]
-            while work:
-                k = work.pop()
-                if k >= self.n or k in seen or self.home[k] != self.home[t]:
-                    continue
-                seen.add(k)
-                ins = self.ins[k]
-                if ins.op == "JUMP" and ins.target is not None and ins.target > k:
-                    breaks.add(ins.target)
-                    continue
-                work.extend(self._succ(k))
+            body = self._reached_in_home(t)
+            seen = body.reached
+            breaks = {self.ins[k].target for k in body.ended}
             breaks -= self._joins_in_region(seen, self._clause_line(t))
             last = max(seen)
             if any(b <= last for b in breaks) or any(
@@ -90,6 +81,15 @@ class LoopLatchOps:
                 raise self.fail("loop continued only from an exception handler", self.ins[t])
             last = self._back_edge_past_handlers(t, last, breaks) or self._back_edge_in_clause(t, last, breaks) or last
             self.latch[t] = last
+
+    def _reached_in_home(self, t: int) -> Reach:
+        """The code of t's home reached from t; a forward jump ends the walk (``ended``)."""
+        home, ins = self.home, self.ins
+
+        def forward_jump(k: int) -> bool:
+            return ins[k].op == "JUMP" and ins[k].target is not None and ins[k].target > k
+
+        return reach(ins, [t], enter=lambda k: home[k] == home[t], stop=forward_jump)
 
     def _clause_line(self, t: int) -> int | None:
         """The first source line of the handler code that jumps back to t (the clause that

@@ -15,6 +15,7 @@ import ast
 from dataclasses import dataclass, field
 
 from pellucid.decompiler import values as V
+from pellucid.decompiler.cfg import NORMAL_FLOW, EdgeKind, reach
 from pellucid.decompiler.evaluate import const
 from pellucid.decompiler.instructions import CONDITIONAL_JUMPS, TABLE, TERMINAL, Instr
 from pellucid.decompiler.regions.build import _exits_at, _falls_off, _trim_continue
@@ -529,16 +530,13 @@ class LoopOps:
         jump to F): another layout."""
         ins = self.ins
         cover = getattr(self, "_cover", None) or [None] * self.n
-        seen: set[int] = set()
-        work = [T]
-        while work:
-            k = work.pop()
-            if k in seen or k == F or not T <= k < body_end:
-                continue
-            seen.add(k)
-            work.extend(self._succ(k))
-            if cover[k] is not None:
-                work.append(cover[k])
+        seen = reach(
+            ins,
+            [T],
+            NORMAL_FLOW | {EdgeKind.EXCEPTION},
+            handler_of=cover,
+            enter=lambda k: k != F and T <= k < body_end,
+        ).reached
         if F - 1 not in seen and not any(ins[k].target == F for k in seen):
             return None  # the body never reaches the exit's neighbourhood: another layout
         return [k for k in range(T, body_end) if k not in seen and self.reachable[k]]
