@@ -17,6 +17,7 @@ from pellucid.decompiler.cfg import (
     natural_loops,
     post_dominators,
     reach,
+    reach_in_turn,
 )
 from pellucid.decompiler.cfg.dominators import EXIT
 from pellucid.decompiler.instructions import exception_entries, normalize
@@ -181,27 +182,43 @@ def test_reach_on_blocks_is_reach_on_the_instructions(code):
     assert seen == _flags(reach(ins, starts, with_exc, handler_of=handler).reached, n)
 
 
-def test_reach_enters_only_where_let_in_and_reports_where_it_was_kept_out():
+def test_reach_within_a_range_reports_where_it_was_kept_out():
     ins = normalize(nested_loops.__code__)
     n = len(ins)
-    everything = reach(ins, [0]).reached
-    assert everything == set(range(n))  # (no dead code in it)
-    # confined to the first half: nothing past it, and the edges that left it are reported
+    assert reach(ins, [0]).reached == set(range(n))  # (no dead code in it)
     half = n // 2
-    inside = reach(ins, [0], enter=lambda k: k < half)
+    inside = reach(ins, [0], within=(0, half))
     assert inside.reached and all(k < half for k in inside.reached)
     assert inside.left and all(k >= half for k in inside.left)
-    for k in inside.left:
+    for k in inside.left:  # each one an edge from inside leads to
         assert any(k in (j + 1, ins[j].target) for j in inside.reached)
+    # a partition's part is the same question
+    labels = ["front" if k < half else "back" for k in range(n)]
+    same = reach(ins, [0], part_of=labels, part="front")
+    assert (same.reached, same.left) == (inside.reached, inside.left)
 
 
-def test_reach_stops_after_the_instructions_stop_names():
-    ins = normalize(if_else.__code__)
-    test = next(i.index for i in ins if i.op.startswith("POP_JUMP"))
-    found = reach(ins, [0], stop=lambda k: k == test)
-    assert found.ended == [test]
-    assert found.reached == set(range(test + 1))
-    assert not found.left
+def test_reach_avoids_the_instructions_named():
+    ins = normalize(nested_loops.__code__)
+    inner = [i.index for i in ins if i.op == "FOR_ITER"][0]
+    found = reach(ins, [0], avoid={inner})
+    assert inner not in found.reached and inner in found.left
+    body = reach(ins, [inner + 1], avoid={inner}).reached  # (the inner loop's body)
+    assert not body & found.reached
+
+
+def test_reach_runs_the_jumps_stop_jump_names_and_follows_none_of_their_edges():
+    ins = normalize(nested_loops.__code__)
+    found = reach(ins, [0], stop_jump=lambda k: True)
+    jumps = {i.index for i in ins if i.op == "JUMP"}
+    assert found.ended and set(found.ended) == jumps & found.reached
+    without_jumps = reach(ins, [0], NORMAL_FLOW - {EdgeKind.JUMP})
+    assert found.reached == without_jumps.reached
+    assert reach(ins, [0], stop_jump=lambda k: True).ended == found.ended  # (the same order)
+    # only the named ones stop
+    back = {k for k in jumps if ins[k].target < k}
+    some = reach(ins, [0], stop_jump=lambda k: k in back)
+    assert set(some.ended) <= back and some.reached == reach(ins, [0]).reached
 
 
 def test_reach_follows_only_the_edge_kinds_asked_for():
@@ -211,7 +228,9 @@ def test_reach_follows_only_the_edge_kinds_asked_for():
     assert ins[test].target not in along_falls or ins[test].target == test + 1
     assert test + 1 in along_falls
     branch_only = reach(ins, [test], frozenset({EdgeKind.BRANCH})).reached
-    assert branch_only == {test} | reach(ins, [ins[test].target], frozenset({EdgeKind.BRANCH})).reached
+    assert (
+        branch_only == {test} | reach(ins, [ins[test].target], frozenset({EdgeKind.BRANCH})).reached
+    )
 
 
 def test_reach_follows_exception_edges_only_with_handlers_given():
@@ -225,3 +244,20 @@ def test_reach_follows_exception_edges_only_with_handlers_given():
     assert handlers <= reach(ins, [0], with_exc, handler_of=handler).reached
     assert not handlers & reach(ins, [0], PLAIN_FLOW, handler_of=handler).reached
     assert not handlers & reach(ins, [0], with_exc).reached
+
+
+@pytest.mark.parametrize("code", _stdlib_codes(100), ids=lambda c: c.co_name)
+def test_reach_in_turn_gives_each_instruction_to_the_first_start_reaching_it(code):
+    ins = normalize(code)
+    n = len(ins)
+    handlers = sorted({h for h in _handler_of(code, ins) if h is not None})
+    targets = sorted({i.target for i in ins if i.target is not None and i.target < n})
+    seeds = [(0, -1)] + [(h, h) for h in handlers] + [(t, -2) for t in targets]
+    for kinds in (NORMAL_FLOW, PLAIN_FLOW):
+        owner: list = [None] * (n + 1)
+        reach_in_turn(ins, seeds, owner, kinds)
+        one_by_one: list = [None] * (n + 1)
+        for start, tag in seeds:
+            for k in reach(ins, [start], kinds, part_of=one_by_one, part=None).reached:
+                one_by_one[k] = tag
+        assert owner == one_by_one

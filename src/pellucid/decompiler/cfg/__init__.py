@@ -21,7 +21,7 @@ from pellucid.decompiler.cfg.blocks import (
     build,
 )
 from pellucid.decompiler.cfg.dominators import DominatorTree, dominators, post_dominators
-from pellucid.decompiler.cfg.flow import Reach, reach
+from pellucid.decompiler.cfg.flow import Reach, reach, reach_in_turn
 from pellucid.decompiler.cfg.loops import Loop, natural_loops
 
 __all__ = [
@@ -39,4 +39,5 @@ __all__ = [
     "natural_loops",
     "post_dominators",
     "reach",
+    "reach_in_turn",
 ]

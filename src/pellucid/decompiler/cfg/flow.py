@@ -9,20 +9,26 @@ the caller lets it enter.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Container, Iterable, Sequence
 
 from pellucid.decompiler.cfg.blocks import NORMAL_FLOW, EdgeKind
 from pellucid.decompiler.instructions import TERMINAL, Instr
 
 
-@dataclass
 class Reach:
     """What :func:`reach` found."""
 
-    reached: set[int] = field(default_factory=set)  # instructions run (never the end, n)
-    left: set[int] = field(default_factory=set)  # refused by ``enter``, an edge from ``reached`` leads there
-    ended: list[int] = field(default_factory=list)  # reached, ``stop`` held (in the order met)
+    __slots__ = ("reached", "left", "ended")
+
+    def __init__(self, reached: set[int], left: set[int], ended: list[int]) -> None:
+        self.reached = reached  # instructions run (never the end, n)
+        self.left = left  # kept out, and an edge from ``reached`` leads there
+        self.ended = ended  # jumps run whose edges were not followed (in the order met)
+
+
+_KINDS = (EdgeKind.JUMP, EdgeKind.BRANCH, EdgeKind.SETUP, EdgeKind.FALL, EdgeKind.EXCEPTION)
+# kinds -> (jump, branch, setup, fall, exception): which edges a walk follows
+_FOLLOWS: dict[frozenset[EdgeKind], tuple[bool, ...]] = {}
 
 
 def reach(
@@ -31,47 +37,102 @@ def reach(
     kinds: frozenset[EdgeKind] = NORMAL_FLOW,
     *,
     handler_of: Sequence[int | None] | None = None,
-    enter: Callable[[int], bool] | None = None,
-    stop: Callable[[int], bool] | None = None,
+    within: tuple[int, int] | None = None,
+    part_of: Sequence[object] | None = None,
+    part: object = None,
+    avoid: Container[int] = (),
+    stop_jump: Callable[[int], bool] | None = None,
 ) -> Reach:
-    """The instructions run from the instructions ``starts`` along edges of ``kinds``, each one
-    let in by ``enter`` (all when None); where ``stop`` holds, an instruction is run but its
-    edges are not followed.  Exception edges go to ``handler_of[k]`` (the handler an exception
-    at k goes to, or None).  An edge past the last instruction (the end) leads nowhere.  The
-    walk is depth-first, a jump's target before the next instruction, so ``ended`` comes in
-    the same order from the same instructions."""
+    """The instructions run from the instructions ``starts`` along edges of ``kinds``.
+
+    Exception edges go to ``handler_of[k]`` (the handler an exception at k goes to, or None).
+    The walk enters only instructions in ``within`` (a range [a, b)), those k with
+    ``part_of[k] == part`` (with ``part_of``: the code of one home, or the code no home has
+    claimed yet), and none in ``avoid``; where it was kept out is ``left``.  An unconditional
+    jump where ``stop_jump`` holds is run but none of its edges is followed (``ended``).  An
+    edge past the last instruction (the end) leads nowhere.  The walk is depth-first, a jump's
+    target before the next instruction, so ``ended`` comes in the same order from the same
+    instructions.  (The structuring passes ask this for each statement: it is kept lean.)"""
+    follows = _FOLLOWS.get(kinds)
+    if follows is None:
+        follows = _FOLLOWS[kinds] = tuple(kind in kinds for kind in _KINDS)
+    jump, branch, setup, fall, exc = follows
+    handlers = handler_of if exc else None
     n = len(ins)
-    jump = EdgeKind.JUMP in kinds
-    branch = EdgeKind.BRANCH in kinds
-    setup = EdgeKind.SETUP in kinds
-    fall = EdgeKind.FALL in kinds
-    exc = handler_of if EdgeKind.EXCEPTION in kinds else None
-    out = Reach()
-    reached, left = out.reached, out.left
+    lo, hi = within if within is not None else (0, n)
+    confined = within is not None or part_of is not None or bool(avoid)
+    reached: set[int] = set()
+    left: set[int] = set()
+    ended: list[int] = []
     work = list(starts)
-    pop, push = work.pop, work.append
     while work:
-        k = pop()
+        k = work.pop()
         if k >= n or k in reached:
             continue
-        if enter is not None and not enter(k):
+        if confined and (
+            not lo <= k < hi
+            or (part_of is not None and part_of[k] is not part and part_of[k] != part)
+            or k in avoid
+        ):
             left.add(k)
             continue
         reached.add(k)
-        if stop is not None and stop(k):
-            out.ended.append(k)
-            continue
         i = ins[k]
         op = i.op
-        t = i.target
-        if t is not None and (
-            jump if op == "JUMP" else setup if op.startswith("SETUP_") else branch
-        ):
-            push(t)
-        if fall and op != "JUMP" and op not in TERMINAL:
-            push(k + 1)
-        if exc is not None:
-            h = exc[k]
+        if op == "JUMP":
+            if stop_jump is not None and stop_jump(k):
+                ended.append(k)
+                continue
+            if jump and i.target is not None:
+                work.append(i.target)
+        else:
+            t = i.target
+            if t is not None and (
+                branch if branch == setup or not op.startswith("SETUP_") else setup
+            ):
+                work.append(t)
+            if fall and op not in TERMINAL:
+                work.append(k + 1)
+        if handlers is not None:
+            h = handlers[k]
             if h is not None:
-                push(h)
-    return out
+                work.append(h)
+    return Reach(reached, left, ended)
+
+
+def reach_in_turn(
+    ins: Sequence[Instr],
+    seeds: Iterable[tuple[int, object]],
+    owner: list,
+    kinds: frozenset[EdgeKind] = NORMAL_FLOW,
+) -> None:
+    """For each (start, tag) of ``seeds`` in turn, ``owner[k] = tag`` for every instruction
+    it reaches through instructions no one owns yet (``owner[k]`` None): code is whose start
+    reaches it first, as each instruction's home is found.  The same as :func:`reach` with
+    ``part_of=owner, part=None`` once per seed, without its cost per call (one seed per
+    handler)."""
+    follows = _FOLLOWS.get(kinds)
+    if follows is None:
+        follows = _FOLLOWS[kinds] = tuple(kind in kinds for kind in _KINDS)
+    jump, branch, setup, fall, _exc = follows
+    n = len(ins)
+    for start, tag in seeds:
+        work = [start]
+        while work:
+            k = work.pop()
+            if k >= n or owner[k] is not None:
+                continue
+            owner[k] = tag
+            i = ins[k]
+            op = i.op
+            t = i.target
+            if op == "JUMP":
+                if jump and t is not None:
+                    work.append(t)
+            else:
+                if t is not None and (
+                    branch if branch == setup or not op.startswith("SETUP_") else setup
+                ):
+                    work.append(t)
+                if fall and op not in TERMINAL:
+                    work.append(k + 1)

@@ -13,7 +13,7 @@ try/except or the try/finally reading.
 
 from __future__ import annotations
 
-from pellucid.decompiler.cfg import PLAIN_FLOW, reach
+from pellucid.decompiler.cfg import PLAIN_FLOW, reach, reach_in_turn
 from pellucid.decompiler.instructions import TERMINAL
 from pellucid.decompiler.regions.exc_markers import Copy
 
@@ -84,12 +84,8 @@ class BlockStackOps:
         # homes
         home = self.home
 
-        def unhomed(k: int) -> bool:
-            return home[k] is None
-
         def flood(start: int, tag: int) -> None:
-            for k in reach(ins, [start], PLAIN_FLOW, enter=unhomed).reached:
-                home[k] = tag
+            reach_in_turn(ins, [(start, tag)], home, PLAIN_FLOW)
 
         def flood_handler(s: int, start: int | None = None) -> None:
             # a handler's code ends where it leaves its except block: a jump from
@@ -101,15 +97,17 @@ class BlockStackOps:
             # (a with's handler falls through its last POP_TOP into the statement's follow)
             follow = H + 8 if ins[H].op == "WITH_EXCEPT_START" else -1
 
-            def leaves(k: int) -> bool:
-                return bs[k] is not None and mine not in bs[k] and ins[k].op == "JUMP"
+            def leaves(k: int) -> bool:  # (a jump)
+                return bs[k] is not None and mine not in bs[k]
 
             code = reach(
                 ins,
                 [H if start is None else start],
                 PLAIN_FLOW,
-                enter=lambda k: home[k] is None and k != follow,
-                stop=leaves,
+                part_of=home,
+                part=None,
+                avoid={follow},
+                stop_jump=leaves,
             )
             outside = [follow] if follow in code.left and home[follow] is None else []
             outside += [ins[k].target for k in code.ended]

@@ -14,7 +14,7 @@ consumed (``_claim``).
 from __future__ import annotations
 
 from pellucid.decompiler.cfg import build as build_cfg
-from pellucid.decompiler.cfg import reach
+from pellucid.decompiler.cfg import reach, reach_in_turn
 from pellucid.decompiler.exceptgroups import is_star_clause_handler
 from pellucid.decompiler.instructions import TABLE, TERMINAL
 from pellucid.decompiler.regions.exc_markers import DELETE_OPS, STORE_OPS, Copy, Handler, _key
@@ -102,14 +102,7 @@ class HandlerMap:
                     home[k] = -1
             return
 
-        def unhomed(k: int) -> bool:
-            return home[k] is None
-
-        def flood(start: int, tag: int) -> None:
-            for k in reach(ins, [start], enter=unhomed).reached:
-                home[k] = tag
-
-        flood(0, -1)
+        reach_in_turn(ins, [(0, -1)], home)
         pending = [h for h in self._handlers.values() if h.kind in ("try", "with")]
         while pending:
             ready = [
@@ -121,10 +114,9 @@ class HandlerMap:
                 break
             for h in ready:
                 pending.remove(h)
-            for h in sorted(ready, key=lambda h: h.target):
-                flood(h.target, h.target)
-        for h in pending:
-            flood(h.target, h.target)
+            ready.sort(key=lambda h: h.target)
+            reach_in_turn(ins, [(h.target, h.target) for h in ready], home)
+        reach_in_turn(ins, [(h.target, h.target) for h in pending], home)
 
     def _thread(self, k: int, seen: set | None = None) -> int:
         """Where an unconditional jump chain starting at k leads (the jumps
@@ -326,13 +318,10 @@ class HandlerMap:
         clause breaks out of or goes round an enclosing loop, the code there is the loop's (3.11:
         it has H's home when only that break reaches it, the code after a `while True`; 3.12+
         lay handler code past the function's, where a loop's targets may be copies in it)."""
-        home = self.home
-        stops = self._loop_targets() if TABLE.inline_handlers else frozenset()
-
-        def own(k: int) -> bool:
-            return k != follow and home[k] == H and k not in stops
-
-        for k in reach(self.ins, [start], enter=own).reached:
+        stops = self._loop_targets() if TABLE.inline_handlers else set()
+        if follow is not None:
+            stops.add(follow)
+        for k in reach(self.ins, [start], part_of=self.home, part=H, avoid=stops).reached:
             self.reachable[k] = False
 
     def _claim_nested(self, a: int, b: int) -> None:

@@ -86,10 +86,10 @@ class LoopLatchOps:
         """The code of t's home reached from t; a forward jump ends the walk (``ended``)."""
         home, ins = self.home, self.ins
 
-        def forward_jump(k: int) -> bool:
-            return ins[k].op == "JUMP" and ins[k].target is not None and ins[k].target > k
+        def forward(k: int) -> bool:
+            return ins[k].target is not None and ins[k].target > k
 
-        return reach(ins, [t], enter=lambda k: home[k] == home[t], stop=forward_jump)
+        return reach(ins, [t], part_of=home, part=home[t], stop_jump=forward)
 
     def _clause_line(self, t: int) -> int | None:
         """The first source line of the handler code that jumps back to t (the clause that

@@ -535,7 +535,8 @@ class LoopOps:
             [T],
             NORMAL_FLOW | {EdgeKind.EXCEPTION},
             handler_of=cover,
-            enter=lambda k: k != F and T <= k < body_end,
+            within=(T, body_end),
+            avoid={F},
         ).reached
         if F - 1 not in seen and not any(ins[k].target == F for k in seen):
             return None  # the body never reaches the exit's neighbourhood: another layout
