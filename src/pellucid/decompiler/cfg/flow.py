@@ -4,7 +4,8 @@ The structuring layer edits jumps while it reads (a copy turned back into a jump
 made a jump to the last one), so a question it asks mid-walk cannot use blocks built before:
 :func:`reach` answers it on the instructions themselves, with the edge kinds of
 :mod:`~pellucid.decompiler.cfg.blocks` (see its ``target_kind``), inside the part of the code
-the caller lets it enter.
+the caller lets it enter.  :func:`reach_in_turn` shares code out among starts, each taking
+what it reaches first: how each instruction's home (whose code it is) is found.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ class Reach:
 
     def __init__(self, reached: set[int], left: set[int], ended: list[int]) -> None:
         self.reached = reached  # instructions run (never the end, n)
-        self.left = left  # kept out, and an edge from ``reached`` leads there
+        self.left = left  # kept out: starts, or where an edge from ``reached`` leads
         self.ended = ended  # jumps run whose edges were not followed (in the order met)
 
 
