@@ -1,6 +1,6 @@
 """The instruction layer: decoding, one table per CPython version, normalized instructions.
 
-The only layer (with ``verify.py``) that reads the interpreter's version.  ``decode.py`` reads
+The only layer that reads the interpreter's version.  ``decode.py`` reads
 ``co_code`` with the running version's :class:`~.table.Table` (``v3_9.py`` ... ``v3_15.py``
 each state what their version changed) and ``normalize.py`` turns it into version-neutral
 :class:`Instr` records in the vocabulary of ``vocabulary.py``.  Later layers ask ``TABLE``
