@@ -175,7 +175,10 @@ def test_filter_on_its_own_line_compares_equal():
 
 def _listing(rows):
     """Instructions as verify's normalization holds them: (opname, argval, target index)."""
-    return [Instr(op, None, argval, 2 * k, None, target, k) for k, (op, argval, target) in enumerate(rows)]
+    return [
+        Instr(op, None, argval, 2 * k, None, target, k)
+        for k, (op, argval, target) in enumerate(rows)
+    ]
 
 
 def _shape(ins):

@@ -162,20 +162,24 @@ class NormalizedInstruction:
 
 class DisListing:
     """How ``dis`` shows the arguments of one code object's instructions (the version's own
-    spellings read as the instruction layer reads them), read on first use.  Only messages
+    spellings read as the instruction layer reads them), read as far as asked.  Only messages
     need it: normalization reads the decoder, which leaves these strings out."""
 
     def __init__(self, code: CodeType) -> None:
         self.code = code
-        self._argreprs: dict[int, str] | None = None
+        self._argreprs: dict[int, str] = {}
+        self._unread: Iterator[dis.Instruction] | None = None
 
     def argrepr(self, offset: int) -> str:
-        if self._argreprs is None:
-            self._argreprs = {}
-            for ins in dis.get_instructions(self.code):
-                spelling = SPELLINGS.get(ins.opname)
-                self._argreprs[ins.offset] = (spelling(ins) if spelling else ins).argrepr
-        return self._argreprs.get(offset, "")
+        if self._unread is None:
+            self._unread = dis.get_instructions(self.code)
+        while offset not in self._argreprs:
+            ins = next(self._unread, None)
+            if ins is None:
+                return ""
+            spelling = SPELLINGS.get(ins.opname)
+            self._argreprs[ins.offset] = (spelling(ins) if spelling else ins).argrepr
+        return self._argreprs[offset]
 
 
 @dataclass(frozen=True)
@@ -440,8 +444,8 @@ def _instructions(code: CodeType) -> list[Instr]:
     return out
 
 
-# 3.11's dis leaves KW_NAMES' constant unresolved, so verify has compared every 3.11 KW_NAMES as
-# equal (its keyword names are not compared there); kept so, as dis read it.
+# 3.11's dis leaves KW_NAMES' constant unresolved, and verify compares KW_NAMES as dis reads it:
+# on 3.11 every KW_NAMES is alike (a gap: the keyword names of a call are not compared there).
 _UNRESOLVED_KW_NAMES = const_key(getattr(dis, "UNKNOWN", None))
 
 
@@ -465,7 +469,8 @@ def _threaded(ins: list[Instr], handlers: list[Instr]) -> list[Instr]:
     """
     ins = _without(ins, _unreached(ins, handlers))
     folded = fold_jumps_over_jumps(ins, {h.index for h in handlers})
-    thread_jump_chains(ins, every_jump=True, into_cycles=True)
+    if not thread_jump_chains(ins, every_jump=True, into_cycles=True) and not folded:
+        return ins  # (every instruction left is reached, as before)
     ins = _without(ins, folded)
     return _without(ins, _unreached(ins, handlers))
 
