@@ -9,6 +9,7 @@ import types
 import pytest
 
 from pellucid.decompiler import verify
+from pellucid.decompiler.instructions import Instr
 
 
 def module_code(source: str) -> types.CodeType:
@@ -172,54 +173,103 @@ def test_filter_on_its_own_line_compares_equal():
     assert verify.compare_code(one_line, negated)
 
 
-def test_jump_to_a_jump_is_threaded():
-    raw = [
-        ("LOAD_FAST", "x", 0, "", False),
-        ("POP_JUMP_IF_TRUE", 8, 2, "", True),  # over the next jump: folded with it
-        ("JUMP", 10, 4, "", True),
-        ("LOAD_FAST", "y", 6, "", False),  # (not a target: the fold's landing is index 3)
-        ("JUMP", 12, 8, "", True),
-        ("RETURN_VALUE", None, 10, "", False),
-        ("RETURN_VALUE", None, 12, "", False),
+def _listing(rows):
+    """Instructions as verify's normalization holds them: (opname, argval, target index)."""
+    return [
+        Instr(op, None, argval, 2 * k, None, target, k)
+        for k, (op, argval, target) in enumerate(rows)
     ]
-    targets = {1: 3, 2: 5, 4: 6}
-    new_index = verify._thread_jumps(raw, targets, set())
-    assert raw[1][0] == "POP_JUMP_IF_FALSE" and targets[1] == 5
-    assert new_index[2] is None and new_index[3] == 2
-    assert verify._kept(new_index, 2) == 2
+
+
+def _shape(ins):
+    return [(i.op, i.target) for i in ins]
+
+
+def test_jump_to_a_jump_is_threaded():
+    ins = _listing(
+        [
+            ("LOAD_FAST", "x", None),
+            ("POP_JUMP_IF_TRUE", None, 3),  # over the next jump: folded with it
+            ("JUMP", None, 5),
+            ("LOAD_FAST", "y", None),  # (not a target: the fold's landing is index 3)
+            ("JUMP", None, 6),
+            ("RETURN_VALUE", None, None),
+            ("RETURN_VALUE", None, None),
+        ]
+    )
+    assert _shape(verify._threaded(ins, [])) == [
+        ("LOAD_FAST", None),
+        ("POP_JUMP_IF_FALSE", 4),
+        ("LOAD_FAST", None),
+        ("JUMP", 5),
+        ("RETURN_VALUE", None),
+        ("RETURN_VALUE", None),
+    ]
 
 
 def test_folded_jump_that_other_jumps_land_on():
     # `if not (a and b): continue` jumps to the continue's jump from `a` and falls into it
     # from `b`; `if a: if b: <rest>` jumps straight to the loop from both: the same
-    raw = [
-        ("POP_JUMP_IF_FALSE", 4, 0, "", True),  # a false: to the continue's jump
-        ("POP_JUMP_IF_TRUE", 6, 2, "", True),  # b true: over it
-        ("JUMP", 0, 4, "", True),  # continue
-        ("RETURN_VALUE", None, 6, "", False),
+    ins = _listing(
+        [
+            ("POP_JUMP_IF_FALSE", None, 2),  # a false: to the continue's jump
+            ("POP_JUMP_IF_TRUE", None, 3),  # b true: over it
+            ("JUMP", None, 0),  # continue
+            ("RETURN_VALUE", None, None),
+        ]
+    )
+    assert _shape(verify._threaded(ins, [])) == [
+        ("POP_JUMP_IF_FALSE", 0),
+        ("POP_JUMP_IF_FALSE", 0),
+        ("RETURN_VALUE", None),
     ]
-    targets = {0: 2, 1: 3, 2: 0}
-    new_index = verify._thread_jumps(raw, targets, set())
-    assert [r[0] for r in raw[:2]] == ["POP_JUMP_IF_FALSE", "POP_JUMP_IF_FALSE"]
-    assert targets == {0: 0, 1: 0}
-    assert new_index[2] is None
 
 
 def test_dead_code_is_left_out():
     # (the jump of an `else: pass` ending a loop body, that 3.12+ keep for its line)
-    raw = [
-        ("FOR_ITER", 12, 0, "", True),
-        ("POP_JUMP_IF_FALSE", 8, 2, "", True),
-        ("LOAD_FAST", "x", 4, "", False),
-        ("JUMP", 0, 6, "", True),
-        ("JUMP", 0, 8, "", True),  # dead once the jump to it is threaded past it
-        ("RETURN_CONST", None, 10, "", False),  # dead from the start
-        ("RETURN_CONST", None, 12, "", False),
+    ins = _listing(
+        [
+            ("FOR_ITER", None, 6),
+            ("POP_JUMP_IF_FALSE", None, 4),
+            ("LOAD_FAST", "x", None),
+            ("JUMP", None, 0),
+            ("JUMP", None, 0),  # dead once the jump to it is threaded past it
+            ("RETURN_CONST", None, None),  # dead from the start
+            ("RETURN_CONST", None, None),
+        ]
+    )
+    assert _shape(verify._threaded(ins, [])) == [
+        ("FOR_ITER", 4),
+        ("POP_JUMP_IF_FALSE", 0),
+        ("LOAD_FAST", None),
+        ("JUMP", 0),
+        ("RETURN_CONST", None),
     ]
-    targets = {0: 6, 1: 4, 3: 0, 4: 0}
-    new_index = verify._thread_jumps(raw, targets, set())
-    assert targets == {0: 6, 1: 0, 3: 0}
-    assert new_index == [0, 1, 2, 3, None, None, 4, 5]
+
+
+def test_jump_into_a_circle_of_jumps_goes_where_it_enters_it():
+    # a jump to a jump to `while True: pass` (a jump to itself) goes to the loop's jump
+    ins = _listing(
+        [
+            ("POP_JUMP_IF_TRUE", None, 2),
+            ("RETURN_VALUE", None, None),
+            ("JUMP", None, 3),  # dead once the jump to it is threaded past it
+            ("JUMP", None, 3),
+        ]
+    )
+    assert _shape(verify._threaded(ins, [])) == [
+        ("POP_JUMP_IF_TRUE", 2),
+        ("RETURN_VALUE", None),
+        ("JUMP", 2),
+    ]
+
+
+def test_keyword_names_as_compared():
+    # what verify has read of KW_NAMES (3.11's dis leaves its constant unresolved)
+    a = func("def f(g):\n    return g(a=1)\n")
+    b = func("def f(g):\n    return g(b=1)\n")
+    same = sys.version_info[:2] == (3, 11)
+    assert (verify.compare_code(a, b) == []) is same
 
 
 @pytest.mark.parametrize(

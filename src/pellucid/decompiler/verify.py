@@ -24,21 +24,27 @@ import __future__
 import ast
 import dis
 import math
-import sys
 from bisect import bisect_left
 from collections import deque
 from dataclasses import dataclass, field
 from types import CodeType
 from typing import Any, Iterator
 
+from pellucid.decompiler.cfg.blocks import PLAIN_FLOW, EdgeKind
+from pellucid.decompiler.cfg.flow import reach
 from pellucid.decompiler.decode import decode
 from pellucid.decompiler.instructions import (
     DROPPED,
-    INVERSE_JUMPS,
     JUMP_ALIASES,
     SPELLINGS,
     TABLE,
+    TERMINAL,
+    Instr,
+    exception_entries,
     flagged_docstring,
+    fold_jumps_over_jumps,
+    remove_instructions,
+    thread_jump_chains,
 )
 
 __all__ = [
@@ -52,7 +58,6 @@ __all__ = [
     "verify_source",
 ]
 
-PY = sys.version_info[:2]
 # the ast of this Python has type parameters (3.12+ grammar)
 _HAS_TYPE_PARAMS = "type_params" in ast.FunctionDef._fields
 
@@ -134,20 +139,48 @@ class NormalizedInstruction:
 
     ``arg`` is a comparable key: a name, a constant key (see :func:`const_key`), a
     :class:`CodeRef`, a jump target index, or the raw oparg for opcodes whose argument is a
-    plain number. ``offset`` is the original byte offset (for messages only).
+    plain number. ``offset`` is the original byte offset; ``argrepr`` is how messages show
+    the argument, None for as ``dis`` shows that instruction's, read from ``listing`` (for
+    messages only: neither takes part in comparisons).
     """
 
     opname: str
     arg: Any
     offset: int = field(compare=False, default=-1)
-    argrepr: str = field(compare=False, default="")
+    argrepr: str | None = field(compare=False, default="")
+    listing: DisListing | None = field(compare=False, default=None, repr=False)
 
     def __str__(self) -> str:
         if self.arg is None:
             return self.opname
         if isinstance(self.arg, JumpTarget):
             return f"{self.opname} -> {self.arg.index}"
-        return f"{self.opname} {self.argrepr if self.argrepr else repr(self.arg)}"
+        argrepr = self.argrepr
+        if argrepr is None:
+            argrepr = self.listing.argrepr(self.offset) if self.listing is not None else ""
+        return f"{self.opname} {argrepr if argrepr else repr(self.arg)}"
+
+
+class DisListing:
+    """How ``dis`` shows the arguments of one code object's instructions (the version's own
+    spellings read as the instruction layer reads them), read as far as asked.  Only messages
+    need it: normalization reads the decoder, which leaves these strings out."""
+
+    def __init__(self, code: CodeType) -> None:
+        self.code = code
+        self._argreprs: dict[int, str] = {}
+        self._unread: Iterator[dis.Instruction] | None = None
+
+    def argrepr(self, offset: int) -> str:
+        if self._unread is None:
+            self._unread = dis.get_instructions(self.code)
+        while offset not in self._argreprs:
+            ins = next(self._unread, None)
+            if ins is None:
+                return ""
+            spelling = SPELLINGS.get(ins.opname)
+            self._argreprs[ins.offset] = (spelling(ins) if spelling else ins).argrepr
+        return self._argreprs[offset]
 
 
 @dataclass(frozen=True)
@@ -257,39 +290,6 @@ def const_key(value: Any) -> Any:
     return (t.__name__, value)
 
 
-def _get_instructions(code: CodeType) -> Iterator[dis.Instruction]:
-    if (3, 11) <= PY < (3, 13):
-        return dis.get_instructions(code, show_caches=False)
-    return dis.get_instructions(code)
-
-
-def _parse_varint(it: Iterator[int]) -> int:
-    b = next(it)
-    val = b & 63
-    while b & 64:
-        val <<= 6
-        b = next(it)
-        val |= b & 63
-    return val
-
-
-def _exception_table(code: CodeType) -> list[tuple[int, int, int, int, bool]]:
-    """Raw (start, end, target, depth, lasti) entries with byte offsets; end is exclusive."""
-    table = getattr(code, "co_exceptiontable", b"")
-    entries = []
-    it = iter(table)
-    try:
-        while True:
-            start = _parse_varint(it) * 2
-            end = start + _parse_varint(it) * 2
-            target = _parse_varint(it) * 2
-            dl = _parse_varint(it)
-            entries.append((start, end, target, dl >> 1, bool(dl & 1)))
-    except StopIteration:
-        pass
-    return entries
-
-
 def _code_qualname(code: CodeType, default: str | None = None) -> str:
     return getattr(code, "co_qualname", None) or default or code.co_name
 
@@ -304,108 +304,66 @@ def normalize(code: CodeType) -> NormalizedCode:
     in ``__firstlineno__`` is replaced by a placeholder, and qualname constants (3.9/3.10
     MAKE_FUNCTION, class-body ``__qualname__``) keep only their last component.
     """
-    # First pass: kept instructions with their byte offsets, jump targets still as offsets.
-    raw: list[tuple[str, Any, int, str, bool]] = []  # opname, arg, offset, argrepr, is_jump
-    for ins in _get_instructions(code):
-        spelling = SPELLINGS.get(ins.opname)
-        if spelling is not None:
-            # the instruction layer's reading of the version's own opcodes (a borrowed load is
-            # a load: borrowing only saves reference counting)
-            ins = spelling(ins)
-        opname = ins.opname
-        if opname in _DROPPED:
-            continue
-        op = ins.opcode
-        split = _SUPERINSTRUCTIONS.get(opname)
-        if split is not None:
-            first, second = ins.argval
-            raw.append((split[0], first, ins.offset, first, False))
-            raw.append((split[1], second, ins.offset, second, False))
-            continue
-        opname = JUMP_ALIASES.get(opname, opname)
-        if op in _JUMPS and ins.argval is not None:  # (3.14 END_ASYNC_FOR: no jump)
-            raw.append((opname, ins.argval, ins.offset, "", True))
-            continue
-        if ins.arg is None:
-            arg: Any = None
-        elif op in _CONSTS or opname == "LOAD_CONST":
-            arg = const_key(ins.argval)
-        elif op in _NAMES:
-            bits = _NAME_FLAG_BITS.get(opname)
-            arg = ins.argval if bits is None else (ins.argval, ins.arg & bits)
-        elif op in _LOCALS:
-            arg = ins.argval
-        else:
-            arg = ins.arg
-        raw.append((opname, arg, ins.offset, ins.argrepr, False))
+    ins = _instructions(code)
 
     # 3.14+ call an attribute of a name the module imports as `LOAD_ATTR; PUSH_NULL` and any
     # other attribute as a method load: which, depends on the module's imports, not on what the
     # call does (the same call either way).  Compare both as the method load.
-    merged: list[tuple[str, Any, int, str, bool]] = []
-    for r in raw:
-        if (
-            r[0] == "PUSH_NULL"
-            and merged
-            and merged[-1][0] == "LOAD_ATTR"
-            and type(merged[-1][1]) is tuple
-            and merged[-1][1][1] == 0
-        ):
+    merged: list[Instr] = []
+    for i in ins:
+        if i.op == "PUSH_NULL" and merged:
             prev = merged[-1]
-            merged[-1] = (prev[0], (prev[1][0], 1), prev[2], prev[3], prev[4])
-            continue
-        merged.append(r)
-    raw = merged
+            if prev.op == "LOAD_ATTR" and type(prev.argval) is tuple and prev.argval[1] == 0:
+                prev.argval = (prev.argval[0], 1)
+                continue
+        merged.append(i)
+    ins = merged
 
     # A store to a local that the next instruction overwrites is a pop: 3.13+ compile it so
     # where both stores are on one line (`_, _, x = t`), not where the targets span lines.
-    for i in range(len(raw) - 1):
-        cur, nxt = raw[i], raw[i + 1]
-        if cur[0] == "STORE_FAST" and nxt[0] == "STORE_FAST" and cur[1] == nxt[1]:
-            raw[i] = ("POP_TOP", None, cur[2], "", False)
+    for cur, nxt in zip(ins, ins[1:]):
+        if cur.op == "STORE_FAST" and nxt.op == "STORE_FAST" and cur.argval == nxt.argval:
+            cur.op, cur.argval = "POP_TOP", None
 
     # Where a definition is nested depends on where it is recompiled, not on what it does:
     # compare only the last component of qualnames that 3.9/3.10 pass to MAKE_FUNCTION and
     # that class bodies store in ``__qualname__``; 3.13 class bodies also store their first
     # line number in ``__firstlineno__``.
-    for i in range(len(raw) - 1):
-        cur, nxt = raw[i], raw[i + 1]
-        if cur[0] != "LOAD_CONST" or type(cur[1]) is not tuple or cur[1][0] not in ("str", "int"):
+    for cur, nxt in zip(ins, ins[1:]):
+        key = cur.argval
+        if cur.op != "LOAD_CONST" or type(key) is not tuple or key[0] not in ("str", "int"):
             continue
-        if nxt[0] == "STORE_NAME" and nxt[1] == "__firstlineno__":
-            raw[i] = ("LOAD_CONST", ("firstlineno",), cur[2], "<first line>", False)
-        elif cur[1][0] == "str" and (
-            (nxt[0] == "STORE_NAME" and nxt[1] == "__qualname__")
-            or (TABLE.make_function_pops_qualname and nxt[0] == "MAKE_FUNCTION")
+        if nxt.op == "STORE_NAME" and nxt.argval == "__firstlineno__":
+            cur.argval, cur.extra["shown"] = ("firstlineno",), "<first line>"
+        elif key[0] == "str" and (
+            (nxt.op == "STORE_NAME" and nxt.argval == "__qualname__")
+            or (TABLE.make_function_pops_qualname and nxt.op == "MAKE_FUNCTION")
         ):
-            tail = cur[1][1].rpartition(".")[2]
-            raw[i] = ("LOAD_CONST", ("qualname", tail), cur[2], f"<qualname ...{tail}>", False)
+            tail = key[1].rpartition(".")[2]
+            cur.argval, cur.extra["shown"] = ("qualname", tail), f"<qualname ...{tail}>"
 
-    offsets = [r[2] for r in raw]
+    # jump targets: the first kept instruction at or after the offset (len(ins): the end)
+    offsets = [i.offset for i in ins]
+    for k, i in enumerate(ins):
+        i.index = k
+        if i.target is not None:
+            i.target = bisect_left(offsets, i.argval)
+    handlers = [ins[e[2]] for e in exception_entries(code, ins, as_encoded=True) if e[2] < len(ins)]
+    ins = _threaded(ins, handlers)
 
-    def index_of(offset: int) -> int:
-        # first kept instruction at or after ``offset`` (len(raw): the end)
-        return bisect_left(offsets, offset)
-
-    entries = [
-        (index_of(start), index_of(end), index_of(target), depth, lasti)
-        for start, end, target, depth, lasti in _exception_table(code)
+    listing = DisListing(code)
+    instructions = [
+        NormalizedInstruction(
+            i.op,
+            JumpTarget(i.target) if i.target is not None else i.argval,
+            i.offset,
+            i._extra["shown"] if i._extra else None,
+            listing,
+        )
+        for i in ins
     ]
-    targets = {k: index_of(r[1]) for k, r in enumerate(raw) if r[4]}
-    new_index = _thread_jumps(raw, targets, {e[2] for e in entries})
-
-    instructions = []
-    for k, (opname, arg, offset, argrepr, is_jump) in enumerate(raw):
-        if new_index[k] is None:
-            continue
-        if is_jump:
-            arg = JumpTarget(_kept(new_index, targets[k]))
-        instructions.append(NormalizedInstruction(opname, arg, offset, argrepr))
-
     table: list[ExceptionEntry] = []
-    for start, end, target, depth, lasti in entries:
-        s, e = _kept(new_index, start), _kept(new_index, end)
-        target = _kept(new_index, target)
+    for s, e, target, depth, lasti in exception_entries(code, ins, as_encoded=True):
         if s >= e:
             continue
         entry = ExceptionEntry(s, e, target, depth, lasti)
@@ -444,11 +402,60 @@ def normalize(code: CodeType) -> NormalizedCode:
     )
 
 
-def _thread_jumps(
-    raw: list[tuple[str, Any, int, str, bool]], targets: dict[int, int], handlers: set[int]
-) -> list[int | None]:
-    """Jump threading and dead-code removal, on ``raw`` and ``targets`` (jump index -> target
-    index) in place.
+def _instructions(code: CodeType) -> list[Instr]:
+    """The decoder's instructions as verify compares them: bookkeeping dropped, superinstructions
+    split, jump variants unified, ``argval`` a comparable key (a jump's: its target offset,
+    ``target`` set to mark it a jump), ``extra["shown"]`` what messages show of an argument
+    ``dis`` does not show so (a superinstruction's half)."""
+    out: list[Instr] = []
+    for ins in decode(code):
+        spelling = SPELLINGS.get(ins.opname)
+        if spelling is not None:
+            # the instruction layer's reading of the version's own opcodes (a borrowed load is
+            # a load: borrowing only saves reference counting)
+            ins = spelling(ins)
+        opname = ins.opname
+        if opname in _DROPPED:
+            continue
+        op, offset = ins.opcode, ins.offset
+        split = _SUPERINSTRUCTIONS.get(opname)
+        if split is not None:
+            first, second = ins.argval
+            out.append(Instr(split[0], None, first, offset, None, None, -1, "", {"shown": first}))
+            out.append(Instr(split[1], None, second, offset, None, None, -1, "", {"shown": second}))
+            continue
+        opname = JUMP_ALIASES.get(opname, opname)
+        if op in _JUMPS and ins.argval is not None:  # (3.14 END_ASYNC_FOR: no jump)
+            out.append(Instr(opname, ins.arg, ins.argval, offset, None, -1))
+            continue
+        if ins.arg is None:
+            key: Any = None
+        elif opname == "KW_NAMES" and not TABLE.kw_names_resolved:
+            key = _UNRESOLVED_KW_NAMES
+        elif op in _CONSTS or opname == "LOAD_CONST":
+            key = const_key(ins.argval)
+        elif op in _NAMES:
+            bits = _NAME_FLAG_BITS.get(opname)
+            key = ins.argval if bits is None else (ins.argval, ins.arg & bits)
+        elif op in _LOCALS:
+            key = ins.argval
+        else:
+            key = ins.arg
+        out.append(Instr(opname, ins.arg, key, offset))
+    return out
+
+
+# 3.11's dis leaves KW_NAMES' constant unresolved, and verify compares KW_NAMES as dis reads it:
+# on 3.11 every KW_NAMES is alike (a gap: the keyword names of a call are not compared there).
+_UNRESOLVED_KW_NAMES = const_key(getattr(dis, "UNKNOWN", None))
+
+
+# normalized opcodes after which control never goes on to the next instruction (besides JUMP)
+_ENDS = TERMINAL | {"RETURN_CONST"}
+
+
+def _threaded(ins: list[Instr], handlers: list[Instr]) -> list[Instr]:
+    """Jump threading and dead-code removal.
 
     Where a jump lands on an unconditional jump is a choice the compiler makes from line
     numbers (3.12+ keeps a jump to a ``JUMP_BACKWARD`` on another line, where it would jump
@@ -460,87 +467,29 @@ def _thread_jumps(
     ``elif c: continue``, and 3.12+ the dead jump that carried a ``pass``'s line, as in an
     ``else: pass`` ending a loop body, where the same source without them has none.  All of
     these are exact equivalences, applied alike to the original and to the recompiled code.
-    Returns old index -> new index (None: removed).
     """
-    n = len(raw)
-    dest = dict(targets)  # every jump's own target, folded jumps included
-    removed = _unreached(raw, targets, handlers, set())
-
-    def kept_from(k: int) -> int:
-        while k < n and k in removed:
-            k += 1
-        return k
-
-    for k in sorted(targets):
-        if k in removed or raw[k][0] not in INVERSE_JUMPS:
-            continue
-        j = kept_from(k + 1)
-        if (
-            j < n
-            and raw[j][0] == "JUMP"
-            and j not in handlers
-            and kept_from(targets[k]) == kept_from(j + 1)
-        ):
-            raw[k] = (INVERSE_JUMPS[raw[k][0]],) + raw[k][1:]
-            targets[k] = targets[j]
-            removed.add(j)
-    for k, target in targets.items():
-        seen = set()
-        while target < n and raw[target][0] == "JUMP" and target not in seen:
-            seen.add(target)
-            target = dest[target]
-        targets[k] = target
-    removed |= _unreached(raw, targets, handlers, removed)
-    for k in list(targets):
-        if k in removed:
-            del targets[k]
-    new_index: list[int | None] = []
-    kept = 0
-    for k in range(n):
-        if k in removed:
-            new_index.append(None)
-        else:
-            new_index.append(kept)
-            kept += 1
-    new_index.append(kept)
-    return new_index
+    ins = _without(ins, _unreached(ins, handlers))
+    folded = fold_jumps_over_jumps(ins, {h.index for h in handlers})
+    if not thread_jump_chains(ins, every_jump=True, into_cycles=True) and not folded:
+        return ins  # (every instruction left is reached, as before)
+    ins = _without(ins, folded)
+    return _without(ins, _unreached(ins, handlers))
 
 
-# normalized opcodes after which control never goes on to the next instruction
-_NO_FALL_THROUGH = frozenset({"JUMP", "RETURN_VALUE", "RETURN_CONST", "RAISE_VARARGS", "RERAISE"})
+def _unreached(ins: list[Instr], handlers: list[Instr]) -> set[int]:
+    """Indices no path reaches: from the entry and every handler (each counted reached), by
+    fall-through and by every jump, a 3.9/3.10 ``SETUP_*``'s included."""
+    setups = None
+    if not TABLE.has_exception_table:
+        setups = [i.target if i.op.startswith("SETUP_") else None for i in ins]
+    kinds = PLAIN_FLOW if setups is None else PLAIN_FLOW | {EdgeKind.EXCEPTION}
+    starts = [0, *(h.index for h in handlers)]
+    reached = reach(ins, starts, kinds, handler_of=setups, ends=_ENDS).reached
+    return {k for k in range(len(ins)) if k not in reached}
 
 
-def _unreached(
-    raw: list[tuple[str, Any, int, str, bool]],
-    targets: dict[int, int],
-    handlers: set[int],
-    removed: set[int],
-) -> set[int]:
-    """Indices no path reaches: from the entry and every handler, by fall-through (an
-    instruction not known to end its path falls through) and by every jump's threaded
-    target.  Folded jumps (``removed``) are passed over as if absent."""
-    n = len(raw)
-    seen: set[int] = set()
-    work = [0, *handlers]
-    while work:
-        k = work.pop()
-        while k < n and k in removed:
-            k += 1
-        if k >= n or k in seen:
-            continue
-        seen.add(k)
-        if k in targets:
-            work.append(targets[k])
-        if raw[k][0] not in _NO_FALL_THROUGH:
-            work.append(k + 1)
-    return {k for k in range(n) if k not in seen and k not in removed}
-
-
-def _kept(new_index: list[int | None], k: int) -> int:
-    """The new index of old index ``k``, or of the first kept instruction after it."""
-    while new_index[k] is None:
-        k += 1
-    return new_index[k]  # type: ignore[return-value]
+def _without(ins: list[Instr], remove: set[int]) -> list[Instr]:
+    return remove_instructions(ins, remove) if remove else ins
 
 
 # --------------------------------------------------------------------------------------------

@@ -43,6 +43,7 @@ def reach(
     part: object = None,
     avoid: Container[int] = (),
     stop_jump: Callable[[int], bool] | None = None,
+    ends: Container[str] = TERMINAL,
 ) -> Reach:
     """The instructions run from the instructions ``starts`` along edges of ``kinds``.
 
@@ -50,7 +51,8 @@ def reach(
     The walk enters only instructions in ``within`` (a range [a, b)), those k with
     ``part_of[k] == part`` (with ``part_of``: the code of one home, or the code no home has
     claimed yet), and none in ``avoid``; where it was kept out is ``left``.  An unconditional
-    jump where ``stop_jump`` holds is run but none of its edges is followed (``ended``).  An
+    jump where ``stop_jump`` holds is run but none of its edges is followed (``ended``); control
+    does not fall through an instruction in ``ends``.  An
     edge past the last instruction (the end) leads nowhere.  The walk is depth-first, a jump's
     target before the next instruction, so ``ended`` comes in the same order from the same
     instructions.  (The structuring passes ask this for each statement: it is kept lean.)"""
@@ -92,7 +94,7 @@ def reach(
                 branch if branch == setup or not op.startswith("SETUP_") else setup
             ):
                 work.append(t)
-            if fall and op not in TERMINAL:
+            if fall and op not in ends:
                 work.append(k + 1)
         if handlers is not None:
             h = handlers[k]

@@ -1,6 +1,6 @@
 """The instruction layer: decoding, one table per CPython version, normalized instructions.
 
-The only layer (with ``verify.py``) that reads the interpreter's version.  ``decode.py`` reads
+The only layer that reads the interpreter's version.  ``decode.py`` reads
 ``co_code`` with the running version's :class:`~.table.Table` (``v3_9.py`` ... ``v3_15.py``
 each state what their version changed) and ``normalize.py`` turns it into version-neutral
 :class:`Instr` records in the vocabulary of ``vocabulary.py``.  Later layers ask ``TABLE``
@@ -17,6 +17,7 @@ from pellucid.decompiler.instructions.normalize import (
     Instr,
     exception_entries,
     flagged_docstring,
+    fold_jumps_over_jumps,
     has_jump_chains,
     normalize,
     remove_instructions,
@@ -48,6 +49,7 @@ __all__ = [
     "Table",
     "exception_entries",
     "flagged_docstring",
+    "fold_jumps_over_jumps",
     "has_jump_chains",
     "normalize",
     "remove_instructions",

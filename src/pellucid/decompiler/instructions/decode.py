@@ -19,7 +19,7 @@ from typing import Any, Iterator, NamedTuple
 from pellucid.decompiler.instructions import v3_9, v3_10, v3_11, v3_12, v3_13, v3_14, v3_15
 from pellucid.decompiler.instructions.table import Table
 
-# The running interpreter's version: with verify.py's, the only reading of it in the decompiler.
+# The running interpreter's version: the only reading of it in the decompiler.
 PY = sys.version_info[:2]
 
 # The CPython versions whose bytecode pellucid decodes, oldest first: the one place that says

@@ -278,26 +278,37 @@ def _fold_backward_conditionals(out: list[Instr]) -> list[Instr]:
     if not TABLE.forward_only_conditional_jumps:
         return out
     targeted = {i.target for i in out if i.target is not None}
-    remove: set[int] = set()
-    for i in out:
-        if (
-            i.op in INVERSE_JUMPS
-            and i.target == i.index + 2
-            and i.index + 1 < len(out)
-            and out[i.index + 1].op == "JUMP"
-            and out[i.index + 1].target is not None
-            and out[i.index + 1].target <= i.index
-            and (i.index + 1) not in targeted
-        ):
-            i.op = INVERSE_JUMPS[i.op]
-            i.target = out[i.index + 1].target
-            i.extra["folded_jump"] = out[i.index + 1].offset
-            remove.add(i.index + 1)
+    remove = fold_jumps_over_jumps(out, targeted, backward_only=True)
     if not remove:
         return out
+    for k in remove:
+        out[k - 1].extra["folded_jump"] = out[k].offset
     return remove_instructions(out, remove)
 
 
+def fold_jumps_over_jumps(
+    out: list[Instr], spare: set[int], backward_only: bool = False
+) -> set[int]:
+    """Fold each ``POP_JUMP_IF_X +1; JUMP t`` into ``POP_JUMP_IF_notX t`` (the same behaviour)
+    unless the ``JUMP``'s index is in ``spare`` (something else lands on it), or with
+    ``backward_only`` where ``t`` is ahead.  Returns the indices of the folded ``JUMP``s, left
+    in place (other jumps may still land on them) for :func:`remove_instructions`."""
+    folded: set[int] = set()
+    n = len(out)
+    for i in out:
+        if i.op not in INVERSE_JUMPS or i.target != i.index + 2 or i.index + 1 >= n:
+            continue
+        j = out[i.index + 1]
+        if (
+            j.op == "JUMP"
+            and j.target is not None
+            and not (backward_only and j.target > i.index)
+            and j.index not in spare
+        ):
+            i.op = INVERSE_JUMPS[i.op]
+            i.target = j.target
+            folded.add(j.index)
+    return folded
 
 
 def same_positions(code: CodeType, a: int, b: int) -> bool:
@@ -307,16 +318,17 @@ def same_positions(code: CodeType, a: int, b: int) -> bool:
     return positions[a // 2] == positions[b // 2]
 
 
-def _chain_end(ins: list[Instr], i: Instr) -> int | None:
-    """Where an unconditional jump ends up when the jumps it lands on are followed (None when
-    it lands on none, or they go round in a circle)."""
-    seen = {i.index}
+def _chain_end(ins: list[Instr], i: Instr, into_cycles: bool = False) -> int | None:
+    """Where a jump ends up when the unconditional jumps it lands on are followed (None when it
+    lands on none).  Where they go round in a circle: None, or with ``into_cycles`` the jump of
+    the circle the chain enters it at."""
+    seen: set[int] = set()
     t = i.target
     n = len(ins)
     while t is not None and t < n and ins[t].op == "JUMP" and t not in seen:
         seen.add(t)
         t = ins[t].target
-    if t is None or t in seen or t == i.target:
+    if t is None or t == i.target or (t in seen and not into_cycles):
         return None
     return t
 
@@ -325,14 +337,19 @@ def has_jump_chains(ins: list[Instr]) -> bool:
     return any(i.op == "JUMP" and _chain_end(ins, i) is not None for i in ins)
 
 
-def thread_jump_chains(ins: list[Instr]) -> bool:
+def thread_jump_chains(
+    ins: list[Instr], every_jump: bool = False, into_cycles: bool = False
+) -> bool:
     """Point every unconditional jump that lands on other unconditional jumps at where they
-    end, as CPython's optimizer does where it can (the same behaviour).  True if any changed."""
+    end, as CPython's optimizer does where it can (the same behaviour).  True if any changed.
+
+    ``every_jump`` threads conditional jumps (and every other kind) too; ``into_cycles`` points
+    a chain that runs into a circle of jumps at the jump where it enters the circle."""
     changed = False
     for i in ins:
-        if i.op != "JUMP":
+        if i.op != "JUMP" and not (every_jump and i.target is not None):
             continue
-        end = _chain_end(ins, i)
+        end = _chain_end(ins, i, into_cycles)
         if end is not None:
             i.target = end
             i.argval = ins[end].offset if end < len(ins) else i.argval
@@ -365,16 +382,20 @@ def _resolve(first_at: dict[int, int], offset: int, end: int) -> int:
     return first_at[keys[k]] if k < len(keys) else end
 
 
-def exception_entries(code: CodeType, instrs: list[Instr]) -> list[tuple[int, int, int, int, bool]]:
+def exception_entries(
+    code: CodeType, instrs: list[Instr], as_encoded: bool = False
+) -> list[tuple[int, int, int, int, bool]]:
     """Exception-table entries as (start, end, target, depth, lasti) instruction indices.
 
-    An offset maps to the first normalized instruction at or after it."""
+    An offset maps to the first normalized instruction at or after it; ``end`` is exclusive.
+    Depths are those the version's with-setup reading counts (see ``Table.exception_depths``),
+    or with ``as_encoded`` those the table holds."""
     if not TABLE.has_exception_table:
         return []
     table = dis._parse_exception_table(code)  # type: ignore[attr-defined]
     if not table:
         return []
-    depths = {} if TABLE.exception_depths is None else TABLE.exception_depths(code)
+    depths = {} if TABLE.exception_depths is None or as_encoded else TABLE.exception_depths(code)
     offsets = [i.offset for i in instrs]
     n = len(instrs)
 
