@@ -430,8 +430,6 @@ def _instructions(code: CodeType) -> list[Instr]:
             continue
         if ins.arg is None:
             key: Any = None
-        elif opname == "KW_NAMES" and not TABLE.kw_names_resolved:
-            key = _UNRESOLVED_KW_NAMES
         elif op in _CONSTS or opname == "LOAD_CONST":
             key = const_key(ins.argval)
         elif op in _NAMES:
@@ -443,11 +441,6 @@ def _instructions(code: CodeType) -> list[Instr]:
             key = ins.arg
         out.append(Instr(opname, ins.arg, key, offset))
     return out
-
-
-# 3.11's dis leaves KW_NAMES' constant unresolved, and verify compares KW_NAMES as dis reads it:
-# on 3.11 every KW_NAMES is alike (a gap: the keyword names of a call are not compared there).
-_UNRESOLVED_KW_NAMES = const_key(getattr(dis, "UNKNOWN", None))
 
 
 # normalized opcodes after which control never goes on to the next instruction (besides JUMP)
