@@ -353,7 +353,7 @@ def _parsed_annotation(value: ast.expr, w: Any) -> ast.expr:
         try:
             return ast.parse(value.value, mode="eval").body
         except SyntaxError:
-            raise w.fail("annotation string is not an expression", kind=Refusal.CLASS) from None
+            raise w.fail("annotation string is not an expression", kind=Refusal.DEFINITION) from None
     return value
 
 
@@ -416,7 +416,7 @@ def class_body(code: CodeType) -> list[ast.stmt]:
 
         scope = scope_annotations(annotate)
         if scope is None:
-            raise w.fail("a class's __annotate__ function of an unknown shape", kind=Refusal.CLASS)
+            raise w.fail("a class's __annotate__ function of an unknown shape", kind=Refusal.DEFINITION)
         if code.co_flags & CO_FUTURE_ANNOTATIONS:
             # `from __future__ import annotations` keeps them as source text
             scope = [(n, _parsed_annotation(a, w), k) for n, a, k in scope]
@@ -535,18 +535,18 @@ def module_body(code: CodeType) -> list[ast.stmt]:
 
         entries = conditional_annotations(annotate)
         if entries is None:
-            raise w.fail("a module's __annotate__ function of an unknown shape", kind=Refusal.CLASS)
+            raise w.fail("a module's __annotate__ function of an unknown shape", kind=Refusal.DEFINITION)
         if code.co_flags & CO_FUTURE_ANNOTATIONS:
             entries = {k: (n, _parsed_annotation(a, w)) for k, (n, a) in entries.items()}
         body = place_annotations(body, entries, w.fail)
         if entries:
-            raise w.fail("annotations in __annotate__ that no statement of the module records", kind=Refusal.CLASS)
+            raise w.fail("annotations in __annotate__ that no statement of the module records", kind=Refusal.DEFINITION)
     elif getattr(w, "module_records_annotations", False) and not any(
         i.op == "SETUP_ANNOTATIONS" for i in w.ins  # (they are stored as they run: future import)
     ):
         # only annotations of attributes or subscripts (`o.x: T`), of which the compiler
         # keeps nothing but the target's evaluation: no source can be said to be theirs
-        raise w.fail("a module whose only annotations are of attributes or subscripts (3.14+ keep nothing of them)", kind=Refusal.CLASS)
+        raise w.fail("a module whose only annotations are of attributes or subscripts (3.14+ keep nothing of them)", kind=Refusal.NO_SOURCE)
     body = _finish_body(w, body, _is_none_return)
     # the docstring is the first store of __doc__ (3.9/3.10 after SETUP_ANNOTATIONS)
     if (
