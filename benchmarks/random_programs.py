@@ -237,35 +237,41 @@ def _functions(ns: dict, top: types.CodeType) -> dict:
     }
 
 
-def check(program: dict, pellucid, verify) -> tuple[str, str, str]:
-    """(outcome, detail, decompiled source) of one program."""
+def refusal_kind(exc: BaseException) -> str:
+    """The name of a refusal's kind (``DecompilationError.kind``), "unknown" when it has none."""
+    kind = getattr(exc, "kind", None)
+    return getattr(kind, "value", None) or "unknown"
+
+
+def check(program: dict, pellucid, verify) -> tuple[str, str, str, str]:
+    """(outcome, detail, decompiled source, refusal kind or "") of one program."""
     kind, src = program["kind"], program["source"]
     text = loops.PRELUDE + src if kind == "loop" else src
     try:
         top = compile(text, "<" + program["label"] + ">", "exec", dont_inherit=True)
     except (SyntaxError, ValueError) as exc:
-        return "skipped", f"{type(exc).__name__}: {exc}", ""
+        return "skipped", f"{type(exc).__name__}: {exc}", "", ""
     ns_a: dict = {"__name__": "random_program"}
     exec(top, ns_a)
     target = ns_a["f"].__code__ if kind == "loop" else top
     try:
         out = _limited(DECOMPILE_SECONDS, lambda: pellucid.decompile(target, verify=False))
     except CallTimeout:
-        return "crash", f"timeout: still decompiling after {DECOMPILE_SECONDS:g}s", ""
+        return "crash", f"timeout: still decompiling after {DECOMPILE_SECONDS:g}s", "", ""
     except pellucid.DecompilationError as exc:
         if getattr(exc, "internal", False):
             cause = exc.__cause__ or exc
             tb = "".join(
                 traceback.format_exception(type(cause), cause, cause.__traceback__, limit=-6)
             )
-            return "internal", f"{exc}\n{tb}", ""
-        return "refused", str(exc), ""
+            return "internal", f"{exc}\n{tb}", "", ""
+        return "refused", str(exc), "", refusal_kind(exc)
     except Exception as exc:  # noqa: BLE001 - a crash is a bug, listed
-        return "crash", traceback.format_exc(limit=-6) or repr(exc), ""
+        return "crash", traceback.format_exc(limit=-6) or repr(exc), "", ""
     try:
         recompiled = verify.recompile(out, target)
     except (SyntaxError, ValueError, LookupError) as exc:
-        return "WRONG", f"the output does not compile: {type(exc).__name__}: {exc}", out
+        return "WRONG", f"the output does not compile: {type(exc).__name__}: {exc}", out, ""
     diffs = verify.differences(target, recompiled)
     ns_b: dict = {"__name__": "random_program"}
     try:
@@ -279,7 +285,7 @@ def check(program: dict, pellucid, verify) -> tuple[str, str, str]:
             ns_b,
         )
     except Exception as exc:  # noqa: BLE001 - the decompiled module does not run: wrong
-        return "WRONG", f"the decompiled program does not run: {type(exc).__name__}: {exc}", out
+        return "WRONG", f"the decompiled program does not run: {type(exc).__name__}: {exc}", out, ""
     if kind == "loop":
         pairs = [("f", ns_a["f"], ns_b["f"])]
 
@@ -290,13 +296,14 @@ def check(program: dict, pellucid, verify) -> tuple[str, str, str]:
         originals = _functions(ns_a, top)
         missing = sorted(set(originals) - set(ns_b))
         if missing:
-            return "WRONG", f"the decompiled program lacks {missing}", out
+            return "WRONG", f"the decompiled program lacks {missing}", out, ""
         for name, fn in originals.items():
             if _signature(fn) != _signature(ns_b[name]):
                 return (
                     "WRONG",
                     f"{name}: signature {_signature(ns_b[name])} != {_signature(fn)}",
                     out,
+                    "",
                 )
         pairs = [(name, fn, ns_b[name]) for name, fn in originals.items()]
 
@@ -313,10 +320,10 @@ def check(program: dict, pellucid, verify) -> tuple[str, str, str]:
 
     differs = _compare_calls(pairs, inputs, fresh)
     if differs:
-        return "WRONG", differs, out
+        return "WRONG", differs, out, ""
     if diffs:
-        return "unverified", str(diffs[0]), out
-    return "exact", "", out
+        return "unverified", str(diffs[0]), out, ""
+    return "exact", "", out, ""
 
 
 def worker(path: str) -> int:
@@ -334,9 +341,10 @@ def worker(path: str) -> int:
     for family, programs in families.items():
         counts = collections.Counter({k: 0 for k in OUTCOMES})
         listed, unverified, refusals = [], collections.Counter(), collections.Counter()
+        kinds = collections.Counter()
         started = time.perf_counter()
         for program in programs:
-            outcome, detail, out = check(program, pellucid, verify)
+            outcome, detail, out, kind = check(program, pellucid, verify)
             counts[outcome] += 1
             if outcome in ("WRONG", "internal", "crash"):
                 listed.append(
@@ -346,6 +354,7 @@ def worker(path: str) -> int:
             elif outcome == "unverified":
                 unverified[re.sub(r"\d+", "N", detail.split(": ", 1)[-1])[:120]] += 1
             elif outcome == "refused":
+                kinds[kind] += 1
                 refusals[
                     re.sub(r" at offset \d+|, in \S+| \(Python [\d.]+\)", "", detail)[:120]
                 ] += 1
@@ -356,6 +365,7 @@ def worker(path: str) -> int:
             "listed": listed,
             "unverified": unverified.most_common(8),
             "refusals": refusals.most_common(8),
+            "refusal_kinds": kinds.most_common(),
             "seconds": time.perf_counter() - started,
         }
         print("RESULT " + json.dumps(result), flush=True)
@@ -452,6 +462,15 @@ def run(args: argparse.Namespace) -> int:
     return report(results, args)
 
 
+def refusal_kinds(row: dict) -> list:
+    """(kind, count) pairs of a family's refusals, most frequent first; a row written before
+    refusals had kinds counts them all as "unknown"."""
+    if "refusal_kinds" in row:
+        return [tuple(pair) for pair in row["refusal_kinds"]]
+    n = row["counts"].get("refused", 0)
+    return [("unknown", n)] if n else []
+
+
 def report(results: dict, args: argparse.Namespace) -> int:
     head = f"{'python':8} {'family':14} {'programs':>8}" + "".join(f" {k:>10}" for k in OUTCOMES)
     head += f" {'exact %':>8} {'seconds':>8}"
@@ -481,7 +500,9 @@ def report(results: dict, args: argparse.Namespace) -> int:
     for rows in results.values():
         for row in rows:
             if row.get("refusals"):
-                print(f"\nPython {row['python']} {row['family']}: most frequent refusals")
+                print(f"\nPython {row['python']} {row['family']}: refusals by kind")
+                print("  " + ", ".join(f"{key} {n}" for key, n in refusal_kinds(row)))
+                print(f"Python {row['python']} {row['family']}: most frequent refusals")
                 for key, n in row["refusals"]:
                     print(f"  {n:5d}  {key}")
     for rows in results.values():

@@ -288,6 +288,9 @@ def run_one(code, decompile, errors, verify, record, timings, timeout=0.0) -> st
             tb = traceback.format_exception(type(cause), cause, cause.__traceback__, limit=-6)
             record["traceback"] = "".join(tb)
             return "internal"
+        kind = getattr(getattr(exc, "kind", None), "value", None)
+        if kind:
+            record["refusal"] = kind  # pellucid's DecompilationError.kind: why it refused
         return "error"
     except Exception as exc:  # crash: a bug in the decompiler
         timings[0] += time.perf_counter() - t0
@@ -516,7 +519,7 @@ def aggregate(lines: list[dict], status: str, wall: float) -> dict:
     modules = [x for x in lines if x.get("kind") == "module"]
     rows = {key: collections.Counter() for key in [*CLASSES, "total", "module"]}
     mismatches, crashes, no_compile, refusals, internal = [], [], [], [], []
-    errors = collections.Counter()
+    errors, kinds = collections.Counter(), collections.Counter()
     decompile_time = verify_time = 0.0
     for mod in modules:
         decompile_time += mod["decompile_time"]
@@ -536,6 +539,7 @@ def aggregate(lines: list[dict], status: str, wall: float) -> dict:
                 no_compile.append(rec)
             elif outcome == "error":
                 errors[_error_key(rec.get("detail", ""))] += 1
+                kinds[rec.get("refusal", "unknown")] += 1
                 refusals.append(rec)
         mrec = mod["module_row"]
         rows["module"][mrec["outcome"]] += 1
@@ -568,6 +572,7 @@ def aggregate(lines: list[dict], status: str, wall: float) -> dict:
         "internal": internal,
         "no_compile": no_compile,
         "top_errors": errors.most_common(10),
+        "error_kinds": kinds.most_common(),  # refused functions by DecompilationError.kind
         "errors": refusals,  # every refused code object, for --json readers
     }
 
@@ -791,6 +796,9 @@ def run(args: argparse.Namespace) -> int:
                     print(f"    {rec['name']}: {rec.get('detail', '')[:200]}")
             errs = res["pellucid"]["top_errors"]
             if errs:
+                kinds = res["pellucid"].get("error_kinds", [])
+                print(f"Python {version}: DecompilationErrors by kind: "
+                      + ", ".join(f"{key} {n}" for key, n in kinds))
                 print(f"Python {version}: most frequent DecompilationErrors")
                 for key, count in errs:
                     print(f"  {count:6d}  {key}")

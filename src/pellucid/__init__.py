@@ -5,12 +5,13 @@ Public API only; implementation lives in subpackages.
 
 from __future__ import annotations
 
-from pellucid.decompiler import DecompilationError, decompile
+from pellucid.decompiler import DecompilationError, Refusal, decompile
 
 __version__ = "0.1.0"
 
 __all__ = [
     "DecompilationError",
+    "Refusal",
     "__version__",
     "debug",
     "decompile",

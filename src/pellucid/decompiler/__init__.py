@@ -3,6 +3,6 @@
 from __future__ import annotations
 
 from pellucid.decompiler.api import decompile
-from pellucid.decompiler.errors import DecompilationError
+from pellucid.decompiler.errors import DecompilationError, Refusal
 
-__all__ = ["DecompilationError", "decompile"]
+__all__ = ["DecompilationError", "Refusal", "decompile"]

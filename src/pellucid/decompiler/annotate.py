@@ -17,6 +17,8 @@ from __future__ import annotations
 import ast
 from types import CodeType
 
+from pellucid.decompiler.errors import Refusal
+
 
 def _is_guard(ins: list, format_name: str) -> bool:
     if len(ins) < 8:
@@ -226,11 +228,11 @@ def annotate_source(annotate: CodeType) -> list[ast.stmt] | None:
         returns = read.pop("return", None)
         params = [ast.arg(arg=name, annotation=value) for name, value in read.items()]
         if not all(name.isidentifier() for name in read):
-            raise walker.fail("__annotate__ names a parameter no source can spell")
+            raise walker.fail("__annotate__ names a parameter no source can spell", kind=Refusal.NO_SOURCE)
         # `*args: *Ts` (a starred annotation) belongs to the one parameter that can hold it
         vararg = [p for p in params if isinstance(p.annotation, ast.Starred)]
         if len(vararg) > 1:
-            raise walker.fail("__annotate__ with more than one starred annotation")
+            raise walker.fail("__annotate__ with more than one starred annotation", kind=Refusal.DEFINITION)
         params = [p for p in params if p not in vararg]
         node = ast.FunctionDef(
             name=ANNOTATED_NAME,
@@ -250,7 +252,7 @@ def annotate_source(annotate: CodeType) -> list[ast.stmt] | None:
     if read is None:
         return None
     if not all(name.isidentifier() for name, _, _ in read):
-        raise walker.fail("__annotate__ names an annotation no source can spell")
+        raise walker.fail("__annotate__ names an annotation no source can spell", kind=Refusal.NO_SOURCE)
     # a module's are all conditional (and written plainly); a class body's conditional ones
     # stand under an `if` whose test this code does not hold: `if True:` compiles alike
     in_class = "__classdict__" in annotate.co_freevars
@@ -311,7 +313,7 @@ def place_annotations(body: list[ast.stmt], entries: dict[int, tuple[str, ast.ex
         if isinstance(st, AnnotationMark):
             entry = entries.pop(st.index, None)
             if entry is None:
-                raise fail(f"annotation {st.index} recorded but not in __annotate__")
+                raise fail(f"annotation {st.index} recorded but not in __annotate__", kind=Refusal.DEFINITION)
             name, annotation = entry
             prev = out[-1] if out else None
             target = ast.Name(id=name, ctx=ast.Store())
@@ -369,7 +371,7 @@ def with_scope_annotations(
         if index is not None:
             q = where.get(index)
             if q is None:
-                raise fail(f"annotation {index} in __annotate__ that no statement records")
+                raise fail(f"annotation {index} in __annotate__ that no statement records", kind=Refusal.DEFINITION)
             before.setdefault(q, []).extend(pending)
             pending = []
             pos = max(pos, q + 1)
@@ -390,5 +392,5 @@ def with_scope_annotations(
     conditional = {index: (name, value) for name, value, index in scope if index is not None}
     out = place_annotations(out, conditional, fail)
     if conditional:
-        raise fail("annotations in __annotate__ that no statement of the scope records")
+        raise fail("annotations in __annotate__ that no statement of the scope records", kind=Refusal.DEFINITION)
     return out

@@ -18,7 +18,7 @@ from types import (
 )
 from typing import Any, Callable, Iterator, TypeVar
 
-from pellucid.decompiler.errors import DecompilationError, UnsupportedVersionError
+from pellucid.decompiler.errors import DecompilationError, Refusal, UnsupportedVersionError
 from pellucid.decompiler.instructions import TABLE
 
 # Python 3.11+ frames do not use the C stack; older ones do, so stay modest there
@@ -84,7 +84,7 @@ def _unwrap(obj: Any) -> tuple[CodeType, FunctionType | None]:
 
 def _internal_error(message: str, code: CodeType) -> DecompilationError:
     """A DecompilationError marked as pellucid's own fault (``.internal``), not the input's."""
-    err = DecompilationError(message, code_name=_qualname(code))
+    err = DecompilationError(message, code_name=_qualname(code), kind=None)
     err.internal = True
     return err
 
@@ -135,7 +135,7 @@ def decompile(obj: Any, verify: bool = True, strict: bool = False) -> str:
     if problem is None:
         return source
     if strict:
-        raise DecompilationError(f"not verified: {problem}", code_name=_qualname(code))
+        raise DecompilationError(f"not verified: {problem}", code_name=_qualname(code), kind=Refusal.UNVERIFIED)
     return f"{NOT_VERIFIED}: {problem}\n{source}"
 
 
@@ -204,6 +204,7 @@ def _guarded(make: Callable[[CodeType, Any], T], code: CodeType, fn: Any) -> T:
             "the bytecode has an ENTER_EXECUTOR instruction without its executor (no compiler "
             "made it)",
             code_name=_qualname(code),
+            kind=Refusal.NO_SOURCE,
         )
     bad = _unspellable_name(code)
     if bad is not None:
@@ -211,6 +212,7 @@ def _guarded(make: Callable[[CodeType, Any], T], code: CodeType, fn: Any) -> T:
             f"the code uses the name {bad!r}, which no source can spell (made by a bytecode "
             "rewriter, such as pytest's assertion rewriting)",
             code_name=_qualname(code),
+            kind=Refusal.NO_SOURCE,
         )
     try:
         with _room_to_recurse():
@@ -221,6 +223,7 @@ def _guarded(make: Callable[[CodeType, Any], T], code: CodeType, fn: Any) -> T:
         raise DecompilationError(
             f"code too deeply nested to decompile ({type(e).__name__})",
             code_name=_qualname(code),
+            kind=Refusal.UNSUPPORTED,
         ) from e
     except Exception as e:
         # a bug or a code object no compiler made: say so, never guess

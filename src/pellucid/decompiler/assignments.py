@@ -20,6 +20,7 @@ from itertools import chain, repeat
 from typing import Any
 
 from pellucid.decompiler import values as V
+from pellucid.decompiler.errors import Refusal
 from pellucid.decompiler.evaluate import InPlace, augmented_target, name, store_ctx
 from pellucid.decompiler.instructions import Instr
 
@@ -290,7 +291,7 @@ class AssignmentOps:
         if None not in seqs:
             values.sort(key=lambda v: v._seq)
         elif [q for q in seqs if q is not None] != sorted(q for q in seqs if q is not None):
-            raise self.fail("values on the stack in an evaluation order that cannot be recovered")
+            raise self.fail("values on the stack in an evaluation order that cannot be recovered", kind=Refusal.STACK)
         done: dict[int, ast.Name] = {}
         for v in values:
             tmp = f"__pellucid_tmp{self.spilled}"
@@ -332,7 +333,7 @@ class AssignmentOps:
 
     def store(self, target: ast.expr, stack: list, ins: Instr) -> None:
         if not stack:
-            raise self.fail("store with an empty stack", ins)
+            raise self.fail("store with an empty stack", ins, kind=Refusal.STACK)
         value = stack.pop()
         if isinstance(value, V.UnpackSlot):
             self._store_slot(value, target, stack, ins)
@@ -342,7 +343,7 @@ class AssignmentOps:
                 if lp.item is value:
                     lp.target = target
                     return
-            raise self.fail("loop item stored outside its loop", ins)
+            raise self.fail("loop item stored outside its loop", ins, kind=Refusal.LOOP)
         if isinstance(value, V.SavedLocal):
             return  # 3.12+ comprehension restoring a shadowed local
         if isinstance(target, ast.Name) and (
@@ -376,7 +377,7 @@ class AssignmentOps:
             return
         if isinstance(value, V.TypeAliasValue):
             if not (isinstance(target, ast.Name) and target.id == value.name):
-                raise self.fail(f"type alias {value.name} stored as another name", ins)
+                raise self.fail(f"type alias {value.name} stored as another name", ins, kind=Refusal.DEFINITION)
             node = ast.TypeAlias(  # type: ignore[attr-defined] - 3.12+, where it is made
                 name=ast.Name(id=value.name, ctx=ast.Store()),
                 type_params=value.type_params,
@@ -392,7 +393,7 @@ class AssignmentOps:
             if mod.fromlist in (None, ()) or "." in value.name:
                 # import a.b.c as d
                 if mod.level or not isinstance(target, ast.Name):
-                    raise self.fail("unrecognized import", ins)
+                    raise self.fail("unrecognized import", ins, kind=Refusal.EXPRESSION)
                 self.emit(mod.statement(ast.Import(names=[ast.alias(name=mod.name, asname=target.id)])))
                 mod.done = True
                 return
@@ -467,15 +468,15 @@ class AssignmentOps:
 
     def _store_import(self, mod: V.ImportedModule, target: ast.expr, ins: Instr) -> None:
         if mod.fromlist not in (None, ()):
-            raise self.fail("store of a from-import module", ins)
+            raise self.fail("store of a from-import module", ins, kind=Refusal.EXPRESSION)
         top = mod.name.split(".")[0]
         if not isinstance(target, ast.Name):
-            raise self.fail("import stored to a non-name", ins)
+            raise self.fail("import stored to a non-name", ins, kind=Refusal.EXPRESSION)
         if target.id == top and mod.level == 0:
             self.emit(mod.statement(ast.Import(names=[ast.alias(name=mod.name, asname=None)])))
         else:
             if mod.level:
-                raise self.fail("relative plain import", ins)
+                raise self.fail("relative plain import", ins, kind=Refusal.EXPRESSION)
             self.emit(mod.statement(ast.Import(names=[ast.alias(name=mod.name, asname=target.id)])))
 
     def note_unpack(self, group: V.UnpackGroup) -> None:
@@ -489,12 +490,12 @@ class AssignmentOps:
         group = slot.group
         if group.names is None:
             if group.parent is not None or group.block is not self.block:
-                raise self.fail("cannot use UnpackSlot as an expression", ins)
+                raise self.fail("cannot use UnpackSlot as an expression", ins, kind=Refusal.STACK)
             at = 0
             if group.after is not None:
                 at = next((k + 1 for k, st in enumerate(self.block) if st is group.after), None)
                 if at is None:
-                    raise self.fail("cannot use UnpackSlot as an expression", ins)
+                    raise self.fail("cannot use UnpackSlot as an expression", ins, kind=Refusal.STACK)
             group.names = []
             elts = []
             for k, t in enumerate(group.targets):
@@ -511,7 +512,7 @@ class AssignmentOps:
             target = ast.Tuple(elts=elts, ctx=ast.Store())
             self.block.insert(at, ast.Assign(targets=[target], value=value, lineno=0))
         if group.names[slot.index] is None:
-            raise self.fail("unpacked value used after it was stored", ins)
+            raise self.fail("unpacked value used after it was stored", ins, kind=Refusal.EXPRESSION)
         ref = name(group.names[slot.index])
         ref.is_spill = True
         return ref
@@ -520,7 +521,7 @@ class AssignmentOps:
         group = slot.group
         if group.names is not None:  # unpacked into temporaries already
             if group.targets[slot.index] is not None:
-                raise self.fail("unpacked value stored twice", ins)
+                raise self.fail("unpacked value stored twice", ins, kind=Refusal.EXPRESSION)
             group.targets[slot.index] = target
             self.emit(ast.Assign(targets=[store_ctx(target)], value=self.unpacked_value(slot, ins), lineno=0))
             return

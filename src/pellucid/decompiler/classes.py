@@ -24,7 +24,7 @@ from typing import Any, Callable
 
 from pellucid.decompiler import values as V
 from pellucid.decompiler.annotation_targets import future_annotation, restore_unstored_annotation
-from pellucid.decompiler.errors import DecompilationError
+from pellucid.decompiler.errors import DecompilationError, Refusal
 from pellucid.decompiler.evaluate import CO_FUTURE_ANNOTATIONS, const, name, named_code_constant
 from pellucid.decompiler.instructions import TABLE, Instr
 
@@ -82,7 +82,7 @@ class ClassOps:
         npos = len(args) - len(kwnames)
         pos = args[:npos]
         if len(pos) < 2 or not isinstance(pos[0], V.FunctionValue):
-            raise self.fail("__build_class__ without a class body", ins)
+            raise self.fail("__build_class__ without a class body", ins, kind=Refusal.CLASS)
         keywords = [
             ast.keyword(arg=k, value=self.as_expr(v, ins)) for k, v in zip(kwnames, args[npos:])
         ]
@@ -95,19 +95,19 @@ class ClassOps:
             return
         args = call.args
         if len(args) < 2 or not isinstance(args[0], ClassBodyRef):
-            raise self.fail("__build_class__ without a class body", ins)
+            raise self.fail("__build_class__ without a class body", ins, kind=Refusal.CLASS)
         stack[-1] = self._class_value(args[0].fv, args[1], args[2:], call.keywords, ins)
 
     def _class_value(
         self, fv: V.FunctionValue, cname: Any, bases: list, keywords: list, ins: Instr
     ) -> ClassValue:
         if not is_class_body(fv.code):
-            raise self.fail("__build_class__ of a function that is not a class body", ins)
+            raise self.fail("__build_class__ of a function that is not a class body", ins, kind=Refusal.CLASS)
         cname = self.as_expr(cname, ins)
         if not (isinstance(cname, ast.Constant) and cname.value == fv.code.co_name):
-            raise self.fail("class name differs from its body's", ins)
+            raise self.fail("class name differs from its body's", ins, kind=Refusal.CLASS)
         if fv.defaults or fv.kwdefaults or fv.annotations:
-            raise self.fail("class body with defaults", ins)
+            raise self.fail("class body with defaults", ins, kind=Refusal.CLASS)
         return ClassValue(
             code=fv.code,
             closure=fv.closure,
@@ -215,9 +215,9 @@ def _finish_body(
     try:
         body = _absorb(body, implicit)
     except _NoSource as e:
-        raise w.fail(str(e)) from None
+        raise w.fail(str(e), kind=Refusal.CLASS) from None
     if _has_return(body):
-        raise w.fail("return outside a function")
+        raise w.fail("return outside a function", kind=Refusal.CLASS)
     if _uses_annotations(w.code, w.ins):
         future = bool(w.code.co_flags & CO_FUTURE_ANNOTATIONS)
         body = restore_unstored_annotation(annotated(body, future), future)
@@ -353,7 +353,7 @@ def _parsed_annotation(value: ast.expr, w: Any) -> ast.expr:
         try:
             return ast.parse(value.value, mode="eval").body
         except SyntaxError:
-            raise w.fail("annotation string is not an expression") from None
+            raise w.fail("annotation string is not an expression", kind=Refusal.DEFINITION) from None
     return value
 
 
@@ -374,7 +374,7 @@ def class_body(code: CodeType) -> list[ast.stmt]:
     ):
         k += 1
     else:
-        raise w.fail("class body without __module__")
+        raise w.fail("class body without __module__", kind=Refusal.CLASS)
     if (
         k < len(body)
         and _is_store(body[k], "__qualname__")
@@ -384,7 +384,7 @@ def class_body(code: CodeType) -> list[ast.stmt]:
     ):
         k += 1
     else:
-        raise w.fail("class body without __qualname__")
+        raise w.fail("class body without __qualname__", kind=Refusal.CLASS)
     if TABLE.class_firstlineno and k < len(body) and _is_store(body[k], "__firstlineno__"):
         k += 1
     if (  # a generic class (3.12+) records its parameters
@@ -416,7 +416,7 @@ def class_body(code: CodeType) -> list[ast.stmt]:
 
         scope = scope_annotations(annotate)
         if scope is None:
-            raise w.fail("a class's __annotate__ function of an unknown shape")
+            raise w.fail("a class's __annotate__ function of an unknown shape", kind=Refusal.DEFINITION)
         if code.co_flags & CO_FUTURE_ANNOTATIONS:
             # `from __future__ import annotations` keeps them as source text
             scope = [(n, _parsed_annotation(a, w), k) for n, a, k in scope]
@@ -535,18 +535,18 @@ def module_body(code: CodeType) -> list[ast.stmt]:
 
         entries = conditional_annotations(annotate)
         if entries is None:
-            raise w.fail("a module's __annotate__ function of an unknown shape")
+            raise w.fail("a module's __annotate__ function of an unknown shape", kind=Refusal.DEFINITION)
         if code.co_flags & CO_FUTURE_ANNOTATIONS:
             entries = {k: (n, _parsed_annotation(a, w)) for k, (n, a) in entries.items()}
         body = place_annotations(body, entries, w.fail)
         if entries:
-            raise w.fail("annotations in __annotate__ that no statement of the module records")
+            raise w.fail("annotations in __annotate__ that no statement of the module records", kind=Refusal.DEFINITION)
     elif getattr(w, "module_records_annotations", False) and not any(
         i.op == "SETUP_ANNOTATIONS" for i in w.ins  # (they are stored as they run: future import)
     ):
         # only annotations of attributes or subscripts (`o.x: T`), of which the compiler
         # keeps nothing but the target's evaluation: no source can be said to be theirs
-        raise w.fail("a module whose only annotations are of attributes or subscripts (3.14+ keep nothing of them)")
+        raise w.fail("a module whose only annotations are of attributes or subscripts (3.14+ keep nothing of them)", kind=Refusal.NO_SOURCE)
     body = _finish_body(w, body, _is_none_return)
     # the docstring is the first store of __doc__ (3.9/3.10 after SETUP_ANNOTATIONS)
     if (
@@ -597,7 +597,7 @@ def def_name_matches(walker: Any, def_name: str, stored: str) -> bool:
 def store_class(walker: Any, cv: ClassValue, target: ast.expr, ins: Instr) -> bool:
     """Emit the ``class`` statement when its value is stored under its own name."""
     if not isinstance(target, ast.Name) or not def_name_matches(walker, cv.name, target.id):
-        raise walker.fail("class stored under another name", ins)
+        raise walker.fail("class stored under another name", ins, kind=Refusal.CLASS)
     try:
         walker.emit(class_def(cv))
     except DecompilationError:

@@ -16,6 +16,7 @@ from pellucid.decompiler.classes import (
     module_body,
     store_class,
 )
+from pellucid.decompiler.errors import Refusal
 from pellucid.decompiler.evaluate import BINOPS, CO_FUTURE_ANNOTATIONS, const, name
 from pellucid.decompiler.generators import finish_generator_body, is_async_code
 from pellucid.decompiler.implicit_returns import (
@@ -114,7 +115,7 @@ class CodeWalker(Walker):
             or not (isinstance(items[1], ast.Constant) and items[1].value is None)
             or not isinstance(items[2], V.FunctionValue)
         ):
-            raise self.fail("unrecognized type alias", ins)
+            raise self.fail("unrecognized type alias", ins, kind=Refusal.DEFINITION)
         return V.TypeAliasValue(items[0].value, [], self.returned_expr(items[2].code, ins))
 
     def returned_expr(self, code: CodeType, ins: Instr | None) -> ast.expr:
@@ -126,7 +127,7 @@ class CodeWalker(Walker):
         body = walker.walk(start, walker.n, [], frozenset())[0] if start else walker.body()
         value = _returns_as_expression(body)
         if value is None:
-            raise self.fail(f"{code.co_name}: not a single returned expression", ins)
+            raise self.fail(f"{code.co_name}: not a single returned expression", ins, kind=Refusal.DEFINITION)
         return value
 
     def generic_definition(self, fv: V.FunctionValue, args: list, ins: Instr) -> Any:
@@ -258,6 +259,7 @@ class CodeWalker(Walker):
             f"{code.co_name}: a generic definition whose annotations, bounds or bases are more than "
             "names, constants, attributes, subscripts, lists and operators is not written back yet",
             ins,
+            kind=Refusal.DEFINITION,
         )
 
     def _generic_function(self, fn: tuple, params: list, ins: Instr) -> V.FunctionValue:
@@ -269,16 +271,16 @@ class CodeWalker(Walker):
         out = V.FunctionValue(code=fn[1], type_params=params)
         if defaults is not None:
             if not isinstance(defaults, ast.Tuple):
-                raise self.fail("generic function defaults that are not a tuple", ins)
+                raise self.fail("generic function defaults that are not a tuple", ins, kind=Refusal.DEFINITION)
             out.defaults = list(defaults.elts)
         if kwdefaults is not None:
             if not (isinstance(kwdefaults, ast.Dict) and all(_is_str(k) for k in kwdefaults.keys)):
-                raise self.fail("generic function keyword defaults that are not a dict", ins)
+                raise self.fail("generic function keyword defaults that are not a dict", ins, kind=Refusal.DEFINITION)
             out.kwdefaults = [(k.value, v) for k, v in zip(kwdefaults.keys, kwdefaults.values)]
         if notes is not None:
             elts = notes.elts if isinstance(notes, ast.Tuple) else None
             if elts is None or len(elts) % 2 or not all(_is_str(k) for k in elts[0::2]):
-                raise self.fail("generic function annotations that are not name/value pairs", ins)
+                raise self.fail("generic function annotations that are not name/value pairs", ins, kind=Refusal.DEFINITION)
             out.annotations = {k.value: v for k, v in zip(elts[0::2], elts[1::2])}
         annotate = attrs.get(16)
         if annotate is not None:
@@ -287,7 +289,7 @@ class CodeWalker(Walker):
 
             read = annotations_of(annotate[1]) if _is_function(annotate) else None
             if read is None:
-                raise self.fail("generic function annotations of an unknown shape", ins)
+                raise self.fail("generic function annotations of an unknown shape", ins, kind=Refusal.DEFINITION)
             out.annotations = read
         return out
 
@@ -340,7 +342,7 @@ class CodeWalker(Walker):
     def _check_acc(self, stack: list, ins: Instr, kind: str) -> None:
         n = ins.arg
         if len(stack) < n or not isinstance(stack[-n], V.Accumulator) or stack[-n].kind != kind:
-            raise self.fail(f"{ins.op} without a {kind} being built", ins)
+            raise self.fail(f"{ins.op} without a {kind} being built", ins, kind=Refusal.COMPREHENSION)
 
     def op_YIELD_VALUE(self, ins: Instr, stack: list) -> None:
         if self.mode != "genexpr":
@@ -351,7 +353,7 @@ class CodeWalker(Walker):
 
     def op_RETURN_GENERATOR(self, ins: Instr, stack: list) -> None:
         if self.mode != "genexpr":
-            raise self.fail("generators are not supported yet", ins)
+            raise self.fail("generators are not supported yet", ins, kind=Refusal.GENERATOR)
         stack.append(SentValue())
 
     def op_POP_TOP(self, ins: Instr, stack: list) -> None:
@@ -366,13 +368,13 @@ class CodeWalker(Walker):
 
     def function_expr(self, fv: V.FunctionValue, ins: Instr | None) -> ast.expr:
         if fv.code.co_name != "<lambda>":
-            raise self.fail(f"function {fv.code.co_name} used as a value", ins)
+            raise self.fail(f"function {fv.code.co_name} used as a value", ins, kind=Refusal.DEFINITION)
         if fv.decorators:
-            raise self.fail("decorated lambda", ins)
+            raise self.fail("decorated lambda", ins, kind=Refusal.DEFINITION)
         w = CodeWalker(fv.code)
         value = _returns_as_expression(w.body())
         if value is None:
-            raise self.fail("lambda body is not a single expression", ins)
+            raise self.fail("lambda body is not a single expression", ins, kind=Refusal.DEFINITION)
         return ast.Lambda(args=arguments(fv.code, fv.defaults, fv.kwdefaults, {}), body=value)
 
     def _store_function(self, fv: V.FunctionValue, target: ast.expr, ins: Instr) -> bool:
@@ -392,20 +394,20 @@ class CodeWalker(Walker):
         body = w.body()
         if kind == "gen":
             if not body or not isinstance(body[0], (ast.For, ast.AsyncFor)):
-                raise self.fail("unrecognized generator expression", ins)
+                raise self.fail("unrecognized generator expression", ins, kind=Refusal.COMPREHENSION)
             rest = body[1:]
             if rest and not (
                 len(rest) == 1 and isinstance(rest[0], ast.Return) and _is_none(rest[0].value)
             ):
-                raise self.fail("generator expression with trailing code", ins)
+                raise self.fail("generator expression with trailing code", ins, kind=Refusal.COMPREHENSION)
             expr = w.comprehension_from_for("gen", body[0], ins)
         else:
             if len(body) != 1 or not isinstance(body[0], ast.Return):
-                raise self.fail("unrecognized comprehension", ins)
+                raise self.fail("unrecognized comprehension", ins, kind=Refusal.COMPREHENSION)
             expr = body[0].value
         gens = expr.generators
         if not (isinstance(gens[0].iter, ast.Name) and gens[0].iter.id == ".0"):
-            raise self.fail("comprehension does not iterate its argument", ins)
+            raise self.fail("comprehension does not iterate its argument", ins, kind=Refusal.COMPREHENSION)
         gens[0].iter = iterable
         if kind != "gen" and fv.code.co_flags & 0x80:
             # 3.9-3.11: an async comprehension is a coroutine awaited where it is called
@@ -419,7 +421,7 @@ class CodeWalker(Walker):
         gens: list[ast.comprehension] = []
         while True:
             if node.orelse:
-                raise self.fail("comprehension loop with else", ins)
+                raise self.fail("comprehension loop with else", ins, kind=Refusal.COMPREHENSION)
             gen = ast.comprehension(
                 target=node.target, iter=node.iter, ifs=[], is_async=int(isinstance(node, ast.AsyncFor))
             )
@@ -482,7 +484,7 @@ class CodeWalker(Walker):
                 gen.ifs.append(const(False))
                 app = CompAppend(kind, const(None), const(None) if kind == "dict" else None)
                 break
-            raise self.fail("comprehension body is not a single append", ins)
+            raise self.fail("comprehension body is not a single append", ins, kind=Refusal.COMPREHENSION)
         if kind == "list":
             return ast.ListComp(elt=app.elt, generators=gens)
         if kind == "set":
@@ -503,7 +505,7 @@ class CodeWalker(Walker):
         e = super().as_expr(v, ins)
         if targets:
             if not all(isinstance(t, ast.Name) for t in targets):
-                raise self.fail("assignment expression to a non-name target", ins)
+                raise self.fail("assignment expression to a non-name target", ins, kind=Refusal.EXPRESSION)
             # `(b := (a := e))`: each walrus copies the value once more (Dynamo writes these)
             for t in targets:
                 t.ctx = ast.Store()
@@ -763,13 +765,14 @@ def generic_scope_source(code: CodeType) -> list[ast.stmt]:
         # its arguments are the definition's defaults, whose values only the caller has
         raise w.fail(
             f"{code.co_name} takes the defaults of {target}: decompile the code that defines "
-            f"{target} (its module or class) instead"
+            f"{target} (its module or class) instead",
+            kind=Refusal.DEFINITION,
         )
     value = w.generic_definition(V.FunctionValue(code=code), [], None)
     w.block = []
     w.store(ast.Name(id=target, ctx=ast.Store()), [value], None)
     if not w.block:
-        raise w.fail(f"{code.co_name}: not a generic definition of {target}")
+        raise w.fail(f"{code.co_name}: not a generic definition of {target}", kind=Refusal.DEFINITION)
     return w.block
 
 
@@ -780,7 +783,7 @@ def lazy_value_source(code: CodeType) -> list[ast.stmt]:
     body (which of them it was made for is not in this code)."""
     w = CodeWalker(code)
     if not code.co_name.isidentifier():
-        raise w.fail(f"a lazily evaluated value named {code.co_name!r}, which no source can spell")
+        raise w.fail(f"a lazily evaluated value named {code.co_name!r}, which no source can spell", kind=Refusal.NO_SOURCE)
     value = w.returned_expr(code, None)
     return [
         ast.TypeAlias(  # type: ignore[attr-defined] - 3.12+, where it is made

@@ -26,6 +26,7 @@ import ast
 from dataclasses import replace
 
 from pellucid.decompiler import values as V
+from pellucid.decompiler.errors import Refusal
 from pellucid.decompiler.instructions import TABLE
 from pellucid.decompiler.regions.exc_markers import _strip_final_returns, inherited_exits
 
@@ -120,7 +121,7 @@ class ExceptGroupOps:
         elif TABLE.except_star_list_first and ops[:2] == ["BUILD_LIST", "COPY"] and ins[p + 1].arg == 2:
             p += 2
         else:
-            raise self.fail("unrecognized except* handler start", ins[p])
+            raise self.fail("unrecognized except* handler start", ins[p], kind=Refusal.TRY)
         clauses = []
         hstack = [GroupSlot()] * (depth + 4)
         while True:
@@ -134,10 +135,10 @@ class ExceptGroupOps:
                 or ins[q + 2].target is None
                 or ins[q + 2].target <= q
             ):
-                raise self.fail("except* match without its test", ins[q + 1])
+                raise self.fail("except* match without its test", ins[q + 1], kind=Refusal.TRY)
             skip = ins[q + 2].target
             if ins[skip].op != "POP_TOP":
-                raise self.fail("except* clause not skipped with POP_TOP", ins[skip])
+                raise self.fail("except* clause not skipped with POP_TOP", ins[skip], kind=Refusal.TRY)
             N = skip + 1
             P = self._star_final_at(N)
             b = ins[q + 3]
@@ -146,7 +147,7 @@ class ExceptGroupOps:
             elif b.op == "POP_TOP":
                 nm = None
             else:
-                raise self.fail("except* clause without name or pop", b)
+                raise self.fail("except* clause without name or pop", b, kind=Refusal.TRY)
             b0 = q + 4
             X = next(
                 (
@@ -164,29 +165,29 @@ class ExceptGroupOps:
                 c = b0
                 if nm is not None:
                     if not self._star_cleanup_at(c, nm):
-                        raise self.fail("except* clause body without its handler", b)
+                        raise self.fail("except* clause body without its handler", b, kind=Refusal.TRY)
                     c += 3
                 L = self._star_reaches(c, N, P)
                 if L is None or any(
                     self.home[k] is not None and self._star_reaches(k, N, P) is None for k in range(c + L, skip)
                 ):
-                    raise self.fail("except* clause body without its handler", b)
+                    raise self.fail("except* clause body without its handler", b, kind=Refusal.TRY)
                 clauses.append((typ, nm, b0, b0, None, frozenset()))
                 p = N
                 continue
             if self._cover[X] != C:
-                raise self.fail("except* clause body without its handler", b)
+                raise self.fail("except* clause body without its handler", b, kind=Refusal.TRY)
             # the handler X: [name clean-up]; LIST_APPEND 3; POP_TOP; continue at N
             x = X
             if nm is not None:
                 if not self._star_cleanup_at(x, nm):
-                    raise self.fail("except* clause handler without its name clean-up", ins[X])
+                    raise self.fail("except* clause handler without its name clean-up", ins[X], kind=Refusal.TRY)
                 x += 3
             if not (ins[x].op == "LIST_APPEND" and ins[x].arg == 3 and ins[x + 1].op == "POP_TOP"):
-                raise self.fail("unrecognized except* clause handler", ins[X])
+                raise self.fail("unrecognized except* clause handler", ins[X], kind=Refusal.TRY)
             L = self._star_reaches(x + 2, N, P)
             if L is None or x + 2 + L != skip and not self._star_gap_ok(x + 2 + L, skip, N, P):
-                raise self.fail("except* clause handler does not continue at the next clause", ins[x])
+                raise self.fail("except* clause handler does not continue at the next clause", ins[x], kind=Refusal.TRY)
             # where the body ends: its exit sequence, or a raise
             bend = None
             for cand in range(max(b0, X - 6), X + 1):
@@ -207,7 +208,7 @@ class ExceptGroupOps:
                 ):
                     bend = X  # ends raising, or in a loop without exit
                 else:
-                    raise self.fail("except* clause body without a recognized end", ins[X - 1])
+                    raise self.fail("except* clause body without a recognized end", ins[X - 1], kind=Refusal.TRY)
             ends = set()
             for k in range(b0, bend - 1):
                 if P is not None and self._star_final_at(k) == P and ins[k + 1].op == "JUMP":
@@ -222,7 +223,7 @@ class ExceptGroupOps:
                 if nm is None and (t == N or self._star_reaches(t, N, P) is not None):
                     ends.add(t)  # a jump threaded to the next clause: the end of the body
                     continue
-                raise self.fail("jump out of an except* clause body", ins[k])
+                raise self.fail("jump out of an except* clause body", ins[k], kind=Refusal.TRY)
             clauses.append((typ, nm, b0, bend, X, frozenset(ends)))
             p = N
 
@@ -239,7 +240,7 @@ class ExceptGroupOps:
         C = self._cleanup_of(H)
         clauses, P, F = self._star_clauses(H, C, len(base))
         if not clauses:
-            raise self.fail("except* without clauses", ins[H])
+            raise self.fail("except* without clauses", ins[H], kind=Refusal.TRY)
         # the end: PREP_RERAISE_STAR; COPY 1; POP_JUMP_IF_NOT_NONE R; POP_TOP; POP_EXCEPT; JUMP follow
         ok = (
             ins[P + 1].op == "COPY"
@@ -250,11 +251,11 @@ class ExceptGroupOps:
         )
         R = ins[P + 2].target
         if not ok or [i.op for i in ins[R : R + 3]] != ["SWAP", "POP_EXCEPT", "RERAISE"] or ins[R + 2].arg != 0:
-            raise self.fail("unrecognized end of an except* handler", ins[P])
+            raise self.fail("unrecognized end of an except* handler", ins[P], kind=Refusal.TRY)
         if ins[P + 5].op == "LOAD_CONST" and ins[P + 5].argval is None and ins[P + 6].op == "RETURN_VALUE":
             return self._try_star_at_end(s, H, stack, stop, exits, clauses, (C, R))
         if ins[P + 5].op != "JUMP" or ins[P + 5].target is None:
-            raise self.fail("unrecognized end of an except* handler", ins[P + 5])
+            raise self.fail("unrecognized end of an except* handler", ins[P + 5], kind=Refusal.TRY)
         clause_follow = ins[P + 5].target
         e0, e = self._body_end_with_tails(H, home, stop)
         follow_cands = [clause_follow]
@@ -286,7 +287,7 @@ class ExceptGroupOps:
         fo = frozenset({follow})
         body, st = self.walk(s, e, list(stack), fo | {e} | inherited | self._exit_jump_after(e, H, home))
         if len(st) != len(stack):
-            raise self.fail("try body changes the stack", ins[s])
+            raise self.fail("try body changes the stack", ins[s], kind=Refusal.TRY)
         if else_at is not None:
             orelse, st = self.walk(else_at, follow, list(stack), fo | inherited)
             else_end = follow
@@ -295,14 +296,14 @@ class ExceptGroupOps:
         else:
             orelse, st = [], stack
         if len(st) != len(stack):
-            raise self.fail("try else changes the stack", ins[e])
+            raise self.fail("try else changes the stack", ins[e], kind=Refusal.TRY)
         self._emit_try_star(H, C, body, clauses, orelse, follow, base)
         if e <= follow:
             if follow <= stop:
                 return max(follow, else_end)
             if follow in exits:
                 return stop
-            raise self.fail("try continues past its enclosing block", ins[s])
+            raise self.fail("try continues past its enclosing block", ins[s], kind=Refusal.TRY)
         return else_end
 
     def _try_star_at_end(self, s: int, H: int, stack: list, stop: int, exits: frozenset, clauses, CR) -> int:
@@ -311,19 +312,19 @@ class ExceptGroupOps:
         ins = self.ins
         home = self.home[s]
         if stop != self.n or exits or self.loops:
-            raise self.fail("except* ending in a return inside a block", ins[H])
+            raise self.fail("except* ending in a return inside a block", ins[H], kind=Refusal.TRY)
         _, e = self._extent(H, home)
         if e < s or e >= H:
-            raise self.fail("except* body does not end before its handler", ins[H])
+            raise self.fail("except* body does not end before its handler", ins[H], kind=Refusal.TRY)
         else_at, else_end = e, H
         if ins[e].op == "JUMP" and ins[e].target is not None and ins[e].target > H and self.home[ins[e].target] == home:
             else_at, else_end = ins[e].target, self.n  # 3.11: the else after the handler
         body, st = self.walk(s, e, list(stack), frozenset({e}))
         if len(st) != len(stack):
-            raise self.fail("try body changes the stack", ins[s])
+            raise self.fail("try body changes the stack", ins[s], kind=Refusal.TRY)
         orelse, st = self.walk(else_at, else_end, list(stack), frozenset())
         if not orelse or not _ends_in_return_none(orelse):
-            raise self.fail("except* at the end of the function without its return", ins[H])
+            raise self.fail("except* at the end of the function without its return", ins[H], kind=Refusal.TRY)
         _strip_final_returns(orelse)
         self._emit_try_star(H, CR[0], body, clauses, orelse, None, list(stack))
         return stop
@@ -335,7 +336,7 @@ class ExceptGroupOps:
             cst = base + [GroupSlot()] * 4
             hb, st = self.walk(b0, bend, cst, frozenset({bend}) | ends)
             if len(st) != len(cst):
-                raise self.fail("except* clause changes the stack", ins[b0])
+                raise self.fail("except* clause changes the stack", ins[b0], kind=Refusal.TRY)
             handlers.append(ast.ExceptHandler(type=typ, name=nm, body=hb or [ast.Pass()]))
         self._claim(H, H, follow)
         for *_, X, _ends in clauses:

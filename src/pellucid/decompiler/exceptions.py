@@ -45,6 +45,7 @@ from __future__ import annotations
 import ast
 
 from pellucid.decompiler import values as V
+from pellucid.decompiler.errors import Refusal
 from pellucid.decompiler.exceptgroups import ExceptGroupOps
 from pellucid.decompiler.instructions import TABLE, TERMINAL
 from pellucid.decompiler.regions.blockstack import BlockStackOps
@@ -119,7 +120,7 @@ class ExceptionStructure(
                     return j  # the body falls off here: the with exit stays pending
             if c.kind == "with":
                 if not stack or not isinstance(stack[-1], WithExit):
-                    raise self.fail("with exit without its context manager", self.ins[i])
+                    raise self.fail("with exit without its context manager", self.ins[i], kind=Refusal.WITH)
                 stack.pop()
             if c.kind == "finally" and c.never_ends and i + c.length != c.end and self._closed_terminal(i, i + c.length):
                 # a finally body that returns or raises: the exit whose copy this is (a
@@ -136,7 +137,7 @@ class ExceptionStructure(
                 # (the code after the copy is another path's)
                 loop = self.loops[-1] if self.loops else None
                 if loop is None or back not in loop.continue_targets:
-                    raise self.fail("a finally body's copy goes round a loop other than its own", self.ins[i])
+                    raise self.fail("a finally body's copy goes round a loop other than its own", self.ins[i], kind=Refusal.TRY)
                 if i + c.length != c.end or back not in self._exit_places(exits):
                     self.emit(ast.Continue())  # (unless the block's end goes round anyway)
                 return i + c.length
@@ -147,7 +148,7 @@ class ExceptionStructure(
                 if not self._pure_exit(i + c.length) and not self._never_ends(i, i + c.length):
                     after = self._break_into_copied_follow(i + c.length, stack)
                     if after is None:
-                        raise self.fail("code after a finally/with copy on an exit path", self.ins[i])
+                        raise self.fail("code after a finally/with copy on an exit path", self.ins[i], kind=Refusal.TRY)
                     self.emit(ast.Break())
                     stack[:] = before  # (the rest of the loop body still runs inside the with)
                     return after
@@ -186,7 +187,7 @@ class ExceptionStructure(
             else:
                 nxt = self.do_try_blocks(i, stack, stop, exits)
             if nxt <= i:
-                raise self.fail("try/with continues before itself", self.ins[i])
+                raise self.fail("try/with continues before itself", self.ins[i], kind=Refusal.TRY)
             return nxt
         if self.ins[i].op == "BEFORE_WITH":
             return self.do_with(i, stack, stop, exits)

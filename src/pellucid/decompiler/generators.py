@@ -33,6 +33,7 @@ from typing import Any
 
 from pellucid.decompiler import cfg
 from pellucid.decompiler import values as V
+from pellucid.decompiler.errors import Refusal
 from pellucid.decompiler.instructions import TABLE, Instr, remove_instructions
 
 CO_GENERATOR = 0x20
@@ -379,7 +380,7 @@ class GeneratorOps:
     def op_GET_AWAITABLE(self, ins: Instr, stack: list) -> None:
         kind = ins.arg if TABLE.get_awaitable_has_kind else 0
         if kind:
-            raise self.fail("async with is not supported yet", ins)
+            raise self.fail("async with is not supported yet", ins, kind=Refusal.UNSUPPORTED)
         stack.append(Awaitable(self.pop_expr(stack, ins), kind or 0))
 
     def op_GET_AITER(self, ins: Instr, stack: list) -> None:
@@ -389,7 +390,7 @@ class GeneratorOps:
 
     def op_YIELD_FROM(self, ins: Instr, stack: list) -> None:
         if not stack:
-            raise self.fail("stack underflow", ins)
+            raise self.fail("stack underflow", ins, kind=Refusal.STACK)
         v = stack.pop()
         if isinstance(v, YieldFromIter):
             stack.append(ast.YieldFrom(value=v.value))
@@ -402,7 +403,7 @@ class GeneratorOps:
             else:
                 stack.append(ast.Await(value=v.value))
         else:
-            raise self.fail("yield from without an iterator or awaitable", ins)
+            raise self.fail("yield from without an iterator or awaitable", ins, kind=Refusal.GENERATOR)
 
 
 # ---------------------------------------------------------------------------- bodies

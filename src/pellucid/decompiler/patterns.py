@@ -14,6 +14,7 @@ import ast
 from dataclasses import dataclass
 from itertools import islice
 
+from pellucid.decompiler.errors import Refusal
 from pellucid.decompiler.instructions import MAX_COPY_SIZE, TABLE, TERMINAL
 from pellucid.decompiler.pattern_ast import build_pattern, wildcard
 from pellucid.decompiler.pattern_reader import Fail, NoMatch, PatternReader, Slot
@@ -311,7 +312,7 @@ class PatternOps:
     def do_match(self, i: int, stack: list, stop: int, exits: frozenset) -> int:
         start, cases = self._pending_match
         if start != i:
-            raise self.fail("match parsed elsewhere", self.ins[i])
+            raise self.fail("match parsed elsewhere", self.ins[i], kind=Refusal.MATCH)
         ins = self.ins
         subject = self.as_expr(stack.pop(), ins[i])
         # where the statement ends: the jumps that end case bodies
@@ -336,13 +337,13 @@ class PatternOps:
         if ends:
             end = max(ends)
             if after is not None and end < after:
-                raise self.fail("match case jumps into the cases", ins[i])
+                raise self.fail("match case jumps into the cases", ins[i], kind=Refusal.MATCH)
         elif after is not None:
             end = self._copied_after_match(cases, after, stop) or after
         else:
             end = stop
         if end > stop and end not in exits:
-            raise self.fail("match continues past its enclosing block", ins[i])
+            raise self.fail("match continues past its enclosing block", ins[i], kind=Refusal.MATCH)
         stop_at = min(end, stop)
         for c in cases:
             b_end = c.body_end or c.chain
@@ -369,14 +370,14 @@ class PatternOps:
             for k in own:
                 reach[k] = False
             if len(st) != len(stack):
-                raise self.fail("case body changes the stack", ins[c.body])
+                raise self.fail("case body changes the stack", ins[c.body], kind=Refusal.MATCH)
             out_cases.append(
                 ast.match_case(pattern=c.pattern, guard=c.guard, body=body or [ast.Pass()])
             )
         if after is not None and after < stop_at:
             body, st = self.walk(after, stop_at, list(stack), branch_exits)
             if len(st) != len(stack):
-                raise self.fail("default case body changes the stack", ins[after])
+                raise self.fail("default case body changes the stack", ins[after], kind=Refusal.MATCH)
             out_cases.append(
                 ast.match_case(pattern=wildcard(), guard=None, body=body or [ast.Pass()])
             )

@@ -16,7 +16,7 @@ from pellucid.decompiler import values as V
 from pellucid.decompiler.assignments import AssignmentOps
 from pellucid.decompiler.cfg import build as build_cfg
 from pellucid.decompiler.classes import ClassOps
-from pellucid.decompiler.errors import DecompilationError
+from pellucid.decompiler.errors import DecompilationError, Refusal
 from pellucid.decompiler.evaluate import Evaluator
 from pellucid.decompiler.exceptions import ExceptionStructure
 from pellucid.decompiler.generators import GeneratorOps, fold_suspensions
@@ -103,17 +103,19 @@ class Walker(
         self.implicit_returns: set[int] = set()
 
     # ------------------------------------------------------------ plumbing
-    def fail(self, reason: str, ins: Instr | None = None) -> DecompilationError:
+    def fail(self, reason: str, ins: Instr | None = None, *, kind: Refusal) -> DecompilationError:
         return DecompilationError(
             reason,
+            kind=kind,
             code_name=getattr(self.code, "co_qualname", self.code.co_name),
             opname=ins.raw or ins.op if ins is not None else None,
             offset=ins.offset if ins is not None else None,
         )
 
     def misplaced(self, reason: str, ins: Instr) -> DecompilationError:
-        """A failure of a check that code ended up where the reading put it: final (see body)."""
-        e = self.fail(reason, ins)
+        """A failure of a check that code ended up where the reading put it: final (see body).
+        Its kind is always UNPLACED, the structuring's own invariant."""
+        e = self.fail(reason, ins, kind=Refusal.UNPLACED)
         e.misplaced = True  # type: ignore[attr-defined]
         return e
 
@@ -176,11 +178,11 @@ class Walker(
         self.check_supported()
         stmts, stack = self.walk(0, self.n, [], frozenset())
         if stack:
-            raise self.fail(f"{len(stack)} values left on the stack at the end")
+            raise self.fail(f"{len(stack)} values left on the stack at the end", kind=Refusal.STACK)
         if self.assign_chains:
             # targets of `a = b = x` stored while x stayed on the stack, whose statement
             # never came: refuse rather than lose the stores
-            raise self.fail("a chained assignment's targets were never written")
+            raise self.fail("a chained assignment's targets were never written", kind=Refusal.EXPRESSION)
         self._check_all_placed()
         return stmts
 
@@ -210,10 +212,10 @@ class Walker(
 
     def check_supported(self) -> None:
         if self.runs_off_end:
-            raise self.fail("the bytecode runs off its end (a path with no return or raise)")
+            raise self.fail("the bytecode runs off its end (a path with no return or raise)", kind=Refusal.NO_SOURCE)
         for i in self.ins:
             if i.op in _UNSUPPORTED:
-                raise self.fail(_UNSUPPORTED[i.op], i)
+                raise self.fail(_UNSUPPORTED[i.op], i, kind=Refusal.UNSUPPORTED)
         self.check_exception_support()
 
     def _only_comprehension_handlers(self) -> bool:
@@ -285,7 +287,7 @@ class Walker(
                     and not self.loop_encloses_try(i)
                 ):
                     if until_cond:
-                        raise self.fail("try inside a condition", ins)
+                        raise self.fail("try inside a condition", ins, kind=Refusal.CONDITION)
                     # a try is "started" only while it is being structured: a
                     # later walk of the same code (a trial, then the real one)
                     # must structure it again, not read it as plain code
@@ -305,7 +307,7 @@ class Walker(
                 if i in self.latch and (not self._in_loop(i) or i == self._inner_while_head):
                     if until_cond:
                         if i != start:
-                            raise self.fail("loop inside a condition", ins)
+                            raise self.fail("loop inside a condition", ins, kind=Refusal.CONDITION)
                     else:
                         i = self.do_loop(i, stack, stop, exits)
                         continue
@@ -337,7 +339,7 @@ class Walker(
                         continue
                     if op == "FOR_ITER":
                         if until_cond or i in self.latch:
-                            raise self.fail("FOR_ITER outside a loop", ins)
+                            raise self.fail("FOR_ITER outside a loop", ins, kind=Refusal.LOOP)
                         # a for loop whose body never goes round (it returns or raises):
                         # nothing jumps back to its head
                         i = self.do_for(i, stack, stop, exits)
@@ -355,7 +357,7 @@ class Walker(
                             continue
                 handler = handlers.get(op)  # (self.apply, inline: once per instruction)
                 if handler is None:
-                    raise self.fail("unsupported opcode", ins)
+                    raise self.fail("unsupported opcode", ins, kind=Refusal.UNSUPPORTED)
                 walked[i] = 1
                 handler(self, ins, stack)
                 # (self._stamp(stack), inline: once per instruction)
@@ -369,7 +371,7 @@ class Walker(
                     if i < stop and self._dead_between(i, stop):
                         i = stop
             if until_cond:
-                raise self.fail("condition does not end in a jump", self.ins[min(i, self.n - 1)])
+                raise self.fail("condition does not end in a jump", self.ins[min(i, self.n - 1)], kind=Refusal.CONDITION)
             return self.block, stack
         except DecompilationError:
             if until_cond:  # a failed trial leaves no pending state behind
@@ -399,7 +401,7 @@ class Walker(
         """Run the opcode handler of ``ins`` on ``stack`` (no control flow)."""
         handler = self._op_handlers.get(ins.op)
         if handler is None:
-            raise self.fail("unsupported opcode", ins)
+            raise self.fail("unsupported opcode", ins, kind=Refusal.UNSUPPORTED)
         handler(self, ins, stack)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:

@@ -11,7 +11,7 @@ import ast
 import contextlib
 from typing import Any
 
-from pellucid.decompiler.errors import DecompilationError
+from pellucid.decompiler.errors import DecompilationError, Refusal
 
 try:  # 3.14+: ast.unparse's unparser lives in a module of its own
     from _ast_unparse import Unparser as _AstUnparser  # type: ignore[import-not-found]
@@ -142,7 +142,8 @@ if _AstUnparser is not None:
             else:
                 raise DecompilationError(
                     "an f-string whose expression holds a backslash, which this Python's "
-                    "f-strings cannot spell"
+                    "f-strings cannot spell",
+                    kind=Refusal.NO_SOURCE,
                 )
         return ast.BinOp(
             left=ast.Constant(value="".join(text)), op=ast.Mod(), right=ast.Tuple(elts=items, ctx=ast.Load())

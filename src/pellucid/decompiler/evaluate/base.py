@@ -11,7 +11,7 @@ import ast
 from typing import Any
 
 from pellucid.decompiler import values as V
-from pellucid.decompiler.errors import DecompilationError
+from pellucid.decompiler.errors import DecompilationError, Refusal
 from pellucid.decompiler.evaluate.nodes import (
     ClosureTuple,
     cell_of,
@@ -28,7 +28,7 @@ class EvaluatorBase:
     code: Any
     loop_items: dict
 
-    def fail(self, reason: str, ins: Instr | None = None) -> DecompilationError:
+    def fail(self, reason: str, ins: Instr | None = None, *, kind: Refusal) -> DecompilationError:
         raise NotImplementedError
 
     def emit(self, stmt: ast.stmt) -> None:
@@ -36,7 +36,7 @@ class EvaluatorBase:
 
     def pop_expr(self, stack: list, ins: Instr) -> ast.expr:
         if not stack:
-            raise self.fail("stack underflow", ins)
+            raise self.fail("stack underflow", ins, kind=Refusal.STACK)
         v = stack.pop()
         return self.as_expr(v, ins)
 
@@ -56,7 +56,7 @@ class EvaluatorBase:
             return ast.Tuple(elts=[name(n) for n in v.names], ctx=ast.Load())
         if isinstance(v, V.UnpackSlot):
             return self.unpacked_value(v, ins)
-        raise self.fail(f"cannot use {type(v).__name__} as an expression", ins)
+        raise self.fail(f"cannot use {type(v).__name__} as an expression", ins, kind=Refusal.STACK)
 
     def function_value_expr(self, v: V.FunctionValue, ins: Instr | None) -> ast.expr:
         """A function made by MAKE_FUNCTION used as a value (ClassOps: a class body's)."""
@@ -67,7 +67,7 @@ class EvaluatorBase:
         if n == 0:
             return []
         if len(stack) < n:
-            raise self.fail("stack underflow", ins)
+            raise self.fail("stack underflow", ins, kind=Refusal.STACK)
         items = stack[-n:]
         del stack[-n:]
         return [self.as_expr(v, ins) for v in items]
@@ -83,4 +83,4 @@ class EvaluatorBase:
         raise NotImplementedError
 
     def unpacked_value(self, slot: V.UnpackSlot, ins: Instr | None) -> ast.expr:
-        raise self.fail("cannot use UnpackSlot as an expression", ins)
+        raise self.fail("cannot use UnpackSlot as an expression", ins, kind=Refusal.STACK)

@@ -9,6 +9,7 @@ import ast
 from typing import Any
 
 from pellucid.decompiler import values as V
+from pellucid.decompiler.errors import Refusal
 from pellucid.decompiler.evaluate.base import EvaluatorBase
 from pellucid.decompiler.evaluate.nodes import ClosureTuple, name
 from pellucid.decompiler.instructions import TABLE, Instr
@@ -20,7 +21,7 @@ class CallOps(EvaluatorBase):
     """Handlers of the call opcodes and of those that make a function."""
 
     def generic_definition(self, fv: V.FunctionValue, args: list, ins: Instr) -> Any:
-        raise self.fail(f"function {fv.code.co_name} used as a value", ins)
+        raise self.fail(f"function {fv.code.co_name} used as a value", ins, kind=Refusal.DEFINITION)
 
     # -- calls
     def _finish_call(self, func: Any, args: list, kwnames: tuple, stack: list, ins: Instr) -> None:
@@ -61,7 +62,7 @@ class CallOps(EvaluatorBase):
         if b is V.NULL:
             return a
         if args is None:
-            raise self.fail("call without NULL marker", ins)
+            raise self.fail("call without NULL marker", ins, kind=Refusal.STACK)
         args.insert(0, a)
         return b
 
@@ -83,7 +84,7 @@ class CallOps(EvaluatorBase):
 
     def _pop_args(self, stack: list, n: int, ins: Instr) -> list:
         if len(stack) < n:
-            raise self.fail("stack underflow", ins)
+            raise self.fail("stack underflow", ins, kind=Refusal.STACK)
         args = stack[len(stack) - n :] if n else []
         if n:
             del stack[-n:]
@@ -130,7 +131,7 @@ class CallOps(EvaluatorBase):
                     elif isinstance(k, ast.Constant) and isinstance(k.value, str):
                         keywords.append(ast.keyword(arg=k.value, value=v))
                     else:
-                        raise self.fail("non-string keyword", ins)
+                        raise self.fail("non-string keyword", ins, kind=Refusal.EXPRESSION)
             else:
                 keywords.append(ast.keyword(arg=None, value=kwargs))
         stack.append(ast.Call(func=self.as_expr(func, ins), args=args, keywords=keywords))
@@ -142,7 +143,7 @@ class CallOps(EvaluatorBase):
             self.pop_expr(stack, ins)  # qualified name
         fv = stack.pop()
         if not isinstance(fv, V.FunctionValue):
-            raise self.fail("MAKE_FUNCTION without a code object", ins)
+            raise self.fail("MAKE_FUNCTION without a code object", ins, kind=Refusal.DEFINITION)
         fv = V.FunctionValue(code=fv.code)
         flags = ins.arg if TABLE.make_function_flags else 0
         if flags & 0x08:
@@ -177,11 +178,11 @@ class CallOps(EvaluatorBase):
 
             read = annotations_of(value.code)
             if read is None:
-                raise self.fail("unrecognized __annotate__ function", ins)
+                raise self.fail("unrecognized __annotate__ function", ins, kind=Refusal.DEFINITION)
             keys = [ast.Constant(k) for k in read]
             fv.annotations = self._annotations(ast.Dict(keys, list(read.values())), ins)
         else:
-            raise self.fail(f"unsupported function attribute {flag}", ins)
+            raise self.fail(f"unsupported function attribute {flag}", ins, kind=Refusal.DEFINITION)
         stack.append(fv)
 
     def _closure_names(self, value: Any, ins: Instr) -> list[str]:
@@ -189,7 +190,7 @@ class CallOps(EvaluatorBase):
             return value.names
         if isinstance(value, ast.Tuple) and all(isinstance(e, ast.Name) for e in value.elts):
             return [e.id for e in value.elts]
-        raise self.fail("closure is not a tuple of cells", ins)
+        raise self.fail("closure is not a tuple of cells", ins, kind=Refusal.DEFINITION)
 
     def _annotations(self, value: ast.expr, ins: Instr) -> dict[str, ast.expr]:
         if isinstance(value, ast.Dict):
@@ -198,7 +199,7 @@ class CallOps(EvaluatorBase):
             e = value.elts
             pairs = {e[i].value: e[i + 1] for i in range(0, len(e), 2)}
         else:
-            raise self.fail("unrecognized annotations", ins)
+            raise self.fail("unrecognized annotations", ins, kind=Refusal.DEFINITION)
         if self.code.co_flags & CO_FUTURE_ANNOTATIONS:
             # `from __future__ import annotations` stored them as source text
             for k, v in pairs.items():
@@ -206,5 +207,5 @@ class CallOps(EvaluatorBase):
                     try:
                         pairs[k] = ast.parse(v.value, mode="eval").body
                     except SyntaxError:
-                        raise self.fail("annotation string is not an expression", ins) from None
+                        raise self.fail("annotation string is not an expression", ins, kind=Refusal.DEFINITION) from None
         return pairs

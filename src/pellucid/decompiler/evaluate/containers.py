@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 
 from pellucid.decompiler import values as V
+from pellucid.decompiler.errors import Refusal
 from pellucid.decompiler.evaluate.base import EvaluatorBase
 from pellucid.decompiler.evaluate.nodes import LOAD, ClosureTuple, name
 from pellucid.decompiler.instructions import Instr
@@ -62,7 +63,7 @@ class ContainerOps(EvaluatorBase):
         keys = self.pop_expr(stack, ins)
         vals = self.pop_n(stack, ins.arg, ins)
         if not isinstance(keys, ast.Tuple):
-            raise self.fail("BUILD_CONST_KEY_MAP without constant keys", ins)
+            raise self.fail("BUILD_CONST_KEY_MAP without constant keys", ins, kind=Refusal.EXPRESSION)
         stack.append(ast.Dict(keys=list(keys.elts), values=vals))
 
     def _mutate_named(self, ins: Instr, stack: list, method: str, args: list[ast.expr]) -> None:
@@ -71,7 +72,7 @@ class ContainerOps(EvaluatorBase):
         self.materialize(stack)
         target = stack[-ins.arg]
         if not isinstance(target, ast.Name):
-            raise self.fail(f"{ins.op} on an unnamed value", ins)
+            raise self.fail(f"{ins.op} on an unnamed value", ins, kind=Refusal.EXPRESSION)
         call = ast.Call(
             func=ast.Attribute(value=name(target.id), attr=method, ctx=ast.Load()), args=args, keywords=[]
         )
@@ -102,7 +103,7 @@ class ContainerOps(EvaluatorBase):
             target = ast.Set(elts=[])
             stack[-ins.arg] = target
         if not isinstance(target, ast.Set):
-            raise self.fail("SET_UPDATE on a non-set", ins)
+            raise self.fail("SET_UPDATE on a non-set", ins, kind=Refusal.EXPRESSION)
         if isinstance(it, ast.Set) and not target.elts and _all_const(it):
             target.elts.extend(it.elts)  # a constant set display folded to a frozenset
         else:
@@ -111,14 +112,14 @@ class ContainerOps(EvaluatorBase):
     def op_LIST_TO_TUPLE(self, ins: Instr, stack: list) -> None:
         v = self.pop_expr(stack, ins)
         if not isinstance(v, ast.List):
-            raise self.fail("LIST_TO_TUPLE of a non-list", ins)
+            raise self.fail("LIST_TO_TUPLE of a non-list", ins, kind=Refusal.EXPRESSION)
         stack.append(ast.Tuple(elts=v.elts, ctx=ast.Load()))
 
     def op_DICT_UPDATE(self, ins: Instr, stack: list) -> None:
         it = self.pop_expr(stack, ins)
         target = stack[-ins.arg]
         if not isinstance(target, ast.Dict):
-            raise self.fail("DICT_UPDATE on a non-dict", ins)
+            raise self.fail("DICT_UPDATE on a non-dict", ins, kind=Refusal.EXPRESSION)
         if (
             isinstance(it, ast.Dict)
             and None not in it.keys
@@ -137,7 +138,7 @@ class ContainerOps(EvaluatorBase):
         it = self.pop_expr(stack, ins)
         target = stack[-ins.arg]
         if not isinstance(target, ast.Dict):
-            raise self.fail("DICT_MERGE on a non-dict", ins)
+            raise self.fail("DICT_MERGE on a non-dict", ins, kind=Refusal.EXPRESSION)
         target.keys.append(None)
         target.values.append(it)
         target.is_kwargs = True

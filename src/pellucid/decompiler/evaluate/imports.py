@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 
 from pellucid.decompiler import values as V
+from pellucid.decompiler.errors import Refusal
 from pellucid.decompiler.evaluate.base import EvaluatorBase
 from pellucid.decompiler.instructions import Instr
 
@@ -32,14 +33,14 @@ class ImportOps(EvaluatorBase):
             stack.append(V.ImportedName(mod.module, mod.name + "." + ins.argval))
             return
         if not isinstance(mod, V.ImportedModule):
-            raise self.fail("IMPORT_FROM without a module", ins)
+            raise self.fail("IMPORT_FROM without a module", ins, kind=Refusal.EXPRESSION)
         stack.append(V.ImportedName(mod, ins.argval))
 
     def finish_from_import(self, mod: V.ImportedModule, ins: Instr) -> None:
         if getattr(mod, "done", False):
             return
         if not mod.names:
-            raise self.fail("from-import with no names", ins)
+            raise self.fail("from-import with no names", ins, kind=Refusal.EXPRESSION)
         self.emit(mod.statement(
             ast.ImportFrom(module=mod.name or None, names=mod.names, level=mod.level)
         ))
@@ -47,7 +48,7 @@ class ImportOps(EvaluatorBase):
     def op_IMPORT_STAR(self, ins: Instr, stack: list) -> None:
         mod = stack.pop()
         if not isinstance(mod, V.ImportedModule):
-            raise self.fail("import * of a non-module", ins)
+            raise self.fail("import * of a non-module", ins, kind=Refusal.EXPRESSION)
         self.emit(mod.statement(
             ast.ImportFrom(module=mod.name or None, names=[ast.alias(name="*")], level=mod.level)
         ))

@@ -11,7 +11,7 @@ import contextvars
 from typing import Any
 
 from pellucid.decompiler import values as V
-from pellucid.decompiler.errors import DecompilationError
+from pellucid.decompiler.errors import DecompilationError, Refusal
 
 # One Load (Store, Del) for every node made here: contexts carry nothing (the parser shares its own the
 # same way), and a node made with positional fields costs half of one made with keywords.
@@ -42,7 +42,7 @@ def const(value: Any) -> ast.expr:
     if type(value) not in _LITERAL_TYPES:
         # Dynamo puts live objects (devices, dtypes...) in co_consts; their
         # repr is not source for the same object
-        raise DecompilationError(f"constant {type(value).__name__} has no source form: {value!r:.60}")
+        raise DecompilationError(f"constant {type(value).__name__} has no source form: {value!r:.60}", kind=Refusal.NO_SOURCE)
     return ast.Constant(value=value)
 
 
@@ -128,7 +128,7 @@ def _complex_ast(c: complex) -> ast.expr:
             continue
         if isinstance(folded, complex) and _same_number(folded, c):
             return cand
-    raise DecompilationError(f"no source spelling for the constant {c!r}")
+    raise DecompilationError(f"no source spelling for the constant {c!r}", kind=Refusal.NO_SOURCE)
 
 
 def cell_of(var: str) -> ast.expr:

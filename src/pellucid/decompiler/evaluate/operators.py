@@ -8,6 +8,7 @@ import ast
 from typing import Any
 
 from pellucid.decompiler import values as V
+from pellucid.decompiler.errors import Refusal
 from pellucid.decompiler.evaluate.base import EvaluatorBase
 from pellucid.decompiler.evaluate.nodes import const
 from pellucid.decompiler.instructions import Instr
@@ -88,7 +89,7 @@ class OperatorOps(EvaluatorBase):
         left, right = self.compared(stack, ins)
         op = CMPOPS.get(ins.argval)
         if op is None:
-            raise self.fail(f"unknown comparison {ins.argval!r}", ins)
+            raise self.fail(f"unknown comparison {ins.argval!r}", ins, kind=Refusal.EXPRESSION)
         stack.append(ast.Compare(left=left, ops=[op()], comparators=[right]))
 
     def op_IS_OP(self, ins: Instr, stack: list) -> None:
@@ -110,14 +111,14 @@ class OperatorOps(EvaluatorBase):
         elif "LIST_TO_TUPLE" in kind:
             v = self.pop_expr(stack, ins)
             if not isinstance(v, ast.List):
-                raise self.fail("LIST_TO_TUPLE of a non-list", ins)
+                raise self.fail("LIST_TO_TUPLE of a non-list", ins, kind=Refusal.EXPRESSION)
             stack.append(ast.Tuple(elts=v.elts, ctx=ast.Load()))
         elif kind == "INTRINSIC_TYPEALIAS":
             stack.append(self.type_alias(stack.pop(), ins))
         elif "IMPORT_STAR" in kind:
             mod = stack.pop()
             if not isinstance(mod, V.ImportedModule):
-                raise self.fail("import * of a non-module", ins)
+                raise self.fail("import * of a non-module", ins, kind=Refusal.EXPRESSION)
             self.emit(mod.statement(
                 ast.ImportFrom(
                     module=mod.name or None, names=[ast.alias(name="*")], level=mod.level
@@ -125,10 +126,10 @@ class OperatorOps(EvaluatorBase):
             ))
             stack.append(const(None))  # popped by the following POP_TOP
         else:
-            raise self.fail(f"unsupported intrinsic {kind}", ins)
+            raise self.fail(f"unsupported intrinsic {kind}", ins, kind=Refusal.UNSUPPORTED)
 
     def type_alias(self, parts: Any, ins: Instr) -> Any:
-        raise self.fail("type alias", ins)
+        raise self.fail("type alias", ins, kind=Refusal.DEFINITION)
 
 
 class InPlace(ast.expr):

@@ -8,6 +8,7 @@ import ast
 from typing import Any
 
 from pellucid.decompiler import values as V
+from pellucid.decompiler.errors import Refusal
 from pellucid.decompiler.evaluate.base import EvaluatorBase
 from pellucid.decompiler.evaluate.nodes import name
 from pellucid.decompiler.instructions import TABLE, Instr
@@ -18,7 +19,7 @@ class StackOps(EvaluatorBase):
 
     def op_POP_TOP(self, ins: Instr, stack: list) -> None:
         if not stack:
-            raise self.fail("stack underflow", ins)
+            raise self.fail("stack underflow", ins, kind=Refusal.STACK)
         v = stack.pop()
         if isinstance(v, (V.Iterator, V.Null)):
             return  # loop clean-up before return/break
@@ -60,7 +61,7 @@ class StackOps(EvaluatorBase):
                 stack.append(v)
                 self.store(name(store, ast.Store()), stack, ins)
                 return
-        raise self.fail(f"POP_TOP of {type(v).__name__}", ins)
+        raise self.fail(f"POP_TOP of {type(v).__name__}", ins, kind=Refusal.STACK)
 
     def _repeated_store_after(self, ins: Instr) -> str | None:
         """3.13: the local a POP_TOP of an unpacked value stands for, when the run
@@ -77,7 +78,7 @@ class StackOps(EvaluatorBase):
     def op_COPY(self, ins: Instr, stack: list) -> None:
         n = ins.argval
         if len(stack) < n:
-            raise self.fail("stack underflow", ins)
+            raise self.fail("stack underflow", ins, kind=Refusal.STACK)
         if not self.copy_is_idiom(ins, stack[-n]):
             # a value used twice must be evaluated once: name it first
             self.materialize(stack)
@@ -89,20 +90,20 @@ class StackOps(EvaluatorBase):
     def op_SWAP(self, ins: Instr, stack: list) -> None:
         n = ins.argval
         if len(stack) < n:
-            raise self.fail("stack underflow", ins)
+            raise self.fail("stack underflow", ins, kind=Refusal.STACK)
         stack[-1], stack[-n] = stack[-n], stack[-1]
 
     def op_ROT_THREE(self, ins: Instr, stack: list) -> None:
         if len(stack) < 3:
-            raise self.fail("stack underflow", ins)
+            raise self.fail("stack underflow", ins, kind=Refusal.STACK)
         stack.insert(-2, stack.pop())
 
     def op_ROT_FOUR(self, ins: Instr, stack: list) -> None:
         if len(stack) < 4:
-            raise self.fail("stack underflow", ins)
+            raise self.fail("stack underflow", ins, kind=Refusal.STACK)
         stack.insert(-3, stack.pop())
 
     def op_DUP_TOP_TWO(self, ins: Instr, stack: list) -> None:
         if len(stack) < 2:
-            raise self.fail("stack underflow", ins)
+            raise self.fail("stack underflow", ins, kind=Refusal.STACK)
         stack.extend(stack[-2:])

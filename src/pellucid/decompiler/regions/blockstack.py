@@ -14,6 +14,7 @@ try/except or the try/finally reading.
 from __future__ import annotations
 
 from pellucid.decompiler.cfg import PLAIN_FLOW, reach, reach_in_turn
+from pellucid.decompiler.errors import Refusal
 from pellucid.decompiler.instructions import TERMINAL
 from pellucid.decompiler.regions.exc_markers import Copy
 
@@ -24,7 +25,7 @@ class BlockStackOps:
     def op_POP_BLOCK(self, ins, stack: list) -> None:
         """3.9/3.10: regions come from the block analysis; the pop itself says nothing."""
         if ins.index not in self._b_pops:
-            raise self.fail("POP_BLOCK without its SETUP", ins)
+            raise self.fail("POP_BLOCK without its SETUP", ins, kind=Refusal.TRY)
 
     def _setup_blocks(self) -> None:
         n, ins = self.n, self.ins
@@ -255,7 +256,7 @@ class BlockStackOps:
     def do_try_blocks(self, s: int, stack: list, stop: int, exits: frozenset) -> int:
         H = self.ins[s].target
         if H is None or self.home[H] is None or self.home[s] is None:
-            raise self.fail("try without a reachable handler", self.ins[s])
+            raise self.fail("try without a reachable handler", self.ins[s], kind=Refusal.TRY)
         if self._is_except_handler39(H):
             return self._try_except_blocks(s, H, stack, stop, exits)
         return self._try_finally_blocks(s, H, stack, stop, exits)
@@ -277,7 +278,7 @@ class BlockStackOps:
             return cont
         if cont in exits:
             return stop
-        raise self.fail("try continues past its enclosing block", ins)
+        raise self.fail("try continues past its enclosing block", ins, kind=Refusal.TRY)
 
     def _merge_exit_copies39(self, P: int, tail: int, pops: list) -> None:
         """3.10 copies a statement's whole normal exit (POP_BLOCK, finally body or

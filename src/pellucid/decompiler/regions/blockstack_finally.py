@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 
+from pellucid.decompiler.errors import Refusal
 from pellucid.decompiler.instructions import TERMINAL
 from pellucid.decompiler.regions.exc_markers import (
     COPIES_EXITS,
@@ -30,10 +31,10 @@ class BlockFinallyOps:
             # a finally body that never ends (raises or returns on every path)
             R = self._handler_end(H)
             if ins[R - 1].op not in TERMINAL:
-                raise self.fail("finally body without its re-raise", ins[H])
+                raise self.fail("finally body without its re-raise", ins[H], kind=Refusal.TRY)
         for k in range(H, R):
             if not self._owned(k, H) and self._b_stack[k] is not None:  # 3.9 keeps dead code
-                raise self.fail("finally body with code outside its handler", ins[k])
+                raise self.fail("finally body with code outside its handler", ins[k], kind=Refusal.TRY)
         L = R - H
         pops = sorted(k for k, t in self._b_pops.items() if t == s)
         lengths = {}
@@ -41,7 +42,7 @@ class BlockFinallyOps:
         for p in pops:
             m = self._match_finally_copy(p + 1, H, frozenset(ends), copied_follows) if L else 0
             if m is None:
-                raise self.fail("finally copy not found after its POP_BLOCK", ins[p])
+                raise self.fail("finally copy not found after its POP_BLOCK", ins[p], kind=Refusal.TRY)
             lengths[p] = m
         normal = [p for p in pops if p < H and self.home[p] == home]
         P = max(normal) if normal else None
@@ -69,12 +70,12 @@ class BlockFinallyOps:
         hstack = list(stack) + [ExcInfo(), ExcInfo(), ExcInfo(), CaughtException(), CaughtException(), CaughtException()]
         final, st = self.walk(H, R, hstack, frozenset({R}))
         if len(st) != len(hstack):
-            raise self.fail("finally body changes the stack", ins[H])
+            raise self.fail("finally body changes the stack", ins[H], kind=Refusal.TRY)
         end_pt = cont if body_end == P else None
         inherited = self._block_inherit(end_pt, stop, exits)
         body, st = self.walk(s + 1, body_end, list(stack), inherited)
         if len(st) != len(stack) and body_end != H:
-            raise self.fail("try body changes the stack", ins[s])
+            raise self.fail("try body changes the stack", ins[s], kind=Refusal.TRY)
         self._claim_handler(H)
         if len(body) == 1 and isinstance(body[0], ast.Try) and not body[0].finalbody and body[0].handlers:
             node = body[0]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 
+from pellucid.decompiler.errors import Refusal
 from pellucid.decompiler.instructions import TABLE
 from pellucid.decompiler.regions.exc_markers import (
     COPIES_EXITS,
@@ -34,10 +35,10 @@ class BlockTryExceptOps:
         loop_targets = self._loop_targets()
         follows, tails, clause_end = self._clause_ends39(clauses, s, H, stop, loop_targets)
         if len(follows) > 1:
-            raise self.fail("except clauses continue at different places", ins[H])
+            raise self.fail("except clauses continue at different places", ins[H], kind=Refusal.TRY)
         follow = next(iter(follows)) if follows else None
         if follow is not None and follow < hend and follow != stop and follow != clause_end:
-            raise self.fail("except clause continues inside the handler", ins[H])
+            raise self.fail("except clause continues inside the handler", ins[H], kind=Refusal.TRY)
         P, X, body_tail, body_end, else_break = self._body_exit39(s, H, home, hend, clause_end, loop_targets)
         # 3.10 copies a small follow block (a return) into every path reaching it;
         # 3.9 does not, and clauses that end alike in different code are returns
@@ -111,12 +112,12 @@ class BlockTryExceptOps:
         has_else = X is not None and else_end is not None and else_end > X
         body, st = self.walk(s + 1, body_end, list(stack), frozenset() if has_else else inherited)
         if len(st) != len(stack) and body_end != H:
-            raise self.fail("try body changes the stack", ins[s])
+            raise self.fail("try body changes the stack", ins[s], kind=Refusal.TRY)
         orelse = [ast.Break()] if else_break else []
         if has_else:
             orelse, st = self.walk(X, else_end, list(stack), inherited)
             if len(st) != len(stack):
-                raise self.fail("try else changes the stack", ins[X])
+                raise self.fail("try else changes the stack", ins[X], kind=Refusal.TRY)
         handlers = self._walk_clauses39(clauses, base, follow, stop, clause_end, fo, inherited)
         if clause_end is None:
             self._claim_handler(H)
@@ -139,17 +140,17 @@ class BlockTryExceptOps:
                 clauses.append([None, None, p + 3, hend])
                 break
             if not (ins[p].op == "COPY" and ins[p].argval == 1):
-                raise self.fail("unrecognized except clause", ins[p])
+                raise self.fail("unrecognized except clause", ins[p], kind=Refusal.TRY)
             q = p + 1
             while q < hend and ins[q].op != "JUMP_IF_NOT_EXC_MATCH":
                 if ins[q].target is not None:
-                    raise self.fail("jump inside an except type", ins[q])
+                    raise self.fail("jump inside an except type", ins[q], kind=Refusal.TRY)
                 q += 1
             if q >= hend:
-                raise self.fail("except clause without a type test", ins[p])
+                raise self.fail("except clause without a type test", ins[p], kind=Refusal.TRY)
             stmts, st = self.walk(p + 1, q, hstack + [CaughtException()], frozenset())
             if stmts or len(st) != len(hstack) + 2:
-                raise self.fail("except type is not an expression", ins[q])
+                raise self.fail("except type is not an expression", ins[q], kind=Refusal.TRY)
             typ = self.as_expr(st[-1], ins[q])
             nxt = ins[q].target
             a = q + 1
@@ -158,15 +159,15 @@ class BlockTryExceptOps:
                 sf = a + 3
                 T = ins[sf].target if ins[sf].op == "SETUP_FINALLY" else None
                 if T is None or not self._name_cleanup_at(T, nm) or ins[T + 3].op != "RERAISE":
-                    raise self.fail("named except clause without its clean-up", ins[a])
+                    raise self.fail("named except clause without its clean-up", ins[a], kind=Refusal.TRY)
                 self._copies[sf] = Copy(1, "skip")
                 clauses.append([typ, nm, sf + 1, T])
             elif self._pops3(a):
                 clauses.append([typ, None, a + 3, nxt])
             else:
-                raise self.fail("unrecognized except clause", ins[a])
+                raise self.fail("unrecognized except clause", ins[a], kind=Refusal.TRY)
             if nxt is None or nxt <= q or nxt >= hend:
-                raise self.fail("except clause test jumps outside the handler", ins[q])
+                raise self.fail("except clause test jumps outside the handler", ins[q], kind=Refusal.TRY)
             if ins[nxt].op == "RERAISE":
                 break
             p = nxt
@@ -225,7 +226,7 @@ class BlockTryExceptOps:
                 elif op != "RETURN_VALUE":
                     L = self._straight_tail(j)
                     if L is None:
-                        raise self.fail("except clause ends in unrecognized code", ins[j])
+                        raise self.fail("except clause ends in unrecognized code", ins[j], kind=Refusal.TRY)
                     if any(self._b_stack[q] is not None for q in range(j + L, b1)):
                         continue  # more of the clause follows: the clause's own return
                     tails.append((j, L))
@@ -295,9 +296,9 @@ class BlockTryExceptOps:
         ins = self.ins
         if X > stop:
             if not self._leaves_to(X, exits):
-                raise self.fail("try continues past its enclosing block", ins[s])
+                raise self.fail("try continues past its enclosing block", ins[s], kind=Refusal.TRY)
             if follow is not None and not self._leaves_to(follow, exits):
-                raise self.fail("try continues past its enclosing block", ins[s])
+                raise self.fail("try continues past its enclosing block", ins[s], kind=Refusal.TRY)
             if tail_code is not None and not self._same(X, *tail_code):
                 # the body leaves the block (a loop's jump back), not through a copy of
                 # the clauses' common tail: those are the clauses' own returns
@@ -306,10 +307,10 @@ class BlockTryExceptOps:
             else_end = stop
         elif follow is not None:
             if follow < X:
-                raise self.fail("except follow before the else", ins[s])
+                raise self.fail("except follow before the else", ins[s], kind=Refusal.TRY)
             else_end = min(follow, stop) if follow <= stop or follow in exits else None
             if else_end is None:
-                raise self.fail("try continues past its enclosing block", ins[s])
+                raise self.fail("try continues past its enclosing block", ins[s], kind=Refusal.TRY)
         elif tail_code is not None:
             j0, L0 = tail_code
             else_end = None
@@ -348,7 +349,7 @@ class BlockTryExceptOps:
                 b1 = follow  # the clause falls into the end of the finally body or clause it is in
             hb, st = self.walk(b0, b1, cst, fo | inherited)
             if len(st) not in (len(base), len(cst)):
-                raise self.fail("except clause changes the stack", ins[b0])
+                raise self.fail("except clause changes the stack", ins[b0], kind=Refusal.TRY)
             jump = self._explicit_clause_jump39(b0, b1)
             if jump is not None and not (hb and isinstance(hb[-1], type(jump))):
                 hb.append(jump)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 
+from pellucid.decompiler.errors import Refusal
 from pellucid.decompiler.regions.exc_markers import COPIES_EXITS, Copy, WithExit
 
 
@@ -23,7 +24,7 @@ class BlockWithOps:
             ops == ["WITH_EXCEPT_START", "POP_JUMP_IF_TRUE", "RERAISE", "POP_TOP", "POP_TOP", "POP_TOP", "POP_EXCEPT", "POP_TOP"]
             and ins[H + 1].target == H + 3
         ):
-            raise self.fail("unrecognized with handler", ins[H])
+            raise self.fail("unrecognized with handler", ins[H], kind=Refusal.WITH)
         sup = H + 8
         stack.append(WithExit(ctx))
         k, target = self._with_target(w + 1, stack)
@@ -37,7 +38,7 @@ class BlockWithOps:
             elif p < H and self.home[p] == home:
                 P = p
             if not self._is_exit_copy39(c):
-                raise self.fail("with exit call not found after its POP_BLOCK", ins[p])
+                raise self.fail("with exit call not found after its POP_BLOCK", ins[p], kind=Refusal.WITH)
         # where the normal exit continues, and where a suppressed exception does
         cont_n = None
         if P is not None:
@@ -73,13 +74,13 @@ class BlockWithOps:
         else:
             TL = self._straight_tail(sup)
             if TL is None:
-                raise self.fail("with handler continues into unrecognized code", ins[sup])
+                raise self.fail("with handler continues into unrecognized code", ins[sup], kind=Refusal.WITH)
             sup_tail = (sup, TL)
             cont_s = None
         if cont_n is not None:
             if sup_tail is not None:
                 if not self._same(cont_n, sup, sup_tail[1]):
-                    raise self.fail("with statement whose follow is not found", ins[w])
+                    raise self.fail("with statement whose follow is not found", ins[w], kind=Refusal.WITH)
                 if all(H <= q.index < sup for q in ins if q.target == sup):
                     self._claim_block(sup, sup + sup_tail[1])  # the follow's copy
             elif cont_s != cont_n and self._through_jump(cont_s) == self._through_jump(cont_n):
@@ -90,7 +91,7 @@ class BlockWithOps:
                 # 3.10 copies a small follow into the normal exit
                 TL = self._straight_tail(cont_n)
                 if TL is None or not self._same(cont_n, cont_s, TL):
-                    raise self.fail("with exits continue at different places", ins[w])
+                    raise self.fail("with exits continue at different places", ins[w], kind=Refusal.WITH)
                 if cont_n > stop and cont_n not in exits:
                     cont_n = cont_s
         body_end = P if P is not None else H
@@ -101,7 +102,7 @@ class BlockWithOps:
             explicit, _ = self.walk(sup, sup + sup_tail[1], list(stack[:-1]), exits)
         body, st = self.walk(k, body_end, list(stack), inherited)
         if P is not None and (len(st) != len(stack) or st[-1] is not stack[-1]):
-            raise self.fail("with body does not end with its exit", ins[w])
+            raise self.fail("with body does not end with its exit", ins[w], kind=Refusal.WITH)
         stack.pop()
         self._claim_handler(H)
         item = ast.withitem(context_expr=ctx, optional_vars=target)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 import bisect
 
-from pellucid.decompiler.errors import DecompilationError
+from pellucid.decompiler.errors import DecompilationError, Refusal
 from pellucid.decompiler.instructions import MAX_COPY_SIZE, TERMINAL, Instr
 from pellucid.decompiler.regions.build import _boolop, _chained_compare, _is_value, _negate
 from pellucid.decompiler.regions.chains import _is_chain_link
@@ -28,12 +28,12 @@ class BoolOpOps:
         left = self.as_expr(stack.pop(), ins)
         L = ins.target
         if L <= j:
-            raise self.fail("backward and/or jump", ins)
+            raise self.fail("backward and/or jump", ins, kind=Refusal.CONDITION)
         if _is_chain_link(left, stack) and ins.op == "JUMP_IF_FALSE_OR_POP":
             return self.do_chain(left, stack, j + 1, L, ins)
         stmts, st, resume = self._boolop_operand(j + 1, L, stack)
         if stmts or len(st) != len(stack) + 1:
-            raise self.fail("and/or operand is not an expression", ins)
+            raise self.fail("and/or operand is not an expression", ins, kind=Refusal.CONDITION)
         right = self.as_expr(st[-1], ins)
         op = ast.And() if ins.op == "JUMP_IF_FALSE_OR_POP" else ast.Or()
         chain = _chained_compare(left, right, stack)
@@ -201,7 +201,7 @@ class BoolOpOps:
             r = self._chain_with_tail(i, left, stack, L)
             if r is not None:
                 return r
-            raise self.fail("and/or operand is not an expression", jump)
+            raise self.fail("and/or operand is not an expression", jump, kind=Refusal.CONDITION)
         right = self.as_expr(st[-1], jump)
         chain = _chained_compare(left, right, stack)
         if chain is not None:
@@ -215,12 +215,12 @@ class BoolOpOps:
         """``(a and b) or c`` / ``(a or b) and c`` on 3.9-3.11: a pop-jump into the last operand."""
         stmts, st = self.walk(T, F - 1, list(stack), frozenset())
         if stmts or len(st) != len(stack) + 1:
-            raise self.fail("and/or operand is not an expression", vj)
+            raise self.fail("and/or operand is not an expression", vj, kind=Refusal.CONDITION)
         middle = self.as_expr(st[-1], vj)
         M = vj.target
         stmts, st = self.walk(F, M, list(stack), frozenset({M}))
         if stmts or len(st) != len(stack) + 1:
-            raise self.fail("and/or operand is not an expression", vj)
+            raise self.fail("and/or operand is not an expression", vj, kind=Refusal.CONDITION)
         last = self.as_expr(st[-1], vj)
         if vj.op == "JUMP_IF_TRUE_OR_POP":
             inner = _boolop(ast.And(), cond, middle)

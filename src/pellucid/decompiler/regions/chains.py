@@ -19,7 +19,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from pellucid.decompiler.errors import DecompilationError
+from pellucid.decompiler.errors import DecompilationError, Refusal
 from pellucid.decompiler.instructions import TERMINAL, VALUE_JUMPS, Instr
 from pellucid.decompiler.regions.exc_markers import _key
 
@@ -30,13 +30,13 @@ class ChainOps:
     def do_chain(self, left: ast.Compare, stack: list, resume: int, L: int, ins: Instr) -> int:
         """One link of ``a < b < c``: evaluate until the shared middle operand is consumed."""
         if not (L + 1 < self.n and self.ins[L].op == "SWAP" and self.ins[L + 1].op == "POP_TOP"):
-            raise self.fail("chained comparison without clean-up", ins)
+            raise self.fail("chained comparison without clean-up", ins, kind=Refusal.CONDITION)
         shared = stack[-1]
         st = list(stack)
         i = self.chain_operand(resume, st, shared, L, ins)
         right = st.pop()
         if not (isinstance(right, ast.Compare) and right.left is shared):
-            raise self.fail("chained comparison operand is not a comparison", ins)
+            raise self.fail("chained comparison operand is not a comparison", ins, kind=Refusal.CONDITION)
         stack[:] = st
         stack.append(
             ast.Compare(
@@ -59,14 +59,14 @@ class ChainOps:
         while a < L and b < self.n:
             x, y = self.ins[a], self.ins[b]
             if (x.op, _key(x.argval), x.target) != (y.op, _key(y.argval), y.target):
-                raise self.fail("chained comparison with different tails", ins)
+                raise self.fail("chained comparison with different tails", ins, kind=Refusal.CONDITION)
             if x.op in TERMINAL or x.op == "JUMP":
                 for k in range(L, b + 1):
                     self.reachable[k] = False
                 return i
             a += 1
             b += 1
-        raise self.fail("chained comparison with different tails", ins)
+        raise self.fail("chained comparison with different tails", ins, kind=Refusal.CONDITION)
 
     def fold_chain_condition(self, j: int, stack: list) -> int:
         """``if a < b < c:``: links jump to a POP_TOP clean-up; fold them into one test.
@@ -82,7 +82,7 @@ class ChainOps:
             and L > j
             and self.ins[L].op == "POP_TOP"
         ):
-            raise self.fail("unrecognized chained comparison in a condition", first)
+            raise self.fail("unrecognized chained comparison in a condition", first, kind=Refusal.CONDITION)
         left = stack.pop()
         shared = stack[-1]
         st = list(stack)
@@ -109,7 +109,7 @@ class ChainOps:
                         # another link: its left operand is the comparison just built
                         right = st.pop()
                         if not (isinstance(right, ast.Compare) and right.left is shared):
-                            raise self.fail("chained comparison operand is not a comparison", cur)
+                            raise self.fail("chained comparison operand is not a comparison", cur, kind=Refusal.CONDITION)
                         left = _merge_compare(left, right)
                         shared = st[-1]
                         i += 1
@@ -118,7 +118,7 @@ class ChainOps:
                 self.apply(cur, st)
                 i += 1
             if self.block:
-                raise self.fail("statement inside a chained comparison", first)
+                raise self.fail("statement inside a chained comparison", first, kind=Refusal.CONDITION)
         finally:
             self.block = saved
         last = self.ins[i]
@@ -142,10 +142,10 @@ class ChainOps:
                     error = error or e
             raise error
         if any(x is shared for x in st):
-            raise self.fail("chained comparison operand not consumed", first)
+            raise self.fail("chained comparison operand not consumed", first, kind=Refusal.CONDITION)
         right = st.pop()
         if not (isinstance(right, ast.Compare) and right.left is shared):
-            raise self.fail("chained comparison operand is not a comparison", first)
+            raise self.fail("chained comparison operand is not a comparison", first, kind=Refusal.CONDITION)
         return self._fold_chain_end(i, L, last, last.op, _merge_compare(left, right), st, stack)
 
     def _fold_chain_end(
@@ -253,7 +253,7 @@ class ChainOps:
             and i + 2 == L
             and C in self._same_place(last.target if last_op == "POP_JUMP_IF_FALSE" else Y)
         ):
-            raise self.fail("unrecognized chained comparison in a condition", last)
+            raise self.fail("unrecognized chained comparison in a condition", last, kind=Refusal.CONDITION)
         stack[:] = st
         stack.append(merged)
         self.fallthrough[i] = Y
@@ -267,7 +267,7 @@ class ChainOps:
         # the false path of a chained comparison lands on SWAP 2; POP_TOP
         if L + 1 < self.n and self.ins[L].op == "SWAP" and self.ins[L + 1].op == "POP_TOP":
             return L + 2
-        raise self.fail("chained comparison without clean-up", ins)
+        raise self.fail("chained comparison without clean-up", ins, kind=Refusal.CONDITION)
 
     def _chain_with_tail(self, i: int, left: ast.expr, stack: list, L: int) -> int | None:
         return None
@@ -281,14 +281,14 @@ class ChainOps:
         try:
             while any(x is shared for x in stack):
                 if i >= stop:
-                    raise self.fail("chained comparison operand not found", at)
+                    raise self.fail("chained comparison operand not found", at, kind=Refusal.CONDITION)
                 if self.operand_jumps_at(i, stack):
                     i = self._structured_operand(i, stack, shared, stop, at)
                     continue
                 self.apply(self.ins[i], stack)
                 i += 1
             if self.block:
-                raise self.fail("statement inside a chained comparison", at)
+                raise self.fail("statement inside a chained comparison", at, kind=Refusal.CONDITION)
         finally:
             self.block = saved
         return i
@@ -309,9 +309,9 @@ class ChainOps:
         except DecompilationError as e:
             if getattr(e, "internal", False):
                 raise
-            raise self.fail("jump inside a chained comparison operand", self.ins[i]) from e
+            raise self.fail("jump inside a chained comparison operand", self.ins[i], kind=Refusal.CONDITION) from e
         if stmts or any(x is shared for x in st):
-            raise self.fail("jump inside a chained comparison operand", self.ins[i])
+            raise self.fail("jump inside a chained comparison operand", self.ins[i], kind=Refusal.CONDITION)
         stack[:] = st
         return self.stopped_at
 

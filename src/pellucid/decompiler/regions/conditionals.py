@@ -15,6 +15,7 @@ import ast
 from typing import Any
 
 from pellucid.decompiler.assignments import _CONSTANT, _STORE
+from pellucid.decompiler.errors import Refusal
 from pellucid.decompiler.evaluate import name
 from pellucid.decompiler.instructions import TABLE, TERMINAL, VALUE_JUMPS, Instr
 from pellucid.decompiler.regions.build import (
@@ -42,7 +43,7 @@ class IfOps:
         start = self.stmt_start if self.stmt_start <= j else j
         res = self.condition_chain(j, first, stack, start)
         if res is None:
-            raise self.fail("unrecognized conditional jump", ins)
+            raise self.fail("unrecognized conditional jump", ins, kind=Refusal.CONDITION)
         expr, T, F = res
         if F == EMPTY_IF:
             self.emit(ast.If(test=expr, body=[ast.Pass()], orelse=[]))
@@ -145,7 +146,7 @@ class IfOps:
                 body, st = self.walk(T, stop, list(stack), exits)
                 body, st = self._break_into_for_exit(body, st, stack, stop, loop)
                 if len(st) != len(stack):
-                    raise self.fail("if branch changes the stack", ins)
+                    raise self.fail("if branch changes the stack", ins, kind=Refusal.CONDITION)
                 self.emit(ast.If(test=expr, body=body or [ast.Pass()], orelse=[]))
                 return stop
             if (
@@ -170,7 +171,7 @@ class IfOps:
             self.emit(ast.If(test=leave, body=[ast.Continue()], orelse=[]))
             return T
         if F < T:
-            raise self.fail("condition jumps backwards", ins)
+            raise self.fail("condition jumps backwards", ins, kind=Refusal.CONDITION)
         if T in self.latch and not self._in_loop(T):
             r = self._inverted_while(start, T, F, expr, stack, stop, exits, extra_continue=set())
             if r is not None:
@@ -205,7 +206,7 @@ class IfOps:
             r = self._if_into_exit_copy(expr, T, F, stack, stop, exits)
             if r is not None:
                 return r
-            raise self.fail("condition jumps past its block", ins)
+            raise self.fail("condition jumps past its block", ins, kind=Refusal.CONDITION)
         then_stop = min(F, stop)
         last = self.branch_last_jump(T, then_stop)
         loop = self.loops[-1] if self.loops else None
@@ -239,7 +240,7 @@ class IfOps:
             return self._if_else(expr, ins, T, then_stop, else_range, stack, stop, branch_exits, then_body, st1)
         fall: tuple[list[ast.stmt], list] = ([], stack)  # the false exit: the stack as it was
         if not _arms_meet([(then_body, st1), fall]):
-            raise self.fail("if branch changes the stack", ins)
+            raise self.fail("if branch changes the stack", ins, kind=Refusal.CONDITION)
         if self._pending(stack):
             self.materialize(stack)
             then_body, st1 = self.walk(T, then_stop, list(stack), branch_exits)
@@ -322,7 +323,7 @@ class IfOps:
         left_handler = else_range[1] == stop and self._both_left_handler(stack, st1, st2)
         # (each arm ends the except clause: nothing continues after the if)
         if not left_handler and not _arms_meet([(then_body, st1), (else_body, st2)]):
-            raise self.fail("if/else branches leave different stacks", ins)
+            raise self.fail("if/else branches leave different stacks", ins, kind=Refusal.CONDITION)
         if self._pending(stack):
             # values computed before the test must not be recomputed in the branches
             # (locals the branches assign are saved as the if statement is emitted)
@@ -368,7 +369,7 @@ class IfOps:
                 joined.append(first)
                 continue
             if not all(_is_value(v) for v in values):
-                raise self.fail("if arms leave different markers on the stack", ins)
+                raise self.fail("if arms leave different markers on the stack", ins, kind=Refusal.CONDITION)
             joined.append(self._assigned_at_end([(body, v) for (body, _), v in zip(live, values)], ins))
         return joined
 

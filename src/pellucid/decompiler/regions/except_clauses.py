@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import bisect
 
+from pellucid.decompiler.errors import Refusal
 from pellucid.decompiler.instructions import TABLE
 from pellucid.decompiler.regions.exc_markers import DELETE_OPS, STORE_OPS, Copy, ExcInfo
 
@@ -27,7 +28,7 @@ class ExceptClauseOps:
             if p - 2 >= b0 and ins[p].op in DELETE_OPS and self._name_cleanup_at(p - 2, ins[p].argval):
                 p -= 3
             if p >= b0 and ins[p].op == "POP_EXCEPT" and self.home[p] == H:
-                raise self.fail("bare raise after its except clause ended", ins[k])
+                raise self.fail("bare raise after its except clause ended", ins[k], kind=Refusal.TRY)
 
     def _clause_type(self, p: int, C: int, hstack: list, match_op: str, what: str) -> tuple[int, ast.expr]:
         """The type expression of a 3.11+ clause starting at ``p``: straight-line code up to
@@ -36,13 +37,13 @@ class ExceptClauseOps:
         q = p
         while q < C and ins[q].op != match_op:
             if ins[q].target is not None:
-                raise self.fail(f"jump inside an {what} type", ins[q])
+                raise self.fail(f"jump inside an {what} type", ins[q], kind=Refusal.TRY)
             q += 1
         if q >= C:
-            raise self.fail(f"{what} clause without a type test", ins[p])
+            raise self.fail(f"{what} clause without a type test", ins[p], kind=Refusal.TRY)
         stmts, st = self.walk(p, q, list(hstack), frozenset())
         if stmts or len(st) != len(hstack) + 1:
-            raise self.fail(f"{what} type is not an expression", ins[q])
+            raise self.fail(f"{what} type is not an expression", ins[q], kind=Refusal.TRY)
         return q, self.as_expr(st[-1], ins[q])
 
     def _leaves_handler(self, last, T: int, F: int, stop: int, exits: frozenset) -> bool:
@@ -146,5 +147,5 @@ class ExceptClauseOps:
         # 3.9/3.10: the saved exception is three values (type, value, traceback)
         n = TABLE.saved_exception_values
         if len(stack) < n or not all(isinstance(v, ExcInfo) for v in stack[-n:]):
-            raise self.fail("POP_EXCEPT outside a handler", ins)
+            raise self.fail("POP_EXCEPT outside a handler", ins, kind=Refusal.TRY)
         del stack[-n:]

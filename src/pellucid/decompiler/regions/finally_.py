@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
+from pellucid.decompiler.errors import Refusal
 from pellucid.decompiler.evaluate import name
 from pellucid.decompiler.instructions import TABLE, TERMINAL, Instr
 from pellucid.decompiler.regions.exc_markers import (
@@ -40,7 +41,7 @@ class FinallyOps:
         h = self._handlers[H]
         home = self.home[s]
         if h.depth > len(stack) or h.lasti or (h.depth < len(stack) and not TABLE.has_exception_table):
-            raise self.fail("finally handler stack depth differs from the try's", ins[s])
+            raise self.fail("finally handler stack depth differs from the try's", ins[s], kind=Refusal.TRY)
         outer = list(stack)
         if h.depth < len(stack):
             # Dynamo: a try/finally around a call whose operands were pushed before it (a graph
@@ -66,11 +67,11 @@ class FinallyOps:
         if R is None:
             R = last_reraise = self._raising_finally_end(H, C)
         if R is None:
-            raise self.fail("finally body without its re-raise", ins[H])
+            raise self.fail("finally body without its re-raise", ins[H], kind=Refusal.TRY)
         for k in range(H + 1, R):
             if self.home[k] != H and self.home[k] is not None and self._cover[k] is None:
                 if not self._in_finally_exit(k):
-                    raise self.fail("finally body with code outside its handler", ins[k])
+                    raise self.fail("finally body with code outside its handler", ins[k], kind=Refusal.TRY)
         L = R - (H + 1)
         _, e = self._extent(H, home)
         self._copy_kind = "finally"
@@ -138,7 +139,7 @@ class FinallyOps:
                 # (ending the enclosing block, the statement goes where the block's exits go)
                 and not ((end == stop or end in exits) and after in self._exit_places(exits))
             ):
-                raise self.fail("a clause leaves the try/finally for elsewhere than its end", ins[k])
+                raise self.fail("a clause leaves the try/finally for elsewhere than its end", ins[k], kind=Refusal.TRY)
         for k, extra in extras.items():
             if k in self._copies:
                 for q in extra:
@@ -153,11 +154,11 @@ class FinallyOps:
         ):
             # the body falls off its end into code that is not the finally body's copy:
             # reading it as the code after the statement would run the body twice
-            raise self.fail("finally body's copy on the normal path not found", ins[e])
+            raise self.fail("finally body's copy on the normal path not found", ins[e], kind=Refusal.TRY)
         hstack = list(stack[: h.depth]) + [ExcInfo(), CaughtException()]
         final, st = self.walk(H + 1, R, hstack, frozenset({R}))
         if len(st) != len(hstack):
-            raise self.fail("finally body changes the stack", ins[H])
+            raise self.fail("finally body changes the stack", ins[H], kind=Refusal.TRY)
         self._claim_nested(H + 1, R)
         follow = end
         inherited = inherited_exits(follow, stop, exits)
@@ -168,7 +169,7 @@ class FinallyOps:
         if len(outer) != h.depth:
             stack[:] = self._left_by_body(body, st, outer, ins[s])
         elif len(st) != len(stack):
-            raise self.fail("try body changes the stack", ins[s])
+            raise self.fail("try body changes the stack", ins[s], kind=Refusal.TRY)
         self._claim(H, H, None)
         self._claim_block(R, last_reraise + 1)
         self._claim_block(C, C + 3)
@@ -196,7 +197,7 @@ class FinallyOps:
                 k = self._past_nops(k + 1)
             if t in self._copies or k in self._copies or self._in(t, H):
                 continue
-            raise self.fail("a jump leaves the try body elsewhere than through its finally body's copy", ins[q])
+            raise self.fail("a jump leaves the try body elsewhere than through its finally body's copy", ins[q], kind=Refusal.TRY)
 
     def _check_unprotected_code_is_copies(self, s: int, e: int, H: int, home: int | None) -> None:
         """Inside the try's extent, the code of its level that H does not protect is on an
@@ -207,7 +208,8 @@ class FinallyOps:
         k = self._first_uncopied(s, e, lambda k: self.home[k] != home or self._in(k, H))
         if k is not None:
             raise self.fail(
-                "code on an exit path of the try body that is no copy of its finally body", self.ins[k]
+                "code on an exit path of the try body that is no copy of its finally body", self.ins[k],
+                kind=Refusal.TRY,
             )
 
     def _first_uncopied(self, lo: int, hi: int, other: Callable[[int], bool]) -> int | None:
@@ -260,6 +262,7 @@ class FinallyOps:
             raise self.fail(
                 "code on an exit path of a nested handler that is no copy of the finally body",
                 self.ins[k],
+                kind=Refusal.TRY,
             )
 
     def _raising_finally_end(self, H: int, C: int) -> int | None:
@@ -285,11 +288,11 @@ class FinallyOps:
         temporaries, see :meth:`spill`): values it left are assigned to temporaries at its end."""
         kept = [v for v in st if any(v is o for o in outer)]
         if kept != outer[: len(kept)]:
-            raise self.fail("try body reorders the values below it", ins)
+            raise self.fail("try body reorders the values below it", ins, kind=Refusal.TRY)
         out = list(kept)
         for v in st[len(kept) :]:
             if not isinstance(v, ast.expr):
-                raise self.fail("try body leaves a non-value on the stack", ins)
+                raise self.fail("try body leaves a non-value on the stack", ins, kind=Refusal.TRY)
             tmp = f"__pellucid_tmp{self.spilled}"
             self.spilled += 1
             body.append(ast.Assign(targets=[name(tmp, ast.Store())], value=self.as_expr(v, ins), lineno=0))

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 
 from pellucid.decompiler import values as V
+from pellucid.decompiler.errors import Refusal
 from pellucid.decompiler.instructions import CONDITIONAL_JUMPS, TABLE, TERMINAL
 from pellucid.decompiler.regions.build import _exits_at, _trim_continue
 from pellucid.decompiler.regions.exc_markers import ExcInfo, _ends_in_jump
@@ -40,7 +41,7 @@ class ForOps:
     def do_for(self, h: int, stack: list, stop: int, exits: frozenset) -> int:
         ins = self.ins[h]
         if not stack or not isinstance(stack[-1], V.Iterator):
-            raise self.fail("for loop without an iterator", ins)
+            raise self.fail("for loop without an iterator", ins, kind=Refusal.LOOP)
         iterator = stack[-1]
         exit_ = ins.target
         body_end = exit_
@@ -64,7 +65,7 @@ class ForOps:
         if breaks and any(b != follow for b in breaks):
             allowed = {follow} | set(exits)
             if not set(breaks) <= allowed:
-                raise self.fail("for loop with several break targets", ins)
+                raise self.fail("for loop with several break targets", ins, kind=Refusal.LOOP)
         # `break` whose target is the end of an enclosing loop body arrives
         # threaded to that loop's head: pop our iterator, jump back there
         outer = self.loops[-1] if self.loops else None
@@ -83,7 +84,7 @@ class ForOps:
             # statement goes on at.
             threaded = exit_ < stop and self.ins[exit_].op == "JUMP" and self.ins[exit_].target == follow
             if not threaded and (follow > stop or exits & outer.continue_targets):
-                raise self.fail("for loop's breaks leave the enclosing loop", ins)
+                raise self.fail("for loop's breaks leave the enclosing loop", ins, kind=Refusal.LOOP)
             threaded_breaks = set(breaks) if threaded else set()
         if threaded_breaks:
             breaks = []
@@ -120,9 +121,9 @@ class ForOps:
             body = body + [ast.Break()]
             st = st + [iterator]
         if len(st) != len(stack) or st[-1] is not iterator:
-            raise self.fail("for body changes the stack", ins)
+            raise self.fail("for body changes the stack", ins, kind=Refusal.LOOP)
         if loop.target is None:
-            raise self.fail("for loop target not found", ins)
+            raise self.fail("for loop target not found", ins, kind=Refusal.LOOP)
         stack.pop()
         orelse: list[ast.stmt] = []
         nxt = exit_
@@ -130,7 +131,7 @@ class ForOps:
             # the rest of the enclosing body runs only when the loop did not break
             orelse, st2 = self.walk(exit_, stop, list(stack), exits)
             if len(st2) != len(stack):
-                raise self.fail("for-else changes the stack", ins)
+                raise self.fail("for-else changes the stack", ins, kind=Refusal.LOOP)
             nxt = stop
         elif follow != exit_ and (follow == stop or follow in exits) and exit_ < stop:
             # the breaks leave the enclosing block: what the loop's exhaustion
@@ -143,14 +144,14 @@ class ForOps:
                 and isinstance(stack[-1], ExcInfo)
             )  # (the else leaves the clause it ends: it pops the exception)
             if len(st2) != len(stack) and not leaves_clause:
-                raise self.fail("for-else changes the stack", ins)
+                raise self.fail("for-else changes the stack", ins, kind=Refusal.LOOP)
             nxt = stop
         elif follow != exit_ and follow not in exits:
             if follow < exit_:
-                raise self.fail("break jumps backwards", ins)
+                raise self.fail("break jumps backwards", ins, kind=Refusal.LOOP)
             orelse, st2 = self.walk(exit_, follow, list(stack), _exits_at(follow, stop, exits))
             if len(st2) != len(stack):
-                raise self.fail("for-else changes the stack", ins)
+                raise self.fail("for-else changes the stack", ins, kind=Refusal.LOOP)
             nxt = follow
         node = (ast.AsyncFor if ins.extra.get("async") else ast.For)(
             target=loop.target,

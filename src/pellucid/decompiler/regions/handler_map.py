@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from pellucid.decompiler.cfg import build as build_cfg
 from pellucid.decompiler.cfg import reach, reach_in_turn
+from pellucid.decompiler.errors import Refusal
 from pellucid.decompiler.exceptgroups import is_star_clause_handler
 from pellucid.decompiler.instructions import TABLE, TERMINAL
 from pellucid.decompiler.regions.exc_markers import DELETE_OPS, STORE_OPS, Copy, Handler, _key
@@ -177,11 +178,11 @@ class HandlerMap:
         self._exc_setup()
         if not TABLE.has_exception_table:
             if self._exc_error is not None:
-                raise self.fail(self._exc_error[0], self._exc_error[1])
+                raise self.fail(self._exc_error[0], self._exc_error[1], kind=Refusal.TRY)
             return
         for h in self._handlers.values():
             if h.kind == "other":
-                raise self.fail("unrecognized exception handler", self.ins[h.target])
+                raise self.fail("unrecognized exception handler", self.ins[h.target], kind=Refusal.TRY)
         home = self.home
         self.reachable[: self.n] = [home[k] is not None for k in range(self.n)]
         # reachable through any edge, exception edges included (the implicit
@@ -287,14 +288,14 @@ class HandlerMap:
     def _handler_of(self, k: int, kind: str) -> int:
         H = self._cover[k]
         if H is None or self._handlers[H].kind != kind:
-            raise self.fail(f"expected a {kind} handler", self.ins[k])
+            raise self.fail(f"expected a {kind} handler", self.ins[k], kind=Refusal.TRY)
         return H
 
     def _cleanup_of(self, H: int) -> int:
         """The COPY 3; POP_EXCEPT; RERAISE 1 block protecting handler H's code."""
         C = self._cover[H]
         if C is None or self._handlers[C].kind != "cleanup":
-            raise self.fail("handler without clean-up", self.ins[H])
+            raise self.fail("handler without clean-up", self.ins[H], kind=Refusal.TRY)
         return C
 
     def _is_finally(self, H: int) -> bool:

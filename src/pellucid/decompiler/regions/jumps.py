@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import dis
 
+from pellucid.decompiler.errors import Refusal
 from pellucid.decompiler.instructions import (
     CONDITIONAL_JUMPS,
     TABLE,
@@ -51,10 +52,10 @@ class JumpOps:
         if t == stop or t in exits:
             if i + 1 == stop or self._dead_between(i + 1, stop):
                 return stop
-            raise self.fail("jump to the end of a block from its middle", ins)
+            raise self.fail("jump to the end of a block from its middle", ins, kind=Refusal.CONDITION)
         if i < t < stop and self._dead_between(i + 1, t):
             return t  # over handler code only (3.12+ keeps some of it inline)
-        raise self.fail(f"unstructured jump to instruction {t}", ins)
+        raise self.fail(f"unstructured jump to instruction {t}", ins, kind=Refusal.CONDITION)
 
     def _check_break_not_block_end(self, t: int, loop: Loop, exits: frozenset, ins: Instr) -> None:
         """A loop's follow found in handler code (3.11+: a `while True:` ending the function
@@ -69,7 +70,7 @@ class JumpOps:
             and t < self.n
             and home[t] != home[loop.header]
         ):
-            raise self.fail("a loop's follow is the end of the handler code being read", ins)
+            raise self.fail("a loop's follow is the end of the handler code being read", ins, kind=Refusal.LOOP)
 
     def _is_back_edge(self, t: int, loop: Loop) -> bool:
         """Is ``t`` the loop's own closing jump back to its head (the last one)?"""

@@ -9,6 +9,7 @@ which the loop structuring in ``structure.py`` asks for.
 from __future__ import annotations
 
 from pellucid.decompiler.cfg import Reach, reach
+from pellucid.decompiler.errors import Refusal
 from pellucid.decompiler.instructions import CONDITIONAL_JUMPS, TABLE, TERMINAL
 
 
@@ -78,7 +79,7 @@ class LoopLatchOps:
             ):
                 if t not in cold:
                     continue  # (read as before: a jump to the outer try's follow)
-                raise self.fail("loop continued only from an exception handler", self.ins[t])
+                raise self.fail("loop continued only from an exception handler", self.ins[t], kind=Refusal.LOOP)
             last = self._back_edge_past_handlers(t, last, breaks) or self._back_edge_in_clause(t, last, breaks) or last
             self.latch[t] = last
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from pellucid.decompiler import values as V
 from pellucid.decompiler.cfg import NORMAL_FLOW, EdgeKind, reach
+from pellucid.decompiler.errors import Refusal
 from pellucid.decompiler.evaluate import const
 from pellucid.decompiler.instructions import CONDITIONAL_JUMPS, TABLE, TERMINAL, Instr
 from pellucid.decompiler.regions.build import _exits_at, _falls_off, _trim_continue
@@ -85,13 +86,13 @@ class LoopOps:
             self._inner_while_head = None
             inverted = self.try_inverted_while(h, stack, stop, exits)
             if inverted is None:
-                raise self.fail("loop at the start of a loop body not recognized", ins)
+                raise self.fail("loop at the start of a loop body not recognized", ins, kind=Refusal.LOOP)
             return inverted
         if any(h < t <= latch for lp in self.loops for t in lp.break_targets):
             # a jump back over where an enclosing loop's breaks go is no loop of its body
             # (3.12+ lay the code after a loop whose back edge comes last inside its range,
             # where clauses of a try in its body jump back to the code after the try)
-            raise self.fail("jump back over the end of an enclosing loop", ins)
+            raise self.fail("jump back over the end of an enclosing loop", ins, kind=Refusal.LOOP)
         around = self._forever_around_while(h, stack)
         if not around:
             inverted = self.try_inverted_while(h, stack, stop, exits)
@@ -102,7 +103,7 @@ class LoopOps:
         self._while_rest_past_latch(w, stop, exits)
         if around:
             if w.test is not None:
-                raise self.fail("loop at the start of a loop body not recognized", ins)
+                raise self.fail("loop at the start of a loop body not recognized", ins, kind=Refusal.LOOP)
             self._inner_while_head = h
         body = self._while_body(w, stack, stop, ins)
         self.emit(ast.While(test=w.test if w.test is not None else const(True), body=body, orelse=w.orelse))
@@ -172,9 +173,9 @@ class LoopOps:
             if F < w.follow and F not in exits:
                 w.orelse, st = self.walk(F, w.follow, list(stack), _exits_at(w.follow, stop, exits))
                 if len(st) != len(stack):
-                    raise self.fail("while-else leaves values on the stack", ins)
+                    raise self.fail("while-else leaves values on the stack", ins, kind=Refusal.LOOP)
             elif F > w.follow:
-                raise self.fail("while condition exits past the loop", ins)
+                raise self.fail("while condition exits past the loop", ins, kind=Refusal.LOOP)
         elif not w.breaks and latch < stop:
             # the code after the loop laid out inside its range: skipped by the body's walk
             w.outside = self._exit_inside_tested_loop(h, T, F, latch) or []
@@ -237,7 +238,7 @@ class LoopOps:
             for k in w.outside:
                 self.reachable[k] = True  # (the walk goes on at the loop's exit, in there)
         if len(st) != len(stack):
-            raise self.fail("loop body changes the stack", ins)
+            raise self.fail("loop body changes the stack", ins, kind=Refusal.LOOP)
         body = _trim_continue(body)
         if leaves_at_end and (_falls_off(body) if w.rest_leaves else not _ends_in_jump(body)):
             body = body + [ast.Break()]  # (the end of the body is where the loop's breaks go)
@@ -248,7 +249,7 @@ class LoopOps:
         if conditional_latch and tail_end == body_end and not _ends_in_jump(body):
             # the back edge is conditional: falling through it leaves the loop
             if latch + 1 != w.follow:
-                raise self.fail("loop left through its conditional back edge into an else", ins)
+                raise self.fail("loop left through its conditional back edge into an else", ins, kind=Refusal.LOOP)
             body = body + [ast.Break()]
         return body
 
@@ -275,7 +276,7 @@ class LoopOps:
                 for k in range(stop, w.body_end):
                     self.reachable[k] = False
                 return stop
-            raise self.fail("loop exits past its enclosing block", ins)
+            raise self.fail("loop exits past its enclosing block", ins, kind=Refusal.LOOP)
         return min(follow, stop) if follow in exits or follow == stop else follow
 
     def _mark_test_copy(self, h: int, T: int, latch: int) -> None:
@@ -356,7 +357,7 @@ class LoopOps:
         breaks go, was never walked: the structure found leaves it out of the source."""
         if not self._dead_between(a, b):
             k = next(k for k in range(a, b) if self.reachable[k])
-            raise self.fail("code between the loop's back edge and its follow is not placed", self.ins[k])
+            raise self.fail("code between the loop's back edge and its follow is not placed", self.ins[k], kind=Refusal.UNPLACED)
 
     def _ends_block(self, h: int, body_end: int, stop: int) -> bool:
         """Does the loop [h, body_end) end its block [.., stop)?  The code between may only be
@@ -478,19 +479,19 @@ class LoopOps:
             if inner:
                 self.latch[T] = saved_latch
         if len(st) != len(stack):
-            raise self.fail("loop body changes the stack", self.ins[T])
+            raise self.fail("loop body changes the stack", self.ins[T], kind=Refusal.LOOP)
         orelse: list[ast.stmt] = []
         if follow != F and (follow == stop or follow in exits) and F == exit_ < stop:
             # the breaks leave the enclosing block: the rest of it is the else
             orelse, st2 = self.walk(exit_, stop, list(stack), exits)
             if len(st2) != len(stack):
-                raise self.fail("while-else changes the stack", self.ins[T])
+                raise self.fail("while-else changes the stack", self.ins[T], kind=Refusal.LOOP)
         elif follow != F and follow not in exits:
             if F != exit_ and F > exit_:
                 return None
             orelse, st2 = self.walk(exit_, follow, list(stack), _exits_at(follow, stop, exits))
             if len(st2) != len(stack):
-                raise self.fail("while-else changes the stack", self.ins[T])
+                raise self.fail("while-else changes the stack", self.ins[T], kind=Refusal.LOOP)
         self._retire_bottom_exit_copies(body_end, latch, F)
         self.emit(ast.While(test=expr, body=_trim_continue(body), orelse=orelse))
         if outside is not None:

@@ -10,6 +10,7 @@ import bisect
 from dataclasses import replace
 
 from pellucid.decompiler.decode import decode
+from pellucid.decompiler.errors import Refusal
 from pellucid.decompiler.instructions import CONDITIONAL_JUMPS, TABLE, TERMINAL, Instr
 from pellucid.decompiler.regions.exc_markers import (
     _EXIT_PATH_OPS,
@@ -101,14 +102,14 @@ class TryExceptOps:
                 and t not in loop_targets
                 and self.home[j.index] == home
             ):
-                raise self.fail("a test in the try body skips what would be its else", j)
+                raise self.fail("a test in the try body skips what would be its else", j, kind=Refusal.TRY)
 
     def do_try_except(self, s: int, H: int, stack: list, stop: int, exits: frozenset) -> int:
         ins = self.ins
         h = self._handlers[H]
         home = self.home[s]
         if h.depth != len(stack) or h.lasti:
-            raise self.fail("try handler stack depth differs from the try's", ins[s])
+            raise self.fail("try handler stack depth differs from the try's", ins[s], kind=Refusal.TRY)
         C = self._cleanup_of(H)
         e0, e = self._body_end_with_tails(H, home, stop)
         p = H + 1
@@ -155,7 +156,7 @@ class TryExceptOps:
         if breaks_out:
             # every path falling off the statement leaves the loop (its jumps there are breaks)
             if orelse:
-                raise self.fail("try body leaves the loop past an else", ins[e])
+                raise self.fail("try body leaves the loop past an else", ins[e], kind=Refusal.TRY)
             if not _ends_in_jump(body):
                 orelse = orelse + [ast.Break()]
             for hd in handlers:
@@ -187,7 +188,7 @@ class TryExceptOps:
             q, typ = self._clause_type(p, C, hstack, "CHECK_EXC_MATCH", "except")
             j = ins[q + 1]
             if j.op != "POP_JUMP_IF_FALSE" or j.target is None or j.target <= q:
-                raise self.fail("except type test without its jump", j)
+                raise self.fail("except type test without its jump", j, kind=Refusal.TRY)
             nxt = j.target
             b = ins[q + 2]
             if b.op in STORE_OPS:
@@ -197,7 +198,7 @@ class TryExceptOps:
                 nm = None
                 body_start = q + 3
             else:
-                raise self.fail("except clause without name or pop", b)
+                raise self.fail("except clause without name or pop", b, kind=Refusal.TRY)
             clauses.append((typ, nm, body_start, nxt))
             if ins[nxt].op == "RERAISE" and ins[nxt].arg == 0:
                 reraise0 = nxt
@@ -344,14 +345,14 @@ class TryExceptOps:
             body_exits -= self.loops[-1].continue_targets
         body, st = self.walk(s, e, list(stack), body_exits | {e} | self._exit_jump_after(e, H, home))
         if len(st) != len(stack):
-            raise self.fail("try body changes the stack", ins[s])
+            raise self.fail("try body changes the stack", ins[s], kind=Refusal.TRY)
         orelse, st = self.walk(e, else_end, list(stack), fo | {else_end} | inherited) if else_end > e else ([], stack)
         if orelse:
             # an else runs outside the try: code the try protects is its body's, not the else's
             # (3.11 lays code reached only from an inner clause inline, where it looks like one)
             self._check_nothing_protected_in(H, e, else_end, "code the try protects is read as its else")
         if len(st) != len(stack):
-            raise self.fail("try else changes the stack", ins[e])
+            raise self.fail("try else changes the stack", ins[e], kind=Refusal.TRY)
         if TABLE.inline_handlers and orelse:
             # (3.11 lays clauses inline, so the else range may hold them: checked once the
             # else is known to hold code of its own)
@@ -377,7 +378,7 @@ class TryExceptOps:
                     b1 = m  # 3.13: the clause ends in a copy of the follow
             hb, st = self.walk(b0, b1, cst, fo | inherited if clause_exits is None else clause_exits)
             if len(st) not in (len(base), len(base) + 1):
-                raise self.fail("except clause changes the stack", ins[b0])
+                raise self.fail("except clause changes the stack", ins[b0], kind=Refusal.TRY)
             self._claim_nested(b0, b1)
             handlers.append(
                 ast.ExceptHandler(type=typ, name=nm, body=hb or [ast.Pass()])
@@ -430,14 +431,14 @@ class TryExceptOps:
                 after = max(follow, else_end)
                 if self._own_code_between(else_end, after, home):
                     # (never drop code: it would be missing from the source, silently)
-                    raise self.fail("code between the try statement and its follow is not placed", ins[s])
+                    raise self.fail("code between the try statement and its follow is not placed", ins[s], kind=Refusal.UNPLACED)
                 return after
             if follow in exits or (
                 ins[follow].op == "JUMP" and ins[follow].target in exits and follow not in self.latch
             ):
                 # (through the jump the enclosing try's body ends with: the same place)
                 return stop
-            raise self.fail("try continues past its enclosing block", ins[s])
+            raise self.fail("try continues past its enclosing block", ins[s], kind=Refusal.TRY)
         return else_end
 
     def _follow_leaves_loop(self, follow: int | None, stop: int, exits: frozenset) -> bool:
@@ -563,7 +564,7 @@ class TryExceptOps:
             plain = self._merge_copied_follows(plain, normal_exit)
         if plain:
             if len(set(plain)) != 1:
-                raise self.fail(f"{what} continue at different places", at)
+                raise self.fail(f"{what} continue at different places", at, kind=Refusal.TRY)
             return plain[0]
         return cands[0] if cands else None
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 
+from pellucid.decompiler.errors import Refusal
 from pellucid.decompiler.evaluate import const, name
 from pellucid.decompiler.instructions import TABLE, TERMINAL, Instr
 from pellucid.decompiler.regions.exc_markers import WithExit, _ends_in_jump, inherited_exits
@@ -45,7 +46,7 @@ class WithOps:
             # sets at its end tells the exits apart.
             follow, raising_tail, tail = normal_follow, tail, None
         elif crossed is not None:
-            raise self.fail("with handler continues into unrecognized code", crossed)
+            raise self.fail("with handler continues into unrecognized code", crossed, kind=Refusal.WITH)
         if tail is not None:
             follow, claim_to, tail = self._follow_of_tail(
                 b, sup, follow, tail, claim_to, exit_copies, end, stop, home
@@ -64,10 +65,10 @@ class WithOps:
         ins = self.ins
         W = self._cover[b + 1]
         if W is None or self._handlers[W].kind != "with":
-            raise self.fail("with statement without its handler", ins[b])
+            raise self.fail("with statement without its handler", ins[b], kind=Refusal.WITH)
         h = self._handlers[W]
         if h.depth != len(stack) + 1 or not h.lasti:
-            raise self.fail("with handler stack depth differs", ins[b])
+            raise self.fail("with handler stack depth differs", ins[b], kind=Refusal.WITH)
         self._started.add(W)
         C = self._cleanup_of(W)
         if self._handlers[C].depth != h.depth + 2:
@@ -76,14 +77,14 @@ class WithOps:
             # handler's own exception, which then stays set as the one being handled after an
             # exception __exit__ raises leaves the statement.  No source does that (Dynamo's
             # resume functions on 3.14, torch 2.15, re-enter with blocks so).
-            raise self.fail("with handler's clean-up keeps another stack than the handler's", ins[W])
+            raise self.fail("with handler's clean-up keeps another stack than the handler's", ins[W], kind=Refusal.WITH)
         # handler: PUSH_EXC_INFO; WITH_EXCEPT_START; POP_JUMP_IF_TRUE L; RERAISE 2
         j = ins[W + 2]
         if not (j.op == "POP_JUMP_IF_TRUE" and ins[W + 3].op == "RERAISE" and j.target is not None):
-            raise self.fail("unrecognized with handler", ins[W])
+            raise self.fail("unrecognized with handler", ins[W], kind=Refusal.WITH)
         Lb = j.target
         if [ins[Lb + d].op for d in range(4)] != ["POP_TOP", "POP_EXCEPT", "POP_TOP", "POP_TOP"]:
-            raise self.fail("unrecognized with handler", ins[Lb])
+            raise self.fail("unrecognized with handler", ins[Lb], kind=Refusal.WITH)
         return W, C, Lb
 
     def _suppressed_path(self, W: int, Lb: int, sup: int) -> tuple:
@@ -116,7 +117,7 @@ class WithOps:
                 if ins[k].target is not None:
                     leaves = self._leaves_enclosing_with(sup, k)
                     if leaves is None:
-                        raise self.fail("with handler continues into unrecognized code", ins[k])
+                        raise self.fail("with handler continues into unrecognized code", ins[k], kind=Refusal.WITH)
                     break
                 if self.home[k] != W and crossed is None:
                     crossed = ins[k]
@@ -171,7 +172,7 @@ class WithOps:
             claim_to = sup
             tail = None
         else:
-            raise self.fail("with statement whose follow is not found", ins[b])
+            raise self.fail("with statement whose follow is not found", ins[b], kind=Refusal.WITH)
         return follow, claim_to, tail
 
     def _with_body_end(
@@ -197,7 +198,7 @@ class WithOps:
             body_end = stop if follow is None or follow > stop or follow < k else follow
             body_end = min(max(end, e), stop) if follow is None else body_end
         else:
-            raise self.fail("with continues past its enclosing block", ins[b])
+            raise self.fail("with continues past its enclosing block", ins[b], kind=Refusal.WITH)
         return follow, body_end
 
     def _walk_with_body(
@@ -216,7 +217,7 @@ class WithOps:
             if leaves is None:
                 raised, left = self.walk(raising_tail[0], claim_to, stack[:-1], frozenset())
                 if left != stack[:-1] or not raised or not isinstance(raised[-1], ast.Raise):
-                    raise self.fail("with handler ends in unrecognized code", ins[raising_tail[0]])
+                    raise self.fail("with handler ends in unrecognized code", ins[raising_tail[0]], kind=Refusal.WITH)
             self._raising_withs.append((raising_tail[0], flag))
         for q in range(W, W + 4):
             self.reachable[q] = False
@@ -232,7 +233,7 @@ class WithOps:
         if len(st) == len(stack) and st[-1] is stack[-1]:
             pass  # no path leaves the body normally
         elif len(st) != len(stack) - 1:
-            raise self.fail("with body does not end with its exit", ins[b])
+            raise self.fail("with body does not end with its exit", ins[b], kind=Refusal.WITH)
         stack.pop()
         return body, flag, raised
 
@@ -314,7 +315,7 @@ class WithOps:
         inner = [q for q, st in enumerate(body) if getattr(st, "leaves", ("",))[0] == flag]
         deeper = sum(1 for st in body for n in ast.walk(st) if getattr(n, "leaves", ("",))[0] == flag)
         if len(inner) > 1 or deeper != len(inner):
-            raise self.fail("a with leaving an enclosing with from inside a nested block", at)
+            raise self.fail("a with leaving an enclosing with from inside a nested block", at, kind=Refusal.WITH)
         if not inner:
             return [*body, done]
         q = inner[0]
@@ -359,7 +360,7 @@ class WithOps:
             while True:
                 cur = ins[k]
                 if cur.target is not None or cur.op in TERMINAL:
-                    raise self.fail("with target is not a store", cur)
+                    raise self.fail("with target is not a store", cur, kind=Refusal.WITH)
                 self.apply(cur, st)
                 k += 1
                 if len(st) == depth and self.block:
@@ -368,8 +369,8 @@ class WithOps:
         finally:
             self.block = saved
         if len(stmts) != 1 or not isinstance(stmts[0], ast.Assign) or stmts[0].value is not sentinel:
-            raise self.fail("with target is not a plain store", ins[k - 1])
+            raise self.fail("with target is not a plain store", ins[k - 1], kind=Refusal.WITH)
         if len(stmts[0].targets) != 1:
-            raise self.fail("with target with several names", ins[k - 1])
+            raise self.fail("with target with several names", ins[k - 1], kind=Refusal.WITH)
         stack[:] = st
         return k, stmts[0].targets[0]
