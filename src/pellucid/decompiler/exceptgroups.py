@@ -99,17 +99,7 @@ class ExceptGroupOps:
         return None
 
     def _star_cleanup_at(self, j: int, nm: str) -> bool:
-        ins = self.ins
-        return (
-            j >= 0
-            and j + 2 < self.n
-            and ins[j].op == "LOAD_CONST"
-            and ins[j].argval is None
-            and ins[j + 1].op in STORE_OPS
-            and ins[j + 1].argval == nm
-            and ins[j + 2].op in DELETE_OPS
-            and ins[j + 2].argval == nm
-        )
+        return j >= 0 and self._name_cleanup_at(j, nm)
 
     def _star_clauses(self, H: int, C: int, depth: int):
         """Parse the clauses of except* handler H: [(type, name, b0, bend, X, ends)], P."""

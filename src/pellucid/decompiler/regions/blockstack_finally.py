@@ -4,8 +4,6 @@ after each POP_BLOCK of the statement must match it.
 
 from __future__ import annotations
 
-import ast
-
 from pellucid.decompiler.errors import Refusal
 from pellucid.decompiler.instructions import TERMINAL
 from pellucid.decompiler.regions.exc_markers import (
@@ -14,6 +12,7 @@ from pellucid.decompiler.regions.exc_markers import (
     Copy,
     ExcInfo,
     _key,
+    try_finally_node,
 )
 
 
@@ -77,12 +76,7 @@ class BlockFinallyOps:
         if len(st) != len(stack) and body_end != H:
             raise self.fail("try body changes the stack", ins[s], kind=Refusal.TRY)
         self._claim_handler(H)
-        if len(body) == 1 and isinstance(body[0], ast.Try) and not body[0].finalbody and body[0].handlers:
-            node = body[0]
-            node.finalbody = final or [ast.Pass()]
-        else:
-            node = ast.Try(body=body or [ast.Pass()], handlers=[], orelse=[], finalbody=final or [ast.Pass()])
-        self.emit(node)
+        self.emit(try_finally_node(body, final))
         if follow_copy is not None and body_end == H:
             starts, size = follow_copy
             tail, st = self.walk(starts[0], starts[0] + size, list(stack), frozenset())

@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 
 from pellucid.decompiler.errors import Refusal
-from pellucid.decompiler.regions.exc_markers import COPIES_EXITS, Copy, WithExit
+from pellucid.decompiler.regions.exc_markers import COPIES_EXITS, Copy, WithExit, with_node
 
 
 class BlockWithOps:
@@ -108,12 +108,7 @@ class BlockWithOps:
         item = ast.withitem(context_expr=ctx, optional_vars=target)
         # async with: generators.fold_suspensions leaves it in this shape, marked
         kind = ast.AsyncWith if ins[w].extra.get("async") else ast.With
-        if len(body) == 1 and type(body[0]) is kind:
-            node = body[0]
-            node.items.insert(0, item)
-        else:
-            node = kind(items=[item], body=body or [ast.Pass()])
-        self.emit(node)
+        self.emit(with_node(kind, item, body))
         for st_ in explicit:
             self.emit(st_)
         end_at = cont_n if cont_n is not None else cont_s

@@ -153,3 +153,23 @@ def inherited_exits(follow: int | None, stop: int, exits: frozenset) -> frozense
     if follow is None or follow == stop or follow in exits or follow >= stop:
         return exits
     return frozenset()
+
+
+def try_finally_node(body: list[ast.stmt], final: list[ast.stmt]) -> ast.Try:
+    """``try: body finally: final``; a body that is one try/except without a finally takes the
+    finally itself (``try/except/finally`` compiles as that try/except inside a try/finally)."""
+    if len(body) == 1 and isinstance(body[0], ast.Try) and not body[0].finalbody and body[0].handlers:
+        node = body[0]
+        node.finalbody = final or [ast.Pass()]
+        return node
+    return ast.Try(body=body or [ast.Pass()], handlers=[], orelse=[], finalbody=final or [ast.Pass()])
+
+
+def with_node(kind: type, item: ast.withitem, body: list[ast.stmt]) -> ast.stmt:
+    """``with item: body`` (``kind``: With or AsyncWith); a body that is one with statement of
+    the same kind takes the item first (``with a, b:`` compiles exactly as ``with a: with b:``)."""
+    if len(body) == 1 and type(body[0]) is kind:
+        node = body[0]
+        node.items.insert(0, item)
+        return node
+    return kind(items=[item], body=body or [ast.Pass()])

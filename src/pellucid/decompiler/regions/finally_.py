@@ -16,6 +16,7 @@ from pellucid.decompiler.regions.exc_markers import (
     CaughtException,
     ExcInfo,
     inherited_exits,
+    try_finally_node,
 )
 
 
@@ -173,12 +174,7 @@ class FinallyOps:
         self._claim(H, H, None)
         self._claim_block(R, last_reraise + 1)
         self._claim_block(C, C + 3)
-        if len(body) == 1 and isinstance(body[0], ast.Try) and not body[0].finalbody and body[0].handlers:
-            node = body[0]
-            node.finalbody = final or [ast.Pass()]
-        else:
-            node = ast.Try(body=body or [ast.Pass()], handlers=[], orelse=[], finalbody=final or [ast.Pass()])
-        self.emit(node)
+        self.emit(try_finally_node(body, final))
         return end
 
     def _check_body_leaves_through_copies(self, s: int, e: int, H: int) -> None:

@@ -10,7 +10,12 @@ import ast
 from pellucid.decompiler.errors import Refusal
 from pellucid.decompiler.evaluate import const, name
 from pellucid.decompiler.instructions import TABLE, TERMINAL, Instr
-from pellucid.decompiler.regions.exc_markers import WithExit, _ends_in_jump, inherited_exits
+from pellucid.decompiler.regions.exc_markers import (
+    WithExit,
+    _ends_in_jump,
+    inherited_exits,
+    with_node,
+)
 
 
 class WithOps:
@@ -248,12 +253,7 @@ class WithOps:
             self.emit(ast.Assign(targets=[name(flag, ast.Store())], value=const(False), lineno=0))
             done = ast.Assign(targets=[name(flag, ast.Store())], value=const(True), lineno=0)
             body = self._guard_rest(body, done, flag, ins[b])
-        if len(body) == 1 and type(body[0]) is kind:
-            # `with a, b:` compiles exactly as `with a: with b:`
-            node = body[0]
-            node.items.insert(0, item)
-        else:
-            node = kind(items=[item], body=body or [ast.Pass()])
+        node = with_node(kind, item, body)
         self.emit(node)
         loop = self.loops[-1] if self.loops else None
         if (
