@@ -7,7 +7,9 @@ import pytest
 from pellucid.decompiler.instructions import TABLE, Instr
 from pellucid.decompiler.undo import TEST_COPY, mark_loop_test_copies
 
-pytestmark = pytest.mark.skipif(not TABLE.duplicates_loop_tests, reason="this compiler does not copy loop tests")
+pytestmark = pytest.mark.skipif(
+    not TABLE.duplicates_loop_tests, reason="this compiler does not copy loop tests"
+)
 
 
 def _program(*ops: tuple) -> list[Instr]:
@@ -21,13 +23,25 @@ def _program(*ops: tuple) -> list[Instr]:
 def test_inverted_while_records_the_test_copy() -> None:
     # while a and n > 0: x()
     ins = _program(
-        ("LOAD_FAST", "a"), ("POP_JUMP_IF_FALSE", None, 17),  # 0-5: the test at the top
-        ("LOAD_FAST", "n"), ("LOAD_CONST", 0), ("COMPARE_OP", ">"), ("POP_JUMP_IF_FALSE", None, 17),
-        ("LOAD_GLOBAL", "x"), ("CALL", 0), ("POP_TOP", None),  # 6-8: the body
-        ("LOAD_FAST", "a"), ("POP_JUMP_IF_FALSE", None, 17),  # 9-14: the copy, jumping back
-        ("LOAD_FAST", "n"), ("LOAD_CONST", 0), ("COMPARE_OP", ">"), ("POP_JUMP_IF_TRUE", None, 6),
-        ("LOAD_CONST", None), ("RETURN_VALUE", None),
-        ("LOAD_CONST", None), ("RETURN_VALUE", None),
+        ("LOAD_FAST", "a"),  # 0-5: the test at the top
+        ("POP_JUMP_IF_FALSE", None, 17),
+        ("LOAD_FAST", "n"),
+        ("LOAD_CONST", 0),
+        ("COMPARE_OP", ">"),
+        ("POP_JUMP_IF_FALSE", None, 17),
+        ("LOAD_GLOBAL", "x"),  # 6-8: the body
+        ("CALL", 0),
+        ("POP_TOP", None),
+        ("LOAD_FAST", "a"),  # 9-14: the copy, jumping back
+        ("POP_JUMP_IF_FALSE", None, 17),
+        ("LOAD_FAST", "n"),
+        ("LOAD_CONST", 0),
+        ("COMPARE_OP", ">"),
+        ("POP_JUMP_IF_TRUE", None, 6),
+        ("LOAD_CONST", None),
+        ("RETURN_VALUE", None),
+        ("LOAD_CONST", None),
+        ("RETURN_VALUE", None),
     )
     before = [(i.op, i.argval, i.target) for i in ins]
     mark_loop_test_copies(ins)
@@ -40,9 +54,13 @@ def test_inverted_while_records_the_test_copy() -> None:
 def test_a_jump_back_after_other_code_records_no_copy() -> None:
     # while True: if c(): continue ... : the code before the jump back is no copy of a test
     ins = _program(
-        ("LOAD_GLOBAL", "c"), ("CALL", 0),
-        ("LOAD_GLOBAL", "d"), ("CALL", 0), ("POP_JUMP_IF_TRUE", None, 0),
-        ("LOAD_CONST", None), ("RETURN_VALUE", None),
+        ("LOAD_GLOBAL", "c"),
+        ("CALL", 0),
+        ("LOAD_GLOBAL", "d"),
+        ("CALL", 0),
+        ("POP_JUMP_IF_TRUE", None, 0),
+        ("LOAD_CONST", None),
+        ("RETURN_VALUE", None),
     )
     mark_loop_test_copies(ins)
     assert TEST_COPY not in ins[4].extra  # (the jump back to 0: nothing before 0 to copy)
@@ -51,11 +69,17 @@ def test_a_jump_back_after_other_code_records_no_copy() -> None:
 def test_chained_comparison_test_is_aligned_on_its_jump_to_the_body() -> None:
     # a chained comparison's test jumps to the body (its clean-up laid out before the body)
     ins = _program(
-        ("LOAD_FAST", "a"), ("POP_JUMP_IF_FALSE", None, 9), ("JUMP", None, 5),  # 0-2
-        ("POP_TOP", None), ("JUMP", None, 9),  # 3, 4: the clean-up
-        ("LOAD_GLOBAL", "x"), ("POP_TOP", None),  # 5, 6: the body
-        ("LOAD_FAST", "a"), ("POP_JUMP_IF_TRUE", None, 5),  # 7, 8: the copy and the jump back
-        ("LOAD_CONST", None), ("RETURN_VALUE", None),
+        ("LOAD_FAST", "a"),  # 0-2: the test, then its jump to the body
+        ("POP_JUMP_IF_FALSE", None, 9),
+        ("JUMP", None, 5),
+        ("POP_TOP", None),  # 3, 4: the clean-up
+        ("JUMP", None, 9),
+        ("LOAD_GLOBAL", "x"),  # 5, 6: the body
+        ("POP_TOP", None),
+        ("LOAD_FAST", "a"),  # 7, 8: the copy and the jump back
+        ("POP_JUMP_IF_TRUE", None, 5),
+        ("LOAD_CONST", None),
+        ("RETURN_VALUE", None),
     )
     mark_loop_test_copies(ins)
     assert ins[8].extra[TEST_COPY][1] == 2  # the test [0, 2) before the jump to the body

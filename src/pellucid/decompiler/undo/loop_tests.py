@@ -23,11 +23,15 @@ def mark_loop_test_copies(ins: list[Instr]) -> None:
     """Record on each conditional jump back to T the copies of the test before T it ends."""
     if not SERVES:
         return
+    jumps_to: dict[int, list[int]] = {}  # target -> the plain jumps forward to it
+    for i in ins:
+        if i.op == "JUMP" and i.target is not None and i.target > i.index:
+            jumps_to.setdefault(i.target, []).append(i.index)
     for latch in ins:
         T = latch.target
         if latch.op not in CONDITIONAL_JUMPS or T is None or T >= latch.index:
             continue
-        ends = {T - 1} | {k - 1 for k in range(T) if ins[k].op == "JUMP" and ins[k].target == T}
+        ends = {T - 1} | {k - 1 for k in jumps_to.get(T, ())}
         copies = {e: _copy_length(ins, e, latch.index) for e in ends if e >= 0}
         if any(copies.values()):
             latch.extra[TEST_COPY] = copies
