@@ -43,6 +43,7 @@ from pellucid.decompiler.regions.exit_blocks import ExitBlockOps
 from pellucid.decompiler.regions.for_loops import ForOps
 from pellucid.decompiler.regions.jumps import JumpOps
 from pellucid.decompiler.regions.loops import Loop, LoopOps
+from pellucid.decompiler.undo import mark_loop_test_copies
 
 # where try_at() can be true without an exception-table entry or a copy
 _TRY_START_OPS = frozenset({"BEFORE_WITH"} if TABLE.has_exception_table else {"SETUP_FINALLY", "SETUP_WITH"})
@@ -73,6 +74,7 @@ class Walker(
         self.exc_entries = exception_entries(code, self.ins)
         self.ins, self.exc_entries = fold_suspensions(self.ins, self.exc_entries)
         self.ins, self.exc_entries = splice_reentries(self.ins, self.exc_entries)
+        mark_loop_test_copies(self.ins)
         self.n = len(self.ins)
         self.walked = bytearray(self.n)  # instructions the walk evaluated (see _check_all_placed)
         self.block: list[ast.stmt] = []

@@ -20,7 +20,8 @@ from pellucid.decompiler.errors import Refusal
 from pellucid.decompiler.evaluate import const
 from pellucid.decompiler.instructions import CONDITIONAL_JUMPS, TABLE, TERMINAL, Instr
 from pellucid.decompiler.regions.build import _exits_at, _falls_off, _trim_continue
-from pellucid.decompiler.regions.exc_markers import Copy, _ends_in_jump, _key
+from pellucid.decompiler.regions.exc_markers import Copy, _ends_in_jump
+from pellucid.decompiler.undo import TEST_COPY
 
 
 @dataclass(eq=False)
@@ -434,15 +435,10 @@ class LoopOps:
         # the test at the bottom is a copy of the test at the top (of the test itself: a
         # chained comparison's test may end in a jump to the body, its clean-up laid out after)
         to_body = [k for k in range(cs, T) if self.ins[k].op == "JUMP" and self.ins[k].target == T]
-        pre = self.ins[cs : to_body[0]] if to_body else self.ins[cs:T]
-        n = len(pre)
-        post = self.ins[latch - n + 1 : latch + 1]
-        if len(post) != n or any(
-            (a.op not in CONDITIONAL_JUMPS or b.op not in CONDITIONAL_JUMPS)
-            and (a.op, _key(a.argval)) != (b.op, _key(b.argval))
-            for a, b in zip(pre, post)
-        ):
-            return None
+        pre_end = to_body[0] if to_body else T
+        n = pre_end - cs
+        if (lj.extra.get(TEST_COPY) or {}).get(pre_end - 1, 0) < n:
+            return None  # (undo/loop_tests.py: the n before the jump back repeat the test)
         body_end = latch - n + 1
         exit_ = latch + 1
         for q in range(body_end, exit_):
