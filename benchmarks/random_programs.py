@@ -501,7 +501,10 @@ def report(results: dict, args: argparse.Namespace) -> int:
         for row in rows:
             if row.get("refusals"):
                 print(f"\nPython {row['python']} {row['family']}: refusals by kind")
-                print("  " + ", ".join(f"{key} {n}" for key, n in refusal_kinds(row)))
+                if "refusal_kinds" in row:
+                    print("  " + ", ".join(f"{key} {n}" for key, n in refusal_kinds(row)))
+                else:
+                    print("  (not recorded: a run made before refusals had kinds)")
                 print(f"Python {row['python']} {row['family']}: most frequent refusals")
                 for key, n in row["refusals"]:
                     print(f"  {n:5d}  {key}")

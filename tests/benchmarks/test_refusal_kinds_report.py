@@ -46,7 +46,7 @@ def test_random_programs_report_reads_rows_without_kinds(capsys):
     args = types.SimpleNamespace(from_json=["old.json"], json=None)
     assert random_programs.report({"3.9": [row]}, args) == 0
     out = capsys.readouterr().out
-    assert "refusals by kind\n  unknown 3\n" in out
+    assert "refusals by kind\n  (not recorded: a run made before refusals had kinds)\n" in out
     assert "most frequent refusals\n      3  no reading" in out
 
 
