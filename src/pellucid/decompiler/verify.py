@@ -445,6 +445,8 @@ def _instructions(code: CodeType) -> list[Instr]:
 
 # normalized opcodes after which control never goes on to the next instruction (besides JUMP)
 _ENDS = TERMINAL | {"RETURN_CONST"}
+# 3.9/3.10: a SETUP_*'s handler is reached along its exception edge (handler_of: the setups)
+_SETUP_FLOW = PLAIN_FLOW | {EdgeKind.EXCEPTION}
 
 
 def _threaded(ins: list[Instr], handlers: list[Instr]) -> list[Instr]:
@@ -475,8 +477,8 @@ def _unreached(ins: list[Instr], handlers: list[Instr]) -> set[int]:
     setups = None
     if not TABLE.has_exception_table:
         setups = [i.target if i.op.startswith("SETUP_") else None for i in ins]
-    kinds = PLAIN_FLOW if setups is None else PLAIN_FLOW | {EdgeKind.EXCEPTION}
     starts = [0, *(h.index for h in handlers)]
+    kinds = PLAIN_FLOW if setups is None else _SETUP_FLOW
     reached = reach(ins, starts, kinds, handler_of=setups, ends=_ENDS).reached
     return {k for k in range(len(ins)) if k not in reached}
 
