@@ -26,6 +26,7 @@ from pellucid.decompiler.instructions import (
     TERMINAL,
     VALUE_JUMPS,
     Instr,
+    arg_key,
     exception_entries,
     has_jump_chains,
     normalize,
@@ -38,7 +39,6 @@ from pellucid.decompiler.regions.chains import ChainOps, _is_chain_link
 from pellucid.decompiler.regions.conditionals import IfOps
 from pellucid.decompiler.regions.conditions import ConditionOps
 from pellucid.decompiler.regions.else_ranges import ElseOps
-from pellucid.decompiler.regions.exc_markers import _key
 from pellucid.decompiler.regions.exit_blocks import ExitBlockOps
 from pellucid.decompiler.regions.for_loops import ForOps
 from pellucid.decompiler.regions.jumps import JumpOps
@@ -415,7 +415,7 @@ class Walker(
             return False
         for k in range(n):
             x, y = self.ins[a + k], self.ins[b + k]
-            if (x.op, _key(x.argval)) != (y.op, _key(y.argval)):
+            if (x.op, arg_key(x.argval)) != (y.op, arg_key(y.argval)):
                 return False
             if (x.target is None) != (y.target is None) or (
                 x.target is not None and x.target - a != y.target - b and x.target != y.target

@@ -103,6 +103,12 @@ class Instr:
         return f"<{self.index}:{self.op} {self.argval!r}{t}>"
 
 
+def arg_key(value: Any) -> tuple[str, str]:
+    """What two instructions' arguments are compared by when copies of code are matched: the
+    type and the repr (``1``, ``1.0`` and ``True`` differ; equal values that print alike agree)."""
+    return (type(value).__name__, repr(value))
+
+
 def _raw_instructions(code: CodeType) -> list[Raw]:
     return decode(code)
 

@@ -5,13 +5,12 @@ after each POP_BLOCK of the statement must match it.
 from __future__ import annotations
 
 from pellucid.decompiler.errors import Refusal
-from pellucid.decompiler.instructions import TERMINAL
+from pellucid.decompiler.instructions import TERMINAL, arg_key
 from pellucid.decompiler.regions.exc_markers import (
     COPIES_EXITS,
     CaughtException,
     Copy,
     ExcInfo,
-    _key,
     try_finally_node,
 )
 
@@ -167,7 +166,7 @@ class BlockFinallyOps:
                     work.append((X.target, Y.target))
                 elif X.target != Y.target:
                     return None
-            elif X.target is not None or _key(X.argval) != _key(Y.argval):
+            elif X.target is not None or arg_key(X.argval) != arg_key(Y.argval):
                 return None
             if Y.op not in TERMINAL and Y.op != "JUMP":
                 work.append((x + 1, y + 1))
@@ -230,7 +229,7 @@ class BlockFinallyOps:
                 return used
             if a.target is not None:
                 return used if a.op == "JUMP" and a.target == b.target else None
-            if a.op in TERMINAL or _key(a.argval) != _key(b.argval):
+            if a.op in TERMINAL or arg_key(a.argval) != arg_key(b.argval):
                 return None
             x += 1
             y += 1

@@ -20,8 +20,7 @@ import ast
 from typing import Any
 
 from pellucid.decompiler.errors import DecompilationError, Refusal
-from pellucid.decompiler.instructions import TERMINAL, VALUE_JUMPS, Instr
-from pellucid.decompiler.regions.exc_markers import _key
+from pellucid.decompiler.instructions import TERMINAL, VALUE_JUMPS, Instr, arg_key
 
 
 class ChainOps:
@@ -58,7 +57,7 @@ class ChainOps:
         a, b = i, L + 2
         while a < L and b < self.n:
             x, y = self.ins[a], self.ins[b]
-            if (x.op, _key(x.argval), x.target) != (y.op, _key(y.argval), y.target):
+            if (x.op, arg_key(x.argval), x.target) != (y.op, arg_key(y.argval), y.target):
                 raise self.fail("chained comparison with different tails", ins, kind=Refusal.CONDITION)
             if x.op in TERMINAL or x.op == "JUMP":
                 for k in range(L, b + 1):

@@ -91,10 +91,6 @@ def _else_of_exiting_if(body: list) -> list:
     return body
 
 
-def _key(v):
-    return (type(v).__name__, repr(v))
-
-
 def _is_return_none(st: ast.stmt) -> bool:
     return (
         isinstance(st, ast.Return)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import ast
 
-from pellucid.decompiler.instructions import TABLE, TERMINAL
-from pellucid.decompiler.regions.exc_markers import _ends_in_jump, _key
+from pellucid.decompiler.instructions import TABLE, TERMINAL, arg_key
+from pellucid.decompiler.regions.exc_markers import _ends_in_jump
 
 # 3.13 forms these after copying blocks: they count as the two they were
 _FORMED_AFTER_COPIES = frozenset(
@@ -29,7 +29,7 @@ class ExitBlockOps:
             ins = self.ins[k]
             if k > i and self._is_target(k):
                 return None
-            ops.append((ins.op, _key(ins.argval)))
+            ops.append((ins.op, arg_key(ins.argval)))
             if ins.op == "RETURN_VALUE":
                 return tuple(ops)
             if ins.op not in ("LOAD_CONST", "LOAD_FAST", "LOAD_GLOBAL", "LOAD_DEREF"):

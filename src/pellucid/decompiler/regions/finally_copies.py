@@ -17,8 +17,8 @@ from pellucid.decompiler.instructions import (
     TABLE,
     TERMINAL,
     Instr,
+    arg_key,
 )
-from pellucid.decompiler.regions.exc_markers import _key
 
 
 class FinallyCopyOps:
@@ -133,7 +133,7 @@ class FinallyCopyOps:
                     past.append((x.target - (a + L), y.target))
                 elif x.target != y.target:
                     return 0
-            elif _key(x.argval) != _key(y.argval):
+            elif arg_key(x.argval) != arg_key(y.argval):
                 return 0
             i += 1
             j += 1
@@ -265,7 +265,7 @@ class FinallyCopyOps:
                 if a.op in CONDITIONAL_JUMPS and b.target is not None:
                     work.append((a.target, b.target))
                     branched = True
-                elif a.target is not None or a.op in TERMINAL or _key(a.argval) != _key(b.argval):
+                elif a.target is not None or a.op in TERMINAL or arg_key(a.argval) != arg_key(b.argval):
                     return None
                 x += 1
                 y += 1
@@ -344,7 +344,7 @@ class FinallyCopyOps:
             swapped = INVERSE_JUMPS.get(a.op) == c.op  # one copy's jump threaded past the other's
             if (a.op != c.op and not swapped) or (a.target is None) != (c.target is None):
                 return None
-            if a.target is None and _key(a.argval) != _key(c.argval):
+            if a.target is None and arg_key(a.argval) != arg_key(c.argval):
                 return None
             pairs[x] = y
             rpairs.setdefault(y, x)
@@ -420,7 +420,7 @@ class FinallyCopyOps:
                     if a.op == "JUMP" and a.target == R:
                         return True
                     break
-                if a.op != b.op or a.target is not None or b.target is not None or _key(a.argval) != _key(b.argval):
+                if a.op != b.op or a.target is not None or b.target is not None or arg_key(a.argval) != arg_key(b.argval):
                     break
         return False
 

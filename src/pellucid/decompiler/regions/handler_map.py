@@ -17,8 +17,8 @@ from pellucid.decompiler.cfg import build as build_cfg
 from pellucid.decompiler.cfg import reach, reach_in_turn
 from pellucid.decompiler.errors import Refusal
 from pellucid.decompiler.exceptgroups import is_star_clause_handler
-from pellucid.decompiler.instructions import TABLE, TERMINAL
-from pellucid.decompiler.regions.exc_markers import DELETE_OPS, STORE_OPS, Copy, Handler, _key
+from pellucid.decompiler.instructions import TABLE, TERMINAL, arg_key
+from pellucid.decompiler.regions.exc_markers import DELETE_OPS, STORE_OPS, Copy, Handler
 
 
 class HandlerMap:
@@ -361,7 +361,7 @@ class HandlerMap:
                 if not xin and x.target != y.target:
                     return False
                 continue
-            if _key(x.argval) != _key(y.argval):
+            if arg_key(x.argval) != arg_key(y.argval):
                 return False
         return True
 

@@ -11,7 +11,7 @@ the record to tell a loop tested at the bottom, and reads the copy as the test, 
 
 from __future__ import annotations
 
-from pellucid.decompiler.instructions import CONDITIONAL_JUMPS, TABLE, Instr
+from pellucid.decompiler.instructions import CONDITIONAL_JUMPS, TABLE, Instr, arg_key
 
 # Instr.extra key on a conditional jump back: {end of the original: length of the copy}
 TEST_COPY = "test_copy"
@@ -49,8 +49,4 @@ def _copy_length(ins: list[Instr], e: int, last: int) -> int:
 def _same(a: Instr, b: Instr) -> bool:
     if a.op in CONDITIONAL_JUMPS and b.op in CONDITIONAL_JUMPS:
         return True
-    return a.op == b.op and _key(a.argval) == _key(b.argval)
-
-
-def _key(v: object) -> tuple[str, str]:
-    return (type(v).__name__, repr(v))
+    return a.op == b.op and arg_key(a.argval) == arg_key(b.argval)
