@@ -32,6 +32,14 @@ _KINDS = (EdgeKind.JUMP, EdgeKind.BRANCH, EdgeKind.SETUP, EdgeKind.FALL, EdgeKin
 _FOLLOWS: dict[frozenset[EdgeKind], tuple[bool, ...]] = {}
 
 
+def _follows(kinds: frozenset[EdgeKind]) -> tuple[bool, ...]:
+    """(jump, branch, setup, fall, exception): which edges a walk along ``kinds`` follows."""
+    follows = _FOLLOWS.get(kinds)
+    if follows is None:
+        follows = _FOLLOWS[kinds] = tuple(kind in kinds for kind in _KINDS)
+    return follows
+
+
 def reach(
     ins: Sequence[Instr],
     starts: Iterable[int],
@@ -56,10 +64,7 @@ def reach(
     edge past the last instruction (the end) leads nowhere.  The walk is depth-first, a jump's
     target before the next instruction, so ``ended`` comes in the same order from the same
     instructions.  (The structuring passes ask this for each statement: it is kept lean.)"""
-    follows = _FOLLOWS.get(kinds)
-    if follows is None:
-        follows = _FOLLOWS[kinds] = tuple(kind in kinds for kind in _KINDS)
-    jump, branch, setup, fall, exc = follows
+    jump, branch, setup, fall, exc = _follows(kinds)
     handlers = handler_of if exc else None
     n = len(ins)
     lo, hi = within if within is not None else (0, n)
@@ -114,10 +119,7 @@ def reach_in_turn(
     reaches it first, as each instruction's home is found.  The same as :func:`reach` with
     ``part_of=owner, part=None`` once per seed, without its cost per call (one seed per
     handler)."""
-    follows = _FOLLOWS.get(kinds)
-    if follows is None:
-        follows = _FOLLOWS[kinds] = tuple(kind in kinds for kind in _KINDS)
-    jump, branch, setup, fall, _exc = follows
+    jump, branch, setup, fall, _exc = _follows(kinds)
     n = len(ins)
     for start, tag in seeds:
         work = [start]
