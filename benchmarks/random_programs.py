@@ -64,7 +64,7 @@ sys.path.insert(0, HERE)
 import loop_try_programs as loops  # noqa: E402
 from page import about_from_doc, commit, markdown_page  # noqa: E402
 from page import add_option as add_markdown_option  # noqa: E402
-from roundtrip import pyenv_python  # noqa: E402
+from roundtrip import pyenv_python, refusal_kind  # noqa: E402
 
 VERSIONS = ["3.9", "3.10", "3.11", "3.12", "3.13", "3.14", "3.15"]
 FAMILIES = ["plain", "try/with", "loops+finally"]
@@ -235,12 +235,6 @@ def _functions(ns: dict, top: types.CodeType) -> dict:
         for name, fn in ns.items()
         if isinstance(fn, types.FunctionType) and fn.__code__ in top.co_consts
     }
-
-
-def refusal_kind(exc: BaseException) -> str:
-    """The name of a refusal's kind (``DecompilationError.kind``), "unknown" when it has none."""
-    kind = getattr(exc, "kind", None)
-    return getattr(kind, "value", None) or "unknown"
 
 
 def check(program: dict, pellucid, verify) -> tuple[str, str, str, str]:

@@ -259,6 +259,13 @@ def _short(exc: BaseException) -> str:
     return text.splitlines()[0][:300] if text else type(exc).__name__
 
 
+def refusal_kind(exc: BaseException) -> str:
+    """The name of a refusal's kind (pellucid's ``DecompilationError.kind``: why it refused),
+    "unknown" when it has none."""
+    kind = getattr(exc, "kind", None)
+    return getattr(kind, "value", None) or "unknown"
+
+
 def run_one(code, decompile, errors, verify, record, timings, timeout=0.0) -> str:
     """Decompile/recompile/compare one code object; return its outcome, fill ``record``.
 
@@ -288,9 +295,9 @@ def run_one(code, decompile, errors, verify, record, timings, timeout=0.0) -> st
             tb = traceback.format_exception(type(cause), cause, cause.__traceback__, limit=-6)
             record["traceback"] = "".join(tb)
             return "internal"
-        kind = getattr(getattr(exc, "kind", None), "value", None)
-        if kind:
-            record["refusal"] = kind  # pellucid's DecompilationError.kind: why it refused
+        kind = refusal_kind(exc)
+        if kind != "unknown":
+            record["refusal"] = kind  # (a refusal without a kind is counted "unknown")
         return "error"
     except Exception as exc:  # crash: a bug in the decompiler
         timings[0] += time.perf_counter() - t0
