@@ -336,6 +336,7 @@ def worker(path: str) -> int:
         counts = collections.Counter({k: 0 for k in OUTCOMES})
         listed, unverified, refusals = [], collections.Counter(), collections.Counter()
         kinds = collections.Counter()
+        examples: dict = {}  # refusal message -> the first labels refused with it
         started = time.perf_counter()
         for program in programs:
             outcome, detail, out, kind = check(program, pellucid, verify)
@@ -349,9 +350,11 @@ def worker(path: str) -> int:
                 unverified[re.sub(r"\d+", "N", detail.split(": ", 1)[-1])[:120]] += 1
             elif outcome == "refused":
                 kinds[kind] += 1
-                refusals[
-                    re.sub(r" at offset \d+|, in \S+| \(Python [\d.]+\)", "", detail)[:120]
-                ] += 1
+                message = re.sub(r" at offset \d+|, in \S+| \(Python [\d.]+\)", "", detail)[:120]
+                refusals[message] += 1
+                labels = examples.setdefault(message, [])
+                if len(labels) < 5:
+                    labels.append(program["label"])
         result = {
             "family": family,
             "python": sys.version.split()[0],
@@ -360,6 +363,7 @@ def worker(path: str) -> int:
             "unverified": unverified.most_common(8),
             "refusals": refusals.most_common(8),
             "refusal_kinds": kinds.most_common(),
+            "refusal_examples": {key: examples[key] for key, _ in refusals.most_common(20)},
             "seconds": time.perf_counter() - started,
         }
         print("RESULT " + json.dumps(result), flush=True)
