@@ -238,3 +238,11 @@ def asg_unpack_repeated_underscore(rows):
         out.append((a, b))
     c, _, _ = rows[0][:3]
     return out, c, _
+
+
+@cases((0,), (3,))
+def asg_walrus_chain_of_constant(n):
+    # a constant's walrus chain: the statement discards the value, not the names
+    (v := (x := 1))
+    (w := (y := None))
+    return n + v + x, w, y

@@ -42,11 +42,11 @@ class StackOps(EvaluatorBase):
                 stmt.unstored_annotation_part = True
                 self.emit(stmt)
                 return
-            if getattr(v, "is_spill", False) or (
+            if id(v) not in self.assign_chains and (getattr(v, "is_spill", False) or (
                 isinstance(v, (ast.List, ast.Tuple, ast.Constant))
                 and all(getattr(x, "is_spill", False) or isinstance(x, ast.Constant) for x in getattr(v, "elts", []))
-            ):
-                return  # discarding a value computed earlier has no effect
+            )):
+                return  # discarding a value computed earlier has no effect (and naming it nothing)
             self.emit(ast.Expr(self.as_expr(v, ins)))
             return
         if isinstance(v, V.FunctionValue):
