@@ -245,4 +245,5 @@ def asg_walrus_chain_of_constant(n):
     # a constant's walrus chain: the statement discards the value, not the names
     (v := (x := 1))
     (w := (y := None))
-    return n + v + x, w, y
+    (f := (lambda: n))
+    return n + v + x, w, y, f()

@@ -50,7 +50,8 @@ class StackOps(EvaluatorBase):
             self.emit(ast.Expr(self.as_expr(v, ins)))
             return
         if isinstance(v, V.FunctionValue):
-            self.emit(ast.Expr(value=self.function_expr(v, ins)))
+            named = id(v) in self.assign_chains  # `(f := lambda: 0)`: as_expr writes the names
+            self.emit(ast.Expr(value=self.as_expr(v, ins) if named else self.function_expr(v, ins)))
             return
         if isinstance(v, V.UnpackSlot):
             if v.group.names is not None:
