@@ -16,6 +16,7 @@ from pellucid.decompiler.classes import (
     module_body,
     store_class,
 )
+from pellucid.decompiler.comprehension_filters import filter_prefix
 from pellucid.decompiler.errors import Refusal
 from pellucid.decompiler.evaluate import BINOPS, CO_FUTURE_ANNOTATIONS, const, name
 from pellucid.decompiler.generators import finish_generator_body, is_async_code
@@ -470,6 +471,11 @@ class CodeWalker(Walker):
                     )
                     gens.append(gen)
                     body = body[1:]
+                    continue
+                split = filter_prefix(body)
+                if split is not None:
+                    test, body = split
+                    gen.ifs.append(test)
                     continue
                 break
             if len(body) == 1 and isinstance(body[0], (ast.For, ast.AsyncFor)):

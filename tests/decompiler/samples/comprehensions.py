@@ -390,3 +390,14 @@ def comp_return_and_break_from_nested_loops(rows, stop):
             if x > stop:
                 break
     return None
+
+
+@cases(([0, 1, 2, "", "a"], 1), ([3, 0], 0))
+def comp_conditional_filters(c, k):
+    # a filter laid out as jumps to the next element: conditional expressions and and/or
+    a = [q for q in c if (q if q else "")]
+    b = [q for q in c if (1 if k else 0)]
+    d = {q: k for q in c if (q if k else False)}
+    e = list(q for q in c if (True if q else k))
+    g = [q for q in c if (q if k else q == 0)]
+    return a, b, d, e, g
