@@ -31,6 +31,7 @@ from pellucid.decompiler.instructions.vocabulary import (
     DROPPED,
     INVERSE_JUMPS,
     JUMP_ALIASES,
+    PUSHES_RESULT,
     TERMINAL,
     VALUE_JUMPS,
 )
@@ -42,6 +43,7 @@ __all__ = [
     "JUMPS_FOLD_NOT_INTO_COMPARE",
     "JUMP_ALIASES",
     "MAX_COPY_SIZE",
+    "PUSHES_RESULT",
     "SPELLINGS",
     "TABLE",
     "TERMINAL",

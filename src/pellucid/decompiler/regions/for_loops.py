@@ -13,26 +13,10 @@ import ast
 
 from pellucid.decompiler import values as V
 from pellucid.decompiler.errors import Refusal
-from pellucid.decompiler.instructions import CONDITIONAL_JUMPS, TABLE, TERMINAL
+from pellucid.decompiler.instructions import CONDITIONAL_JUMPS, PUSHES_RESULT, TABLE, TERMINAL
 from pellucid.decompiler.regions.build import _exits_at, _trim_continue
 from pellucid.decompiler.regions.exc_markers import ExcInfo, _ends_in_jump
 from pellucid.decompiler.regions.loops import Loop
-
-# instructions that fall into the next one and leave their result on top of the stack: a
-# POP_TOP right after one pops that result (an expression statement), never a loop's iterator
-_PUSHES_ON_TOP_PREFIXES = (
-    "LOAD_", "CALL", "BINARY_", "UNARY_", "BUILD_", "FORMAT_", "YIELD_", "GET_", "MATCH_",
-    "SEND", "BEFORE_", "UNPACK_",
-)
-_PUSHES_ON_TOP = frozenset({
-    "COMPARE_OP", "IS_OP", "CONTAINS_OP", "CONVERT_VALUE", "IMPORT_NAME", "IMPORT_FROM", "DUP_TOP",
-    "COPY", "LIST_TO_TUPLE", "TO_BOOL", "END_SEND", "STORE_FAST_LOAD_FAST",
-})
-
-
-def _pushes_on_top(op: str) -> bool:
-    """Does instruction ``op`` leave a value it computed on top of the stack?"""
-    return op in _PUSHES_ON_TOP or op.startswith(_PUSHES_ON_TOP_PREFIXES)
 
 
 class ForOps:
@@ -189,7 +173,7 @@ class ForOps:
                 continue
             if k in in_copy:
                 continue  # (a statement's pop inside a finally body's copy: no iterator's)
-            if _pushes_on_top(self.ins[k - 1].op):
+            if self.ins[k - 1].op in PUSHES_RESULT:
                 continue  # (an expression statement's pop of the value computed right before)
             size = self._clause_end_len(k + 1)
             if size is not None:
