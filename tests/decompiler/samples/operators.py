@@ -286,3 +286,10 @@ def op_chained_function_operand(a, b):
     # the middle operand is made by MAKE_FUNCTION (a lambda): both links share it
     f = lambda: a  # noqa: E731
     return a is not (lambda: 1) is not f, f not in b != (lambda: 2), a == f"{a}" != b
+
+
+@cases((1, 2, [3]), (3, 2, [1]), (1, None, []), (None, None, [1]))
+def op_chained_identity_link_of_call(a, c, z):
+    # the operand shared by two `is` links is a call: evaluated once, not saved to a
+    # temporary first (random-program find, 3.11+)
+    return a is not c is sorted(z) >= [1], a is c is not len(z) in (0, 1)
