@@ -53,19 +53,31 @@ class ChainOps:
             return i
         if i == L:
             return L + 2
-        # the tail after the comparison was duplicated into both paths
-        a, b = i, L + 2
-        while a < L and b < self.n:
+        # the tail after the comparison was duplicated into both paths: after the
+        # comparison, or (3.10) where the comparison jumps over the clean-up to
+        end = self._copied_tail(i, L + 2, L)
+        if end is None and nxt.op == "JUMP" and nxt.target is not None and nxt.target > L + 2:
+            end = self._copied_tail(nxt.target, L + 2, self.n)
+            if end is not None and end >= nxt.target:
+                end = None  # (the copies overlap)
+        if end is None:
+            raise self.fail("chained comparison with different tails", ins, kind=Refusal.CONDITION)
+        for k in range(L, end + 1):
+            self.reachable[k] = False
+        return i
+
+    def _copied_tail(self, a: int, b: int, limit: int) -> int | None:
+        """Where the copy at ``b`` of the straight code at ``a`` (up to ``limit``) ends: its
+        last instruction, a return, raise or jump; None when the code differs."""
+        while a < limit and b < self.n:
             x, y = self.ins[a], self.ins[b]
             if (x.op, arg_key(x.argval), x.target) != (y.op, arg_key(y.argval), y.target):
-                raise self.fail("chained comparison with different tails", ins, kind=Refusal.CONDITION)
+                return None
             if x.op in TERMINAL or x.op == "JUMP":
-                for k in range(L, b + 1):
-                    self.reachable[k] = False
-                return i
+                return b
             a += 1
             b += 1
-        raise self.fail("chained comparison with different tails", ins, kind=Refusal.CONDITION)
+        return None
 
     def fold_chain_condition(self, j: int, stack: list) -> int:
         """``if a < b < c:``: links jump to a POP_TOP clean-up; fold them into one test.
