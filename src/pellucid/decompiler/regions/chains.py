@@ -26,6 +26,9 @@ from pellucid.decompiler.instructions import TERMINAL, VALUE_JUMPS, Instr, arg_k
 class ChainOps:
     """Walker mixin: chained comparisons, as values and as conditions."""
 
+    # the shared value of the link whose operand is being structured (see _structured_operand)
+    chain_shared: Any = None
+
     def do_chain(self, left: ast.Compare, stack: list, resume: int, L: int, ins: Instr) -> int:
         """One link of ``a < b < c``: evaluate until the shared middle operand is consumed."""
         if not (L + 1 < self.n and self.ins[L].op == "SWAP" and self.ins[L + 1].op == "POP_TOP"):
@@ -304,6 +307,12 @@ class ChainOps:
             self.block = saved
         return i
 
+    def _in_chain_operand(self, stack: list) -> bool:
+        """Is the stack that of an operand of a chained comparison's link (the link's
+        shared value is still on it)?"""
+        shared = self.chain_shared
+        return shared is not None and any(x is shared for x in stack)
+
     def operand_jumps_at(self: Any, i: int, stack: list) -> bool:
         """Whether control flow starts at ``i``: a jump, or 3.12+'s and/or value, which
         begins with the COPY of its left operand."""
@@ -313,6 +322,7 @@ class ChainOps:
     def _structured_operand(self: Any, i: int, stack: list, shared: Any, stop: int, at: Any) -> int:
         """The rest of an operand holding jumps (a ternary, an and/or, a nested chain)."""
         st = list(stack)
+        saved, self.chain_shared = self.chain_shared, shared
         try:
             stmts, st = self.walk(
                 i, stop, st, frozenset(), until=lambda s: not any(x is shared for x in s)
@@ -321,6 +331,8 @@ class ChainOps:
             if getattr(e, "internal", False):
                 raise
             raise self.fail("jump inside a chained comparison operand", self.ins[i], kind=Refusal.CONDITION) from e
+        finally:
+            self.chain_shared = saved
         if stmts or any(x is shared for x in st):
             raise self.fail("jump inside a chained comparison operand", self.ins[i], kind=Refusal.CONDITION)
         stack[:] = st
