@@ -149,7 +149,7 @@ class AssignmentOps:
             # `(a := [])` and `x < [] < y` keep one object by construction
             return self._store_follows(ins.index + 1) or self._chain_link_copy(ins)
         nxt = self.ins[ins.index + 1].op if ins.index + 1 < self.n else ""
-        if nxt in self._COPY_IDIOM_NEXT:
+        if nxt in self._COPY_IDIOM_NEXT or self._chain_link_copy(ins):
             return True
         return self._store_follows(ins.index + 1)
 

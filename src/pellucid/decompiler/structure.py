@@ -35,6 +35,7 @@ from pellucid.decompiler.instructions import (
 from pellucid.decompiler.patterns import PatternOps
 from pellucid.decompiler.reentry import splice_reentries
 from pellucid.decompiler.regions.boolops import BoolOpOps
+from pellucid.decompiler.regions.chain_ternaries import ChainTernaryOps
 from pellucid.decompiler.regions.chains import ChainOps, _is_chain_link
 from pellucid.decompiler.regions.conditionals import IfOps
 from pellucid.decompiler.regions.conditions import ConditionOps
@@ -61,7 +62,7 @@ _NOT_CHECKED_PLACED = frozenset({
 
 class Walker(
     AssignmentOps, JumpOps, LoopOps, ForOps, ConditionOps, IfOps, ElseOps, ExitBlockOps, BoolOpOps,
-    ChainOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator,
+    ChainOps, ChainTernaryOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator,
 ):
     def __init__(self, code: CodeType, thread_jumps: bool = False) -> None:
         self.code = code
@@ -271,9 +272,11 @@ class Walker(
         copies, cover = getattr(self, "_copies", None), getattr(self, "_cover", None)
         try:
             while i < stop:
-                if until is not None and until(stack):
-                    self.stopped_at = i
-                    return self.block, stack
+                if until is not None:
+                    self.walk_at = i  # (where the walk is, for ``until``)
+                    if until(stack):
+                        self.stopped_at = i
+                        return self.block, stack
                 if until_cond and self.block:
                     # a statement: not a condition chain, which its callers then give up on
                     return self.block, stack

@@ -286,3 +286,48 @@ def op_chained_function_operand(a, b):
     # the middle operand is made by MAKE_FUNCTION (a lambda): both links share it
     f = lambda: a  # noqa: E731
     return a is not (lambda: 1) is not f, f not in b != (lambda: 2), a == f"{a}" != b
+
+
+@cases((1, 2, [3]), (3, 2, [1]), (1, None, []), (None, None, [1]))
+def op_chained_identity_link_of_call(a, c, z):
+    # the operand shared by two `is` links is a call: evaluated once, not saved to a
+    # temporary first (random-program find, 3.11+)
+    return a is not c is sorted(z) >= [1], a is c is not len(z) in (0, 1)
+
+
+@cases((1, 2, 0, 5), (1, 2, 1, 5), (3, 2, 1, 0), (1, 5, 0, 9))
+def op_chained_ternary_operand_returned(a, c, w, v):
+    # the last operand is a conditional expression: 3.10 and 3.12+ copy the link's comparison
+    # and the return into both of its arms (random-program find)
+    return a < c < (1 if w else v)
+
+
+@cases((1, 2, 0, 5), (1, 2, 1, 5), (3, 2, 1, 0), (1, 5, 0, 9))
+def op_chained_ternary_operand_stored(a, c, w, v):
+    x = a < c <= (v if w else 3)
+    return x
+
+
+@cases((1, 2, 0, 5), (1, 2, 1, 5), (1, 2, 1, 0), (3, 2, 1, 0), (1, 5, 0, 0), (0, 5, 1, 1))
+def op_chained_nested_ternary_operands(a, c, w, v):
+    # each arm of the nested conditional expressions ends in its own copy of the tail
+    if v:
+        return a < c < ((1 if v > 1 else 2) if w else 3 if a else 4)
+    return a < c < abs(1 if w else -9) < (w if w else 5)
+
+
+@cases((1, 2, 0), (1, 2, 1), (3, 2, 1), ("x", 2, 1), (1, "x", 0))
+def op_chained_ternary_operand_in_try(a, c, w):
+    # the returns of the arms are outside the try's ranges (they cannot raise)
+    try:
+        return a < c < (1 if w else 2)
+    except TypeError:
+        return None
+
+
+@cases(([1, 2],), ("ab",), ((3,),))
+def op_chained_statement_before_longer_tail(b):
+    # a chained comparison as an expression statement, the code after it copied into both
+    # of its paths: 3.10 jumps from the last comparison over the clean-up to the copy
+    b <= [] <= list(b)
+    return b[:].count(1)

@@ -26,6 +26,9 @@ from pellucid.decompiler.instructions import TERMINAL, VALUE_JUMPS, Instr, arg_k
 class ChainOps:
     """Walker mixin: chained comparisons, as values and as conditions."""
 
+    # the shared value of the link whose operand is being structured (see _structured_operand)
+    chain_shared: Any = None
+
     def do_chain(self, left: ast.Compare, stack: list, resume: int, L: int, ins: Instr) -> int:
         """One link of ``a < b < c``: evaluate until the shared middle operand is consumed."""
         if not (L + 1 < self.n and self.ins[L].op == "SWAP" and self.ins[L + 1].op == "POP_TOP"):
@@ -53,19 +56,31 @@ class ChainOps:
             return i
         if i == L:
             return L + 2
-        # the tail after the comparison was duplicated into both paths
-        a, b = i, L + 2
-        while a < L and b < self.n:
+        # the tail after the comparison was duplicated into both paths: after the
+        # comparison, or (3.10) where the comparison jumps over the clean-up to
+        end = self._copied_tail(i, L + 2, L)
+        if end is None and nxt.op == "JUMP" and nxt.target is not None and nxt.target > L + 2:
+            end = self._copied_tail(nxt.target, L + 2, self.n)
+            if end is not None and end >= nxt.target:
+                end = None  # (the copies overlap)
+        if end is None:
+            raise self.fail("chained comparison with different tails", ins, kind=Refusal.CONDITION)
+        for k in range(L, end + 1):
+            self.reachable[k] = False
+        return i
+
+    def _copied_tail(self, a: int, b: int, limit: int) -> int | None:
+        """Where the copy at ``b`` of the straight code at ``a`` (up to ``limit``) ends: its
+        last instruction, a return, raise or jump; None when the code differs."""
+        while a < limit and b < self.n:
             x, y = self.ins[a], self.ins[b]
             if (x.op, arg_key(x.argval), x.target) != (y.op, arg_key(y.argval), y.target):
-                raise self.fail("chained comparison with different tails", ins, kind=Refusal.CONDITION)
+                return None
             if x.op in TERMINAL or x.op == "JUMP":
-                for k in range(L, b + 1):
-                    self.reachable[k] = False
-                return i
+                return b
             a += 1
             b += 1
-        raise self.fail("chained comparison with different tails", ins, kind=Refusal.CONDITION)
+        return None
 
     def fold_chain_condition(self, j: int, stack: list) -> int:
         """``if a < b < c:``: links jump to a POP_TOP clean-up; fold them into one test.
@@ -292,6 +307,12 @@ class ChainOps:
             self.block = saved
         return i
 
+    def _in_chain_operand(self, stack: list) -> bool:
+        """Is the stack that of an operand of a chained comparison's link (the link's
+        shared value is still on it)?"""
+        shared = self.chain_shared
+        return shared is not None and any(x is shared for x in stack)
+
     def operand_jumps_at(self: Any, i: int, stack: list) -> bool:
         """Whether control flow starts at ``i``: a jump, or 3.12+'s and/or value, which
         begins with the COPY of its left operand."""
@@ -301,6 +322,7 @@ class ChainOps:
     def _structured_operand(self: Any, i: int, stack: list, shared: Any, stop: int, at: Any) -> int:
         """The rest of an operand holding jumps (a ternary, an and/or, a nested chain)."""
         st = list(stack)
+        saved, self.chain_shared = self.chain_shared, shared
         try:
             stmts, st = self.walk(
                 i, stop, st, frozenset(), until=lambda s: not any(x is shared for x in s)
@@ -309,6 +331,8 @@ class ChainOps:
             if getattr(e, "internal", False):
                 raise
             raise self.fail("jump inside a chained comparison operand", self.ins[i], kind=Refusal.CONDITION) from e
+        finally:
+            self.chain_shared = saved
         if stmts or any(x is shared for x in st):
             raise self.fail("jump inside a chained comparison operand", self.ins[i], kind=Refusal.CONDITION)
         stack[:] = st

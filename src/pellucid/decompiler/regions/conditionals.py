@@ -275,14 +275,20 @@ class IfOps:
         last_in_then = self.ins[F - 1] if T <= F - 1 < self.n else None
         if last_in_then is not None and last_in_then.op in VALUE_JUMPS and last_in_then.target > F:
             return self._mixed_boolop(expr, T, F, last_in_then, stack)
-        if (
+        tails_copied = (
             TABLE.copies_exit_tails_into_both_arms
             and else_range is None
             and then_stop == F
             and F - 1 >= T
             and self.ins[F - 1].op in TERMINAL
-            and not self._protected(T, stop)
-        ):
+        )
+        if tails_copied and self._in_chain_operand(stack):
+            # (an operand is an expression: a try region the arms' returns leave is the
+            # statement's, around it)
+            r = self._chain_tail_ternary(expr, T, F, stack, stop)
+            if r is not None:
+                return r
+        if tails_copied and not self._protected(T, stop):
             r = self._tail_ternary(expr, T, F, stack, stop, exits)
             if r is not None:
                 return r
