@@ -547,3 +547,71 @@ def with_return_in_if_arm_then_raise(k, swallow, r):
         with CM(log, swallow=swallow):
             return risky(k), log
     raise KeyError(r, tuple(log))
+
+
+@cases((0, True, True), (1, True, True), (1, False, True), (0, True, False))
+def with_return_then_rest_in_if_arm(k, swallow, go):
+    # the body never ends normally: the rest of the arm runs only when the with swallows an
+    # exception (3.11 lays it out after the handler, 3.12+ past the function's code)
+    log = []
+    if go:
+        with CM(log, swallow=swallow):
+            return risky(k), log
+        log.append("rest")
+    log.append("after")
+    return log
+
+
+@cases(([0, 1, 3],), ([1, 1],), ([],), ([3, 0],))
+def with_return_then_rest_in_loop(ks):
+    log = []
+    for k in ks:
+        if k:
+            with CM(log, swallow=True):
+                return risky(k), log
+            log.append(("rest", k))
+            if k > 2:
+                log.append("big")
+                continue
+        log.append(("end", k))
+    return log
+
+
+@cases(([0, 1, 1],), ([1] * 12,), ([],), ([0, 2],))
+def with_return_then_withs_in_while(ks):
+    # the rest after the with holds withs of its own, an if/else of them (3.12+: its code and
+    # their handlers all laid out past the loop, going back to the code after the if)
+    log = []
+    items = list(ks)
+    n = 0
+    while n < 9:
+        n += 1
+        if items:
+            with CM(log, swallow=True):
+                return risky(items.pop()), log
+            if n % 2:
+                with CM(log, "a"):
+                    log.append(n)
+            else:
+                with CM(log, "b"):
+                    log.append(-n)
+        log.append("tail")
+    return log
+
+
+@cases(([1, 1, 0],), ([0],), ([],), ([1, 0, 1],))
+def with_continue_then_rest_in_while(ks):
+    # `continue` ends the with's body: the code after the statement, reached only when an
+    # exception is swallowed, is the loop body's end (it was read as the with's follow)
+    log = []
+    items = list(ks)
+    n = 0
+    while True:
+        if n > 5 or not items:
+            break
+        n += 1
+        with CM(log, swallow=True):
+            log.append(10 // items.pop())
+            continue
+        log.append(("swallowed", n))
+    return log

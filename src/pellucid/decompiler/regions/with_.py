@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 
+from pellucid.decompiler.cfg import reach
 from pellucid.decompiler.errors import Refusal
 from pellucid.decompiler.evaluate import const, name
 from pellucid.decompiler.instructions import TABLE, TERMINAL, Instr
@@ -28,7 +29,7 @@ class WithOps:
         W, C, Lb = self._with_handler(b, stack)
         # where a suppressed exception continues: the with's follow
         sup = Lb + 4
-        follow, tail, crossed, leaves, claim_to = self._suppressed_path(W, Lb, sup)
+        follow, tail, crossed, leaves, claim_to, unread = self._suppressed_path(W, Lb, sup)
         # the as-target
         stack.append(WithExit(ctx))
         k, target = self._with_target(b + 1, stack)
@@ -43,7 +44,19 @@ class WithOps:
             if tail is not None and (leaves is not None or ins[claim_to - 1].op == "RAISE_VARARGS")
             else None
         )
-        if normal_follow is not None:
+        if unread is None and normal_follow is None and crossed is not None:
+            unread = crossed
+        if unread is not None:
+            if not (
+                sup <= stop
+                and all(self._pure_exit(c + 5) for c in exit_copies)
+                and self._under_handlers_of(b, [q for q in range(sup, stop) if self.home[q] == W])
+            ):
+                raise self.fail("with handler continues into unrecognized code", unread, kind=Refusal.WITH)
+            # (3.11) the body never ends normally: the rest of the enclosing block, reached
+            # only when an exception is suppressed, follows the handler inline
+            follow, tail, crossed, leaves, claim_to = sup, None, None, None, sup
+        elif normal_follow is not None:
             # The body's normal exit goes on past the handler, while an exception the context
             # manager suppresses ends in a raise of the handler's own, or leaves an enclosing
             # with for that one's raise.  Dynamo's resume functions re-enter with blocks this
@@ -56,12 +69,17 @@ class WithOps:
             follow, claim_to, tail = self._follow_of_tail(
                 b, sup, follow, tail, claim_to, exit_copies, end, stop, home
             )
-        follow, body_end = self._with_body_end(b, k, follow, end, e, stop, exits)
+        follow, body_end, rest = self._with_body_end(b, k, W, follow, end, e, stop, exits, exit_copies)
+        # (a body followed by a rest laid out elsewhere does not end the block: its jumps
+        # round the loop are continues)
+        body_exits = exits if rest is None else frozenset()
         body, flag, raised = self._walk_with_body(
-            b, k, W, C, Lb, claim_to, stack, follow, body_end, stop, exits, raising_tail, leaves
+            b, k, W, C, Lb, claim_to, stack, follow, body_end, stop, body_exits, raising_tail, leaves
         )
         item = ast.withitem(context_expr=ctx, optional_vars=target)
         self._emit_with(b, k, item, body, flag, raised, raising_tail, leaves, follow, exits)
+        if rest is not None:
+            self._emit_relocated_rest(b, rest, stack, stop, exits)
         return body_end
 
     def _with_handler(self, b: int, stack: list) -> tuple[int, int, int]:
@@ -94,7 +112,7 @@ class WithOps:
 
     def _suppressed_path(self, W: int, Lb: int, sup: int) -> tuple:
         """Where a suppressed exception goes on from ``sup``: (follow, tail, crossed, leaves,
-        claim_to).  A jump there gives the follow; code of the handler's own up to a return or
+        claim_to, unread).  A jump there gives the follow; code of the handler's own up to a return or
         raise is the tail (``(start, length)``), ``crossed`` an instruction of another
         handler's code it runs into, ``leaves`` the flag of an enclosing with whose suppressed
         path it leaves; ``claim_to`` ends the handler code the statement owns."""
@@ -103,6 +121,7 @@ class WithOps:
         tail = None
         crossed = None  # (an instruction of another handler's code the tail runs into)
         leaves = None  # the flag of an enclosing with this one's suppressed path leaves
+        unread = None  # a jump in the tail no reading of its own takes
         # (a JUMP the body's normal exit jumps to as well is the code after the statement,
         # such as the `continue` ending a branch the with ends, not the handler's own)
         # (nor one a jump from before the statement reaches: an if whose test jumps there,
@@ -122,14 +141,14 @@ class WithOps:
                 if ins[k].target is not None:
                     leaves = self._leaves_enclosing_with(sup, k)
                     if leaves is None:
-                        raise self.fail("with handler continues into unrecognized code", ins[k], kind=Refusal.WITH)
+                        unread = ins[k]
                     break
                 if self.home[k] != W and crossed is None:
                     crossed = ins[k]
                 k += 1
             tail = (sup, k + 1 - sup)
             claim_to = k + 1
-        return follow, tail, crossed, leaves, claim_to
+        return follow, tail, crossed, leaves, claim_to, unread
 
     def _follow_of_tail(
         self, b: int, sup: int, follow: int | None, tail: tuple, claim_to: int,
@@ -181,9 +200,11 @@ class WithOps:
         return follow, claim_to, tail
 
     def _with_body_end(
-        self, b: int, k: int, follow: int | None, end: int, e: int, stop: int, exits: frozenset
-    ) -> tuple[int | None, int]:
-        """(follow, end of the body starting at k)."""
+        self, b: int, k: int, W: int, follow: int | None, end: int, e: int, stop: int, exits: frozenset,
+        exit_copies: list[int],
+    ) -> tuple[int | None, int, tuple[int, int] | None]:
+        """(follow, end of the body starting at k, the rest of the enclosing block laid out
+        elsewhere or None)."""
         ins = self.ins
         if (
             follow is not None
@@ -197,14 +218,86 @@ class WithOps:
             for q in self._exits_then_return_none(follow):
                 self.reachable[q] = False
             follow = None
+        rest = None
         if follow is not None and k <= follow <= stop:
             body_end = follow
         elif follow is None or follow in exits or follow < k:
             body_end = stop if follow is None or follow > stop or follow < k else follow
             body_end = min(max(end, e), stop) if follow is None else body_end
         else:
-            raise self.fail("with continues past its enclosing block", ins[b], kind=Refusal.WITH)
-        return follow, body_end
+            # (each exit copy goes on inside the block: a return, break or continue of the body)
+            inside = all(k <= c + 5 < stop for c in exit_copies)
+            at = self._relocated_rest(b, W, follow, stop, exits) if inside else None
+            if at is None:
+                raise self.fail("with continues past its enclosing block", ins[b], kind=Refusal.WITH)
+            # the body never ends normally: the rest of the enclosing block, reached only
+            # when an exception is suppressed, is cold code laid out past it (3.12+); the
+            # body goes on to the block's end
+            rest, follow, body_end = (follow, at), None, stop
+        return follow, body_end, rest
+
+    def _relocated_rest(self, b: int, W: int, a: int, stop: int, exits: frozenset) -> int | None:
+        """The end of the code at ``a`` only with's handler ``W`` reaches, that goes on to the
+        end of the enclosing block (``stop``, ``exits``) or an enclosing loop's head or follow
+        (3.12+ lay it out past the code the entry reaches).  None: not that shape."""
+        if not TABLE.cold_blocks_at_end or self.home[a] != W:
+            return None
+        for lp in self.loops:
+            latch = self.latch.get(lp.header)
+            if latch is None or latch >= a or self.ins[latch].target != lp.header:
+                # (an enclosing loop found without its own jump back before this code,
+                # one whose only jump back is a clause's: the loop as found may not be
+                # the source's)
+                return None
+        avoid = set(exits) | {stop} | self._loop_targets()
+        seen = reach(self.ins, [a], within=(a, self.n), avoid=avoid).reached
+        R = max(seen) + 1
+        if any(self.home[q] != W for q in seen):
+            return None
+        # (under every handler the statement is: code past a try's protected range, its
+        # else, is no part of the block the with is in)
+        if not self._under_handlers_of(b, seen):
+            return None
+        if any(self.home[q] == W and q not in seen and self.reachable[q] for q in range(a, R)):
+            return None
+        return R
+
+    def _under_handlers_of(self, b: int, code) -> bool:
+        """Is all of ``code`` under every handler the statement at b is under?"""
+        around = list(self._chain(b))
+        return all(self._in(q, H) for q in code for H in around)
+
+    def _loop_targets(self) -> set[int]:
+        """Where the jumps of the enclosing loops go: their heads and follows."""
+        out: set[int] = set()
+        for lp in self.loops:
+            out |= {lp.header, lp.follow} | lp.continue_targets | lp.break_targets
+        return out
+
+    def _emit_relocated_rest(self, b: int, rest: tuple[int, int], stack: list, stop: int, exits: frozenset) -> None:
+        """Read the rest of the enclosing block laid out at ``rest`` after the statement."""
+        a, R = rest
+        # Its jumps to where the enclosing block goes on lead back, to code before it: for
+        # the walk they go to its end, as a block's jumps to its follow do.  (The jumps
+        # round or out of a loop stay: they are continues and breaks.)
+        ends = (exits | {stop}) - self._loop_targets()
+        moved = {q: self.ins[q].target for q in range(a, R) if self.ins[q].target in ends}
+        for q in moved:
+            self.ins[q].target = R
+        try:
+            stmts, st = self.walk(a, R, list(stack), exits | {stop, R})
+        finally:
+            for q, t in moved.items():
+                self.ins[q].target = t
+        if len(st) != len(stack):
+            raise self.fail("with continues past its enclosing block", self.ins[b], kind=Refusal.WITH)
+        # (no other walk reads it again: it lies past the code of the blocks around)
+        W = self.home[a]
+        for q in range(a, R):
+            if self.home[q] == W:
+                self.reachable[q] = False
+        for s in stmts:
+            self.emit(s)
 
     def _walk_with_body(
         self, b: int, k: int, W: int, C: int, Lb: int, claim_to: int, stack: list,
