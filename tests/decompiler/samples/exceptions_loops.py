@@ -1827,3 +1827,74 @@ def exl_loop_body_ends_in_test_that_raises(xs):
     except ValueError as e:
         seen.append(("caught", e.args))
     return seen
+
+
+@cases(*FIN_SEQS)
+def exl_return_overridden_by_returning_finally(xs, log):
+    # the body's `return` computes its value, then the finally body's copy returns instead:
+    # laid out last in the body, that copy looks like the normal exit
+    for x in xs:
+        try:
+            log.append(x)
+            return x
+        finally:
+            log.append("f")
+            return -len(log)  # noqa: B012
+    return ("end", len(log))
+
+
+@cases(*FIN_SEQS)
+def exl_return_through_finally_into_returning_finally(xs, log):
+    # the inner finally's copy on the return's path is followed by the outer's, which
+    # returns instead
+    for x in xs:
+        try:
+            try:
+                log.append(x)
+                return x
+            finally:
+                log.append("f")
+        finally:
+            log.append("g")
+            return len(log)  # noqa: B012
+    return ("end", len(log))
+
+
+@cases(([], []), ([1, 3], []), ([0], []), ([1], []), ([1, 5, 0], []))
+def exl_finally_if_return_ends_if_arm_before_else(xs, log):
+    # the finally body's normal-path copy ends the if arm: its if's jump goes on past the
+    # else arm (the jump after the copy, threaded), the copy itself ending in the return
+    n = 0
+    for x in xs:
+        if x % 2:
+            try:
+                log.append(x)
+            finally:
+                log.append("f")
+                if x > 2:
+                    return ("f", log)  # noqa: B012
+        else:
+            return None
+        n += 1
+    return ("end", n)
+
+
+@cases(*FIN_SEQS)
+def exl_return_overridden_by_finally_then_break(xs, log):
+    # the inner finally's return is overridden by the outer finally's break: each copy
+    # drops the value the one before it was returning
+    n = 0
+    while True:
+        if n >= len(xs):
+            break
+        n += 1
+        try:
+            log.append(n)
+            try:
+                return n
+            finally:
+                log.append("f")
+                return -n  # noqa: B012
+        finally:
+            log.append("g")
+            break  # noqa: B012

@@ -130,6 +130,8 @@ class ExitCopyOps:
             if joined or self._jumped_to_from_outside(j, s):
                 break  # (a shared tail, e.g. a loop's back edge: it follows the statement)
             t = self._tail_end(j)
+            if t is None and self._closed_terminal(j - L, j):
+                t = j  # (the copy holds its path's return: another copy may follow it)
             if t is None:
                 t = self._break_tail_before_normal_exit(s, e, j, matches)
             if t is None:

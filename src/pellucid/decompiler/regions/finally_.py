@@ -97,6 +97,7 @@ class FinallyOps:
 
         before = set(self._copies)
         end = self._register_copies(H, home, s, e, matches)
+        self._check_threaded_exits(set(self._copies) - before, end, stop, exits)
         for k in set(self._copies) - before:
             self._copies[k].never_ends = never_ends
         if L:
@@ -122,10 +123,14 @@ class FinallyOps:
             # (3.12 104:171: the copy went round the loop, while the statement, read inside an
             # if's arm, went on at the code after the if).  (A body that never falls off ends
             # at its handler: the clauses' copies say where the statement goes on.)
-            after, seen = k, set()
+            after, seen, closed = k, set(), False
             while after in self._copies and after not in seen:  # (and enclosing finallys' copies)
                 seen.add(after)
-                after = self._past_nops(self._thread(after + self._copies[after].length))
+                copy = self._copies[after]
+                past = after + copy.length
+                # (a finally body that never ends: the copy goes on only by its own jumps)
+                closed = copy.never_ends or self._closed_terminal(after, past)
+                after = self._past_nops(self._thread(past))
                 while after < self.n and ins[after].op in ("POP_TOP", "POP_EXCEPT"):  # (unwinding)
                     after = self._past_nops(self._thread(after + 1))
             if (
@@ -137,6 +142,7 @@ class FinallyOps:
                 and after_end < self.n
                 and self.home[after_end] == home
                 and (after >= self.n or self.ins[after].op not in TERMINAL)  # (a return's copy)
+                and not closed  # (the copy's path does not go on with the statement's)
                 # (ending the enclosing block, the statement goes where the block's exits go)
                 and not ((end == stop or end in exits) and after in self._exit_places(exits))
             ):
@@ -170,12 +176,54 @@ class FinallyOps:
         if len(outer) != h.depth:
             stack[:] = self._left_by_body(body, st, outer, ins[s])
         elif len(st) != len(stack):
-            raise self.fail("try body changes the stack", ins[s], kind=Refusal.TRY)
+            ret = self._return_into_returning_copy(st, stack, end)
+            if ret is None:
+                raise self.fail("try body changes the stack", ins[s], kind=Refusal.TRY)
+            body.append(ret)
         self._claim(H, H, None)
         self._claim_block(R, last_reraise + 1)
         self._claim_block(C, C + 3)
         self.emit(try_finally_node(body, final))
         return end
+
+    def _check_threaded_exits(self, new: set[int], end: int, stop: int, exits: frozenset) -> None:
+        """A copy whose end jumps on past code not its own (``_threaded_exits``) is the normal
+        exit's of a statement ending its block, and goes where that block goes on: the jump
+        the compiler threaded was the block's.  Anywhere else, what lies between is unread."""
+        for k in new:
+            T = self._threaded_exits.get(k)
+            if T is None:
+                continue
+            if not (
+                k + self._copies[k].length == end
+                and (end == stop or end in exits)
+                and T in self._exit_places(exits)
+            ):
+                raise self.fail("finally body's copy on the normal path not found", self.ins[k], kind=Refusal.TRY)
+
+    def _return_into_returning_copy(self, st: list, stack: list, end: int) -> ast.Return | None:
+        """The body's last statement is ``return v`` and the finally body (or an enclosing
+        one, whose copy follows) never ends (it returns, raises, breaks or continues on every
+        path): the compiler computes v, then runs the finally bodies' copies, which never come
+        back to return it.  Laid out
+        as the body's last copy, that copy reads as the normal exit, leaving v on the stack:
+        the statement is that ``return v``.  None when the body ends otherwise."""
+        if len(st) != len(stack) + 1 or not isinstance(st[-1], ast.expr):
+            return None
+        if any(a is not b for a, b in zip(st, stack)):
+            return None
+        last = [k for k, c in self._copies.items() if c.kind == "finally" and k + c.length == end]
+        if not last:
+            return None
+        k = min(last)  # (the copy holding an enclosing one's ends with it)
+        while not self._copies[k].never_ends:
+            # (an enclosing try/finally's copy after this one's, on the same return path)
+            k = self._past_nops(k + self._copies[k].length)
+            if k not in self._copies or self._copies[k].kind != "finally":
+                return None
+        ret = ast.Return(value=self.as_expr(st[-1], None))
+        ret.overridden_exit = True
+        return ret
 
     def _check_body_leaves_through_copies(self, s: int, e: int, H: int) -> None:
         """Every jump out of a try body runs the finally body first: it lands on a copy of

@@ -170,12 +170,19 @@ class FinallyCopyOps:
             while p < X:
                 t = self._exit_tail_len(p)
                 if not t or not self._same(p, X, t):
-                    return 0
+                    break
                 starts.add(p)
                 p += t
-            if p != X or not far - {X} <= starts:
+            if p == X and far - {X} <= starts:
+                length = X - b
+            elif far == {X} and not tails and ins[end - 1].op in TERMINAL:
+                # the copy never falls off its end: its exits jump on to where the block
+                # holding the statement goes on, past code of that block (an else arm),
+                # the compiler having threaded the jump that would follow the copy
+                self._threaded_exits[b] = X
+                return j
+            else:
                 return 0
-            length = X - b
         for q, t in tails:
             if not self._same(q, X, t):
                 return 0
@@ -390,9 +397,14 @@ class FinallyCopyOps:
                     used |= set(range(y, y + t))
         elif ends and not (F in ends or self._thread(F) in {self._thread(y) for y in ends}):
             T = self._thread(next(iter(ends)))
-            if not (T < b and T in self.latch):
+            if T > F and ins[F - 1].op in TERMINAL:
+                # the copy never falls off its end: its end jumps on to where the block
+                # holding the statement goes on, past code of that block (an else arm)
+                self._threaded_exits[b] = T
+            elif not (T < b and T in self.latch):
                 return None  # (unless the body's end goes back to the loop around the statement)
-            self._back_to_loop[b] = T
+            else:
+                self._back_to_loop[b] = T
             if ins[F - 1].op not in TERMINAL and ins[F - 1].op != "JUMP":
                 # the copy's end goes back to the loop, yet its last instruction falls into
                 # F: another exit of the finally body (its `break`) goes on there, and F is

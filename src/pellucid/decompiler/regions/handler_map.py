@@ -63,6 +63,8 @@ class HandlerMap:
         self._fin_past: dict[int, int] = {}
         self._undone: dict[int, tuple] = {}
         self._joined_copies: set[int] = set()
+        # normal-path copy of a finally body -> where its exits jump, past code not its own
+        self._threaded_exits: dict[int, int] = {}
         self._merge_finally_exits()
         if TABLE.copies_exits_without_line:
             self._undo_exit_copies()
