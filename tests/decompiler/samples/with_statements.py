@@ -615,3 +615,32 @@ def with_continue_then_rest_in_while(ks):
             continue
         log.append(("swallowed", n))
     return log
+
+
+@cases((0,), (1,), (2,))
+def with_ending_except_clause(k):
+    # 3.13+ copy the clause's end (`POP_EXCEPT; JUMP`) after the with's normal exit and into
+    # the path of a swallowed exception
+    log = []
+    try:
+        risky(k)
+    except (ValueError, KeyError):
+        with CM(log, swallow=True):
+            log.append(risky(k - 1))
+    log.append("after")
+    return log
+
+
+@cases(([1, 1, 0],), ([1, 1],), ([0],))
+def with_break_ending_except_clause_in_loop(ks):
+    # the with's body breaks: the clause's end runs only when the with swallows an exception
+    log = []
+    for k in ks:
+        try:
+            risky(k)
+        except ValueError:
+            with CM(log, swallow=True):
+                log.append(risky(ks[-1]))
+                break
+        log.append(k)
+    return log

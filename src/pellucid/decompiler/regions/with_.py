@@ -44,11 +44,21 @@ class WithOps:
             if tail is not None and (leaves is not None or ins[claim_to - 1].op == "RAISE_VARARGS")
             else None
         )
+        if unread is not None and crossed is None and unread.index == claim_to - 1 and unread.op == "JUMP":
+            # the suppressed path runs the small block after the statement (`POP_EXCEPT;
+            # JUMP` ending an except clause): 3.13+ copy it there and after the normal exit
+            if TABLE.copies_exits_without_line and any(self._same(c + 5, tail[0], tail[1]) for c in exit_copies):
+                unread = None  # (the normal exit's copy is the follow, see _follow_of_tail)
+            elif all(ins[q].op in ("POP_EXCEPT", "POP_TOP", "NOP") for q in range(sup, claim_to - 1)):
+                # (the body never ends normally: the compiler sends a suppressed exception
+                # where the normal exit would go; this is that code, the follow)
+                follow, tail, leaves, claim_to, unread = sup, None, None, sup, None
         if unread is None and normal_follow is None and crossed is not None:
             unread = crossed
         if unread is not None:
             if not (
-                sup <= stop
+                not TABLE.cold_blocks_at_end
+                and sup <= stop
                 and all(self._pure_exit(c + 5) for c in exit_copies)
                 and self._under_handlers_of(b, [q for q in range(sup, stop) if self.home[q] == W])
             ):
