@@ -310,7 +310,10 @@ class Walker(
                     i = self.do_match(i, stack, stop, exits)
                     continue
                 if i in self.latch and (not self._in_loop(i) or i == self._inner_while_head):
-                    if until_cond:
+                    if until_cond and not (
+                        ins.op == "FOR_ITER" and len(stack) >= 2 and isinstance(stack[-2], V.Accumulator)
+                    ):
+                        # (a for loop filling an accumulator is a 3.12+ inlined comprehension)
                         if i != start:
                             raise self.fail("loop inside a condition", ins, kind=Refusal.CONDITION)
                     else:

@@ -366,3 +366,58 @@ def bo_returned_with_conditional_operand(a, b, c, d):
 @cases((1, 2, 0, 3), (0, 2, 1, 3), (0, 0, 0, 5), (0, 0, 1, 0))
 def bo_returned_with_nested_conditional_operand(a, b, c, d):
     return a or b or (c if d else d if c else 7)
+
+
+@cases(*TRUTH3)
+def bool_test_ternary_constant_first_arm(a, b, c):
+    # the constant arm is folded away: the test's true path jumps straight to the body
+    if 1 if a else b:
+        c = 5
+    return c
+
+
+@cases(*TRUTH3)
+def bool_test_ternary_constant_second_arm(a, b, c):
+    # the jump over the folded constant arm goes to the next instruction
+    if a if b else 7:
+        c = 5
+    return c
+
+
+@cases(*TRUTH3)
+def bool_ternary_test_constant_arm_value(a, b, c):
+    x = c if (1 if a else b) else a
+    return x
+
+
+@cases(*TRUTH3)
+def bool_test_ternary_comprehension_arm(a, b, c):
+    # 3.12+ inline the comprehension into the arm of the test
+    if b if a else [c for _ in "xy"]:
+        c = 5
+    return c
+
+
+@cases(*TRUTH3)
+def bool_test_constant_arm_copied_body(a, b, c):
+    # 3.10-3.12 copy the return for the constant arm's jump to it; a's jump goes past that copy
+    if a or (1 if b else c):
+        return 3
+    return 4
+
+
+@cases(*TRUTH3)
+def bool_test_ternary_falsy_constant_arm(a, b, c):
+    # the falsy arm is a jump to the false exit (3.10+: a copy of the small block there)
+    if a if b else None:
+        c = 1
+    return c
+
+
+@cases(*TRUTH3)
+def bool_test_ternary_falsy_constant_arm_else(a, b, c):
+    if a if b else None:
+        c = 1
+    else:
+        b = 2
+    return a, b, c

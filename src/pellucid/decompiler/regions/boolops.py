@@ -63,6 +63,10 @@ class BoolOpOps:
             for k in range(L, L + n):  # the chain took the join's block for its own copy
                 self.reachable[k] = True
             return stmts, st, L
+        end = self._copy_ending_operand(lo, L)
+        if end is not None:
+            stmts, st = self.walk(lo, end, list(stack), frozenset({end}))
+            return stmts, st, end
         copies = self._arm_tail_copies(lo, L)
         if copies:
             # each copy behaves as the jump to L it replaced: walk the operand with that jump
@@ -131,11 +135,39 @@ class BoolOpOps:
         # `and` chain asks this once per operand)
         self._is_target(lo)
         ends = self._sorted_targets
-        return [
+        found = [
             t - n
             for t in ends[bisect.bisect_left(ends, lo + n):bisect.bisect_left(ends, L)]
             if self.reachable[t - n] and self._same_code(t - n, L, n)
         ]
+        e = L
+        while e > lo and not self.reachable[e - 1]:
+            e -= 1
+        if e - n >= lo and e - n not in found and self.reachable[e - n] and self._same_code(e - n, L, n):
+            # the operand's own end: a constant operand's jump to L (`z or 2 or 1`, the `or 1`
+            # folded away; 3.9 keep the dead code after it) became a copy of the block
+            found.append(e - n)
+        return found
+
+    def _copy_ending_operand(self, lo: int, L: int) -> int | None:
+        """3.9: `return (b and c) if a else d`: the peephole threads the and's jump to the end
+        of the conditional expression, a return inside the other arm, and replaces the first
+        arm's jump there by a return.  The start of that copy of the block at ``L``, when the
+        operand's jumps all stay before it (what follows it is reached from outside), else
+        None: the operand ends there, and the copy is where its value goes."""
+        n = self._terminal_len(L)
+        if n is None:
+            return None
+        self._is_target(lo)
+        ends = self._sorted_targets
+        for t in ends[bisect.bisect_left(ends, lo + n + 1):bisect.bisect_left(ends, L)]:
+            p = t - n
+            if self.reachable[p] and self._same_code(p, L, n):
+                inside = all(
+                    (u := self.ins[k].target) is None or u < p for k in range(lo, p)
+                )
+                return p if inside else None
+        return None
 
     def _arm_end_before(self, lo: int, L: int) -> int | None:
         """The jump to ``L`` that ends a conditional expression's arm inside [lo, L): the

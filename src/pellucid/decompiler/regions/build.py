@@ -30,6 +30,10 @@ class Block:
     # where falling through leads when a forward jump follows the test (the
     # first arm of `x if c else y` used as a test jumps over the second)
     fall: int | None = None
+    # whether that fall is a jump (a ternary arm's end), not a copy of the code it reaches
+    jumps: bool = False
+    # whether that jump goes to the next instruction, over a folded constant arm
+    folded: bool = False
 
 
 def _same_constants(values: list[Any]) -> bool:
@@ -144,6 +148,13 @@ def _build(chain: list[Block], lo: int, hi: int, t_true: int, t_false: int, star
         if exits == (t_false, t_true):
             return _negate(b.expr)
         return None
+    arm_ends = any(chain[m].folded for m in range(lo, hi))
+    if arm_ends:
+        # a jump over a folded constant arm ends a conditional expression's first arm, which
+        # an and/or does not compile to: read the ternary first
+        ternary = _build_ternary(chain, lo, hi, t_true, t_false, starts)
+        if ternary is not None:
+            return ternary
     for k in range(lo + 1, hi):
         inner = set(starts[lo + 1 : k])
         sk = starts[k]
@@ -151,6 +162,8 @@ def _build(chain: list[Block], lo: int, hi: int, t_true: int, t_false: int, star
         if len(outs) != 1:
             continue
         (x,) = outs
+        if x == t_true and any(chain[m].jumps and chain[m].fall == x for m in range(lo, k)):
+            continue  # an arm's jump to an exit ends a constant arm: no and/or's short-circuit
         if x == t_false:
             left = _build(chain, lo, k, sk, t_false, starts)
             if left is None:
@@ -167,7 +180,7 @@ def _build(chain: list[Block], lo: int, hi: int, t_true: int, t_false: int, star
             if right is None:
                 continue
             return _boolop(ast.Or(), left, right)
-    return _build_ternary(chain, lo, hi, t_true, t_false, starts)
+    return None if arm_ends else _build_ternary(chain, lo, hi, t_true, t_false, starts)
 
 
 def _build_ternary(chain: list[Block], lo: int, hi: int, t_true: int, t_false: int, starts: list[int]):
@@ -184,6 +197,25 @@ def _build_ternary(chain: list[Block], lo: int, hi: int, t_true: int, t_false: i
             orelse = _build(chain, m, hi, t_true, t_false, starts) if body is not None else None
             if orelse is not None:
                 return ast.IfExp(test=test, body=body, orelse=orelse)
+    for k in range(lo + 1, hi):
+        # `1 if c else y`: the constant arm is folded away, c's true path jumps straight to
+        # the true exit (an arm's start the test alone enters: see condition_chain)
+        x = chain[k - 1].fall
+        if x != t_true or not chain[k - 1].jumps:
+            continue  # (a jump to the false exit is `if c: pass` / `elif y:`)
+        test = _build(chain, lo, k, x, starts[k], starts)
+        orelse = _build(chain, k, hi, t_true, t_false, starts) if test is not None else None
+        if orelse is not None:
+            return ast.IfExp(test=test, body=ast.Constant(True), orelse=orelse)
+    if chain[hi - 1].folded and chain[hi - 1].fall in (t_true, t_false):
+        # `c if c else 1`: the constant arm after the jump over it is folded away, c's false
+        # path goes straight to the exit the constant's truth picks
+        for k in range(lo + 1, hi):
+            for x in (t_true, t_false):
+                test = _build(chain, lo, k, starts[k], x, starts)
+                body = _build(chain, k, hi, t_true, t_false, starts) if test is not None else None
+                if body is not None:
+                    return ast.IfExp(test=test, body=body, orelse=ast.Constant(x == t_true))
     return None
 
 

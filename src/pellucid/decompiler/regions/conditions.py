@@ -66,11 +66,27 @@ class ConditionOps:
         falls: dict[int, int] = {}
         copies: dict[int, int] = {}
         arm_jumps: dict[int, int] = {}  # where an arm's closing jump is -> where it goes
+        folded: dict[int, int] = {}  # block -> where its jump over a folded constant arm goes
+        entered: set[int] = set()  # blocks whose jump over the next arm is its only way in
         while k < self.n and self.reachable[k]:
             over = self._arm_jump(k)
-            if over is not None:
+            if (
+                self.ins[k].op == "JUMP"
+                and self.ins[k].target == k + 1
+                and len(blocks) >= 2
+                and blocks[-1].target != k + 1  # (not `if t: pass` / `else: pass`)
+            ):
+                # `c if c else 1` as a test: the constant arm the jump goes over is folded
+                # away (see _build_ternary)
+                folded[len(blocks) - 1] = arm_jumps[k] = k + 1
+                k += 1
+            elif over is not None:
                 falls[len(blocks) - 1] = over
                 arm_jumps[k] = over
+                # an arm's start is entered from the test only (not a loop's test copy that
+                # the body's other paths reach too)
+                if all(blocks[0].start <= q < k for q in self._jumps_to(k + 1, 0, self.n)):
+                    entered.add(len(blocks) - 1)
                 k += 1
             elif (size := self._arm_copy(k)) is not None:
                 # 3.10+ copy a small `return` body onto the end of the first arm
@@ -101,10 +117,24 @@ class ConditionOps:
         for size in range(len(blocks), 0, -1):
             # the arms' copied bodies must be copies of what follows this chain: checked before
             # the chain is built, so that a long elif chain of returns stays quadratic, not cubic
-            T = self._next(blocks[size - 1].jump)
+            T = folded.get(size - 1, self._next(blocks[size - 1].jump))
+            falsy = self._falsy_arm_copy(blocks[:size], falls, copies, folded)
+            if falsy is not None:
+                T = falsy[2]
             used = self._copies_of(T, size, falls, copies)
             if used is None:
                 continue
+            # (a test that jumps back is a loop's, copied to its bottom: no arm of a test)
+            forward = all(b.target > b.jump for b in blocks[:size])
+            # a test before a copy that jumps straight to T, past it: no two ifs share one body
+            # (the copy stands for a jump to T, the end of a conditional expression's constant arm)
+            to_T = min((b.jump for b in blocks[: size - 1] if b.target == T), default=self.n)
+            # whether each block's fall is the jump that ends a conditional expression's arm
+            arm_ends = [
+                forward
+                and (n in folded or (n < size - 1 and (n in entered if n not in copies else to_T < b.jump)))
+                for n, b in enumerate(blocks[:size])
+            ]
             chain = [
                 Block(
                     b.expr,
@@ -113,10 +143,19 @@ class ConditionOps:
                     arm_jumps.get(b.target, b.target) if b.target < blocks[size - 1].start else b.target,
                     b.start,
                     b.jump,
-                    falls.get(n) if n < size - 1 else None,
+                    falls.get(n, folded.get(n)) if n < size - 1 else folded.get(n),
+                    arm_ends[n],
+                    forward and n in folded,
                 )
                 for n, b in enumerate(blocks[:size])
             ]
+            if falsy is not None:
+                copy, real, _ = falsy
+                for b in chain:
+                    if b.target == copy:
+                        b.target = real
+                last = chain[-1]
+                last.fall, last.jumps, last.folded = T, forward, forward
             for n, b in enumerate(chain):
                 if n in copies and b.fall is not None:
                     b.fall = T
@@ -147,7 +186,7 @@ class ConditionOps:
                 # the (empty) false exit
                 chain = list(chain)
                 last = chain[-1]
-                chain[-1] = Block(last.expr, last.when, EMPTY_IF, last.start, last.jump, last.fall)
+                chain[-1] = Block(last.expr, last.when, EMPTY_IF, last.start, last.jump, last.fall, last.jumps, last.folded)
                 expr = _build_test(chain, size, T, EMPTY_IF, starts + [T])
                 if expr is not None:
                     self.last_chain = (chain, starts + [T])
@@ -169,8 +208,36 @@ class ConditionOps:
                     t, n = cleanup_copy
                     for i in range(t - 1, t + n):
                         self.reachable[i] = False
+                if falsy is not None:
+                    for i in range(falsy[0], T):
+                        self.reachable[i] = False
                 self.last_chain = (chain, starts + [T])
                 return expr, T, F
+        return None
+
+    def _falsy_arm_copy(
+        self, blocks: list[Block], falls: dict[int, int], copies: dict[int, int], folded: dict[int, int]
+    ) -> tuple[int, int, int] | None:
+        """`c if c else None` as a test: the falsy constant arm is folded into a jump to the
+        false exit (3.10+ copy a small exit block there), after the first arm's jump over it.
+        (that arm, the exit it goes to, T: where the jump over it goes), else None."""
+        last = len(blocks) - 1
+        if last not in falls or last in copies or last in folded:
+            return None
+        over = falls[last]
+        copy = self._next(blocks[last].jump) + 1
+        if not any(b.target == copy for b in blocks[:last]):
+            return None  # (the arm the test enters)
+        if self.ins[copy].op == "JUMP" and copy + 1 == over:
+            # (a large exit: the arm is the jump there)
+            real = self.ins[copy].target
+            return (copy, real, over) if real > copy and any(b.target == real for b in blocks) else None
+        n = self._terminal_len(copy) if TABLE.copies_exit_blocks else None
+        if n is None or copy + n != over:
+            return None
+        for b in blocks:
+            if b.target >= over and self._same_code(copy, b.target, n):
+                return copy, b.target, over
         return None
 
     def _same_copy(self, falls: dict[int, int], copies: dict[int, int], k: int, size: int) -> bool:
