@@ -122,11 +122,20 @@ class ExceptionStructure(
                 if not stack or not isinstance(stack[-1], WithExit):
                     raise self.fail("with exit without its context manager", self.ins[i], kind=Refusal.WITH)
                 stack.pop()
-            if c.kind == "finally" and c.never_ends and i + c.length != c.end and self._closed_terminal(i, i + c.length):
-                # a finally body that returns or raises: the exit whose copy this is (a
-                # return, break or continue) never runs, the compiler dropped it, and the
-                # copy ends the path.  Written back as a return (of the value it computed
-                # first, if any): through the finally it does what the exit did.
+            if (
+                c.kind == "finally"
+                and c.never_ends
+                and i + c.length != c.end
+                and (
+                    self._closed_terminal(i, i + c.length)
+                    # (one that breaks or continues, on a return's path: its value pushed)
+                    or (len(stack) > self.cur_base and self._never_reaches(i, i + c.length))
+                )
+            ):
+                # a finally body that returns or raises (or leaves the loop): the exit whose
+                # copy this is (a return, break or continue) never runs, the compiler dropped
+                # it, and the copy ends the path.  Written back as a return (of the value it
+                # computed first, if any): through the finally it does what the exit did.
                 self.emit(self._overridden_exit(stack, before))
                 return i + c.length
             back = self._back_to_loop.get(i)

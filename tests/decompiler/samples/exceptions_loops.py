@@ -1898,3 +1898,20 @@ def exl_return_overridden_by_finally_then_break(xs, log):
         finally:
             log.append("g")
             break  # noqa: B012
+
+
+@cases(([], []), ([1], []), ([0, 2], []), ([1, 1], [5]))
+def exl_return_in_if_under_breaking_finally(xs, log):
+    # the return's copy of the finally body ends in its break: the normal exit's copy
+    # follows it, where the if's false jump goes
+    n = 0
+    for x in xs:
+        n += 1
+        try:
+            if x:
+                return n
+        finally:
+            log.append("f")
+            break  # noqa: B012
+    log.append("after")
+    return log, n

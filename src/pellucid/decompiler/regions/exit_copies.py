@@ -130,8 +130,8 @@ class ExitCopyOps:
             if joined or self._jumped_to_from_outside(j, s):
                 break  # (a shared tail, e.g. a loop's back edge: it follows the statement)
             t = self._tail_end(j)
-            if t is None and self._closed_terminal(j - L, j):
-                t = j  # (the copy holds its path's return: another copy may follow it)
+            if t is None and self._never_reaches(j - L, j):
+                t = j  # (the copy holds its path's exit, a return or a jump: another copy may follow)
             if t is None:
                 t = self._break_tail_before_normal_exit(s, e, j, matches)
             if t is None:
@@ -293,6 +293,14 @@ class ExitCopyOps:
         that raises)?"""
         last = self.ins[b - 1]
         return last.op in TERMINAL and not any(self.ins[k].target == b for k in range(a, b))
+
+    def _never_reaches(self, a: int, b: int) -> bool:
+        """Does no path through the copy [a, b) go on at b (its last instruction returns, raises
+        or jumps, and no jump in it goes to b)?"""
+        last = self.ins[b - 1].op
+        if last not in TERMINAL and last != "JUMP":
+            return False
+        return not any(self.ins[k].target == b for k in range(a, b))
 
     def _closed_terminal(self, a: int, b: int) -> bool:
         """Does every path through the copy [a, b) end in a return or raise inside it (no
