@@ -311,6 +311,26 @@ def bool_not_chain_continue_while_true(it):
             return u, v
 
 
+CHAIN_ARM = tuple((a, b, c, t, y) for a in (1, 3) for b in (2,) for c in (1, 4) for t in (0, 1) for y in (0, 1))
+
+
+@cases(*CHAIN_ARM)
+def bool_chain_arm_of_ternary_test_returns(a, b, c, t, y):
+    if a != b > c if t else y:
+        return 1
+    return 2
+
+
+@cases(((1, 3),), ((2, 5, 0),))
+def bool_chain_arm_of_ternary_test_continue(xs):
+    out = []
+    for v in xs:
+        if 0 < v < 3 if v % 2 else v:
+            continue
+        out.append(v)
+    return out
+
+
 class _Ref:
     def __init__(self, e, a, v, m):
         self.e, self.a, self.v, self.m = e, a, v, m
