@@ -331,6 +331,12 @@ def bool_chain_arm_of_ternary_test_continue(xs):
     return out
 
 
+@cases(((1, 2, 3),), ((3, 2, 1),), ((),))
+def bool_chain_returned_from_for(xs):
+    for v in xs:
+        return 0 < v < 2
+
+
 class _Ref:
     def __init__(self, e, a, v, m):
         self.e, self.a, self.v, self.m = e, a, v, m
