@@ -337,6 +337,17 @@ def bool_chain_returned_from_for(xs):
         return 0 < v < 2
 
 
+@cases((0,), (1,), (3,))
+def bool_chain_value_in_while_test(n):
+    out = []
+    while [0 < n < 3] != [False]:
+        n += 1
+        if n == 2:
+            continue
+        out.append(n)
+    return out
+
+
 class _Ref:
     def __init__(self, e, a, v, m):
         self.e, self.a, self.v, self.m = e, a, v, m
