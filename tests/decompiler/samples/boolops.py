@@ -311,6 +311,43 @@ def bool_not_chain_continue_while_true(it):
             return u, v
 
 
+CHAIN_ARM = tuple((a, b, c, t, y) for a in (1, 3) for b in (2,) for c in (1, 4) for t in (0, 1) for y in (0, 1))
+
+
+@cases(*CHAIN_ARM)
+def bool_chain_arm_of_ternary_test_returns(a, b, c, t, y):
+    if a != b > c if t else y:
+        return 1
+    return 2
+
+
+@cases(((1, 3),), ((2, 5, 0),))
+def bool_chain_arm_of_ternary_test_continue(xs):
+    out = []
+    for v in xs:
+        if 0 < v < 3 if v % 2 else v:
+            continue
+        out.append(v)
+    return out
+
+
+@cases(((1, 2, 3),), ((3, 2, 1),), ((),))
+def bool_chain_returned_from_for(xs):
+    for v in xs:
+        return 0 < v < 2
+
+
+@cases((0,), (1,), (3,))
+def bool_chain_value_in_while_test(n):
+    out = []
+    while [0 < n < 3] != [False]:
+        n += 1
+        if n == 2:
+            continue
+        out.append(n)
+    return out
+
+
 class _Ref:
     def __init__(self, e, a, v, m):
         self.e, self.a, self.v, self.m = e, a, v, m

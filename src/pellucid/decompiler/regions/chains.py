@@ -201,8 +201,11 @@ class ChainOps:
             else None
         )
         if copied is not None and not (
-            last.target == L + 1 + copied and self._same_code(L + 1, last.target, copied)
+            self._same_code(L + 1, last.target, copied)
+            and (last.target == L + 1 + copied or self.ins[L - 1].op in TERMINAL)
         ):
+            # (laid out apart from the exit it copies only after a body that leaves: an arm
+            # of a conditional expression used as a test, the next arm in between)
             copied = None
         if (
             last_op == "POP_JUMP_IF_FALSE"
@@ -247,6 +250,25 @@ class ChainOps:
             stack.append(merged)
             self.fallthrough[i] = Y
             self.reachable[i + 1] = self.reachable[L] = False
+            return i
+        if (
+            last_op == "POP_JUMP_IF_FALSE"
+            and cleanup_jump
+            and jump is not None
+            and jump.op == "JUMP"
+            and i + 2 == L
+            and jump.target is not None
+            and jump.target > self._past_dead(Y)
+            and self._is_target(self._past_dead(Y))
+            and C in self._same_place(last.target)
+        ):
+            # the chain ends an arm of a conditional expression used as a test: the jump
+            # over the clean-up is the arm's closing jump past the next arm (after the
+            # clean-up, and 3.9's dead jump)
+            stack[:] = st
+            stack.append(merged)
+            self.fallthrough[i] = i + 1
+            self.reachable[L] = self.reachable[L + 1] = False
             return i
         # 3.9 threads the jump into a body that is itself one jump (`break`) to that jump's
         # target, leaving the body's jump dead: it is still the body

@@ -87,7 +87,7 @@ class ConditionOps:
                 # the body's other paths reach too)
                 if all(blocks[0].start <= q < k for q in self._jumps_to(k + 1, 0, self.n)):
                     entered.add(len(blocks) - 1)
-                k += 1
+                k = self._past_dead(k + 1)
             elif (size := self._arm_copy(k)) is not None:
                 # 3.10+ copy a small `return` body onto the end of the first arm
                 if copies and not self._same_copy(falls, copies, k, size):
@@ -97,7 +97,7 @@ class ConditionOps:
                     break
                 falls[len(blocks) - 1] = k
                 copies[len(blocks) - 1] = size
-                k += size
+                k = self._past_dead(k + size)
             if k in self.latch:
                 # a loop's head (3.9's `while` tests at its top): the loop starts here, not
                 # another test of this chain (`if c: while d:` jumps where the loop exits)
@@ -271,7 +271,8 @@ class ConditionOps:
         ins = self.ins[k]
         if ins.op != "JUMP" or ins.target <= k or k + 1 >= ins.target:
             return None
-        if not (self.reachable[k + 1] and self._is_target(k + 1)):
+        after = self._past_dead(k + 1)
+        if not (after < ins.target and self.reachable[after] and self._is_target(after)):
             return None
         return ins.target
 
@@ -281,10 +282,17 @@ class ConditionOps:
         size = self._terminal_len(k) if TABLE.copies_exit_blocks else None
         if size is None or k + size >= self.n:
             return None
-        after = k + size
-        if not (self.reachable[after] and self._is_target(after)):
+        after = self._past_dead(k + size)
+        if not (after < self.n and self.reachable[after] and self._is_target(after)):
             return None
         return size
+
+    def _past_dead(self, k: int) -> int:
+        """The first reachable instruction from ``k``: a chained comparison in the arm may
+        have claimed its clean-up (and the copied exit block it falls into) laid out there."""
+        while k < self.n and not self.reachable[k]:
+            k += 1
+        return k
 
     def _merge_exit_copies(self, targets: set[int], T: int) -> int | None:
         if not TABLE.copies_exit_blocks:

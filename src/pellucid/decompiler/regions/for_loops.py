@@ -175,6 +175,8 @@ class ForOps:
                 continue  # (a statement's pop inside a finally body's copy: no iterator's)
             if self.ins[k - 1].op in PUSHES_RESULT:
                 continue  # (an expression statement's pop of the value computed right before)
+            if self._pops_boolop_copy(k):
+                continue  # (3.12+: an and/or value, or a chained comparison's link, goes on)
             size = self._clause_end_len(k + 1)
             if size is not None:
                 # 3.13: the loop ends an except clause, whose end (pop the exception, leave
@@ -209,6 +211,17 @@ class ForOps:
                 self._pending_break_copy = (k + 1, size)
                 return [stop]
         return []
+
+    def _pops_boolop_copy(self, k: int) -> bool:
+        """Is the POP_TOP at k the pop of the value an and/or (or a chained comparison's
+        link) tested, 3.12+'s ``COPY 1; POP_JUMP_IF_X; POP_TOP``, not of an iterator?"""
+        ins = self.ins
+        return (
+            k >= 2
+            and ins[k - 1].op in CONDITIONAL_JUMPS
+            and ins[k - 2].op == "COPY"
+            and ins[k - 2].argval == 1
+        )
 
     def _pops_matched_exception(self, k: int) -> bool:
         """Is the POP_TOP at k an except clause's pop of the exception it caught, not of an

@@ -49,4 +49,7 @@ def _copy_length(ins: list[Instr], e: int, last: int) -> int:
 def _same(a: Instr, b: Instr) -> bool:
     if a.op in CONDITIONAL_JUMPS and b.op in CONDITIONAL_JUMPS:
         return True
+    if a.op == b.op and a.target is not None and b.target is not None and a.target != b.target:
+        # a jump inside the test (over a chained comparison's clean-up): the same distance
+        return a.target - a.index == b.target - b.index
     return a.op == b.op and arg_key(a.argval) == arg_key(b.argval)
