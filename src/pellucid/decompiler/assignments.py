@@ -16,6 +16,7 @@ assignment, walrus, chained comparison) from a value used twice.
 from __future__ import annotations
 
 import ast
+import copy
 from itertools import chain, repeat
 from typing import Any
 
@@ -128,6 +129,29 @@ def _with_parts(e: ast.expr, done: dict[int, ast.Name]) -> ast.expr:
     if hasattr(e, "_seq"):
         new._seq = e._seq
     return new
+
+
+def _reusing(e: ast.AST, done: dict[int, ast.Name]) -> ast.AST:
+    """``e`` with each part already saved to a temporary read from it: a value saved after
+    another that it holds (`b[k()]` after `k()`, the key it was subscripted with, kept on the
+    stack by a COPY) must not evaluate that part again.  Nodes are copied only on the way to a
+    replaced part; ``e`` itself is left as it is."""
+    if id(e) in done:
+        return done[id(e)]
+    new = None
+    for field, old in ast.iter_fields(e):
+        if isinstance(old, ast.AST):
+            value = _reusing(old, done)
+        elif isinstance(old, list):
+            value = [_reusing(x, done) if isinstance(x, ast.AST) else x for x in old]
+            if all(a is b for a, b in zip(value, old)):
+                value = old
+        else:
+            continue
+        if value is not old:
+            new = new or copy.copy(e)
+            setattr(new, field, value)
+    return e if new is None else new
 
 
 class AssignmentOps:
@@ -296,7 +320,10 @@ class AssignmentOps:
         for v in values:
             tmp = f"__pellucid_tmp{self.spilled}"
             self.spilled += 1
-            self.block.append(ast.Assign([name(tmp, _STORE)], self.as_expr(v, None), lineno=0))
+            saved = self.as_expr(v, None)
+            if done:
+                saved = _reusing(saved, done)
+            self.block.append(ast.Assign([name(tmp, _STORE)], saved, lineno=0))
             ref = name(tmp)
             ref.is_spill = True
             ref._seq = getattr(v, "_seq", 0)
@@ -405,6 +432,16 @@ class AssignmentOps:
             if self._store_function(value, target, ins):
                 return
         if isinstance(value, InPlace):
+            loaded = value.target
+            if getattr(loaded, "is_spill", False) and not (
+                isinstance(target, ast.Name) and target.id == loaded.id
+            ):
+                # the place was read before a statement inside the value and saved (`b[k] -= e`
+                # whose e holds a branch): operate on the saved value, then store it; reading
+                # the place again would call its __getitem__ or getter twice
+                self.emit(ast.AugAssign(target=name(loaded.id, _STORE), op=value.op, value=value.value))
+                self.emit(ast.Assign([store_ctx(target)], name(loaded.id), lineno=0))
+                return
             place = augmented_target(value, store_ctx(target))
             self.emit(ast.AugAssign(target=place, op=value.op, value=value.value))
             return

@@ -247,3 +247,26 @@ def asg_walrus_chain_of_constant(n):
     (w := (y := None))
     (f := (lambda: n))
     return n + v + x, w, y, f()
+
+
+class _LoggedDict(dict):
+    """A mapping that logs each read: a place read twice shows in the log."""
+
+    def __getitem__(self, key):
+        self.log.append(("get", key))
+        return dict.__getitem__(self, key)
+
+
+@cases(([], True), ([], False))
+def asg_augmented_place_read_once(log, t):
+    # 3.12+ inline the comprehension, whose clean-up makes a branch inside the value: the key
+    # and the place read before it are saved, and each is evaluated once
+    d = _LoggedDict({1: [0]})
+    d.log = log
+
+    def key(n):
+        log.append(("key", n))
+        return n
+
+    d[key(1)] += [9] if t else [q for q in range(2)]
+    return dict(d)
