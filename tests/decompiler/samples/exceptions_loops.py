@@ -1827,3 +1827,66 @@ def exl_loop_body_ends_in_test_that_raises(xs):
     except ValueError as e:
         seen.append(("caught", e.args))
     return seen
+
+
+@cases(*FIN_SEQS)
+def exl_continuing_finally_in_for(xs, log):
+    # the finally always continues: it has no re-raise, and its copies end in the jump back
+    for x in xs:
+        try:
+            log.append(x)
+            risky(x)
+        finally:
+            log.append("f")
+            continue  # noqa: B012
+    return log
+
+
+@cases(*FIN_SEQS)
+def exl_break_under_continuing_finally(xs, log):
+    # the break is dropped from the bytecode: its copy of the finally body ends the path
+    for x in xs:
+        try:
+            if x == 2:
+                break  # noqa: B012
+            log.append(x)
+        finally:
+            log.append("f")
+            continue  # noqa: B012
+    return log
+
+
+@cases(([], []), ([1, 2, 3], []), ([4], []), ([5, 6], [0, 0, 0]), ([5, 0], [0, 0]))
+def exl_return_under_leaving_finally(xs, log):
+    # the finally breaks or continues: the return is dropped, its copy ends the path
+    while xs:
+        try:
+            while len(log) < 2:
+                return None
+            log.append(10 // xs.pop())
+        finally:
+            log.append("f")
+            if len(log) > 5:
+                break  # noqa: B012
+            continue  # noqa: B012
+    log.append("end")
+    return log
+
+
+@cases(([], [], 0), ([1], [], 0), ([2], [], 5))
+def exl_continuing_finally_under_returning_finally(xs, log, n):
+    # the inner finally's continue goes through the outer finally's copy, which returns
+    while True:
+        try:
+            try:
+                try:
+                    if xs:
+                        return None
+                except IndexError:  # unreachable
+                    n += 1  # unreachable
+            finally:
+                log.append("f")
+                continue  # noqa: B012
+        finally:
+            log.append("g")
+            return ("f", log, n)  # noqa: B012
