@@ -1890,3 +1890,39 @@ def exl_continuing_finally_under_returning_finally(xs, log, n):
         finally:
             log.append("g")
             return ("f", log, n)  # noqa: B012
+
+
+@cases((0, []), (1, []), (2, []), (4, []))
+def exl_return_from_nested_clauses(k, log):
+    # a return two except clauses deep: its value kept above each clause's exception
+    try:
+        risky(k)
+    except ValueError:
+        try:
+            risky(k + 1)
+        except KeyError:
+            log.append("k")
+            return log
+    except KeyError:
+        try:
+            risky(k - 1)
+        except ValueError:
+            try:
+                risky(k + 1)
+            except Err:
+                return log
+        finally:
+            log.append("f")
+    return None
+
+
+@cases(([0, 1, 2], []), ([], []))
+def exl_finally_loop_with_continue(xs, log):
+    # a for loop inside a finally body: 3.9 keeps its dead jump back before the follow
+    try:
+        log.append(len(xs))
+    finally:
+        for x in xs:
+            log.append(x)
+            continue
+    return log

@@ -145,8 +145,8 @@ class BlockFinallyOps:
                 # a return/break/continue leaving the body: the handler's copy drops
                 # the exception first, a copy on a return's path the pending value
                 done = False
-                for drop in ([], ["POP_TOP"], ["ROT_TWO", "POP_TOP"]):
-                    if [ins[q].op for q in range(x, x + len(drop))] == drop:
+                for drop in ([], [("POP_TOP", None)], [("SWAP", 2), ("POP_TOP", None)]):  # (ROT_TWO: SWAP 2)
+                    if [(ins[q].op, ins[q].arg if ins[q].op == "SWAP" else None) for q in range(x, x + len(drop))] == drop:
                         rest = self._exit_path_matches39(y + fe, x + len(drop))
                         if rest is not None:
                             seen.setdefault(y, x)
@@ -209,14 +209,16 @@ class BlockFinallyOps:
         if covered != set(range(a, E)):
             return None
         if exits and E < self.n and self._b_stack[E] is None:
-            # 3.9 keeps the dead code ending the copy (a nested try's re-raise) before the
-            # dead jump to the statement's follow, where the copy's own jumps were threaded
+            # 3.9 keeps the dead code ending the copy (a nested try's re-raise, a dropped
+            # jump) before the dead jump to the statement's follow, where the copy's own
+            # jumps were threaded
             k = E
-            while k < self.n and self._b_stack[k] is None and ins[k].op != "JUMP":
+            while k + 1 < self.n and self._b_stack[k + 1] is None:
                 k += 1
-            if k < self.n and self._b_stack[k] is None and ins[k].op == "JUMP":
-                if all(self._through_jump(x) == ins[k].target for x in exits):
-                    E = k
+            if ins[k].op == "JUMP" and all(self._through_jump(x) == ins[k].target for x in exits):
+                E = k
+            elif all(x == k + 1 or self._through_jump(x) == self._through_jump(k + 1) for x in exits):
+                E = k + 1  # (the dead code ends the copy: a loop's dropped jump back)
         dead = []
         for x in exits:
             if x == E:
