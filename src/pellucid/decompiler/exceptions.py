@@ -122,6 +122,10 @@ class ExceptionStructure(
                 if not stack or not isinstance(stack[-1], WithExit):
                     raise self.fail("with exit without its context manager", self.ins[i], kind=Refusal.WITH)
                 stack.pop()
+            if i + c.length != c.end and not TABLE.has_exception_table:
+                j = self._left_copy39(i, c, stack, before)
+                if j is not None:
+                    return j
             if (
                 c.kind == "finally"
                 and c.never_ends

@@ -1915,3 +1915,101 @@ def exl_return_in_if_under_breaking_finally(xs, log):
             break  # noqa: B012
     log.append("after")
     return log, n
+
+
+def exl_continuing_finally_in_for(xs, log):
+    # the finally always continues: it has no re-raise, and its copies end in the jump back
+    for x in xs:
+        try:
+            log.append(x)
+            risky(x)
+        finally:
+            log.append("f")
+            continue  # noqa: B012
+    return log
+
+
+@cases(*FIN_SEQS)
+def exl_break_under_continuing_finally(xs, log):
+    # the break is dropped from the bytecode: its copy of the finally body ends the path
+    for x in xs:
+        try:
+            if x == 2:
+                break  # noqa: B012
+            log.append(x)
+        finally:
+            log.append("f")
+            continue  # noqa: B012
+    return log
+
+
+@cases(([], []), ([1, 2, 3], []), ([4], []), ([5, 6], [0, 0, 0]), ([5, 0], [0, 0]))
+def exl_return_under_leaving_finally(xs, log):
+    # the finally breaks or continues: the return is dropped, its copy ends the path
+    while xs:
+        try:
+            while len(log) < 2:
+                return None
+            log.append(10 // xs.pop())
+        finally:
+            log.append("f")
+            if len(log) > 5:
+                break  # noqa: B012
+            continue  # noqa: B012
+    log.append("end")
+    return log
+
+
+@cases(([], [], 0), ([1], [], 0), ([2], [], 5))
+def exl_continuing_finally_under_returning_finally(xs, log, n):
+    # the inner finally's continue goes through the outer finally's copy, which returns
+    while True:
+        try:
+            try:
+                try:
+                    if xs:
+                        return None
+                except IndexError:  # unreachable
+                    n += 1  # unreachable
+            finally:
+                log.append("f")
+                continue  # noqa: B012
+        finally:
+            log.append("g")
+            return ("f", log, n)  # noqa: B012
+
+
+@cases((0, []), (1, []), (2, []), (4, []))
+def exl_return_from_nested_clauses(k, log):
+    # a return two except clauses deep: its value kept above each clause's exception
+    try:
+        risky(k)
+    except ValueError:
+        try:
+            risky(k + 1)
+        except KeyError:
+            log.append("k")
+            return log
+    except KeyError:
+        try:
+            risky(k - 1)
+        except ValueError:
+            try:
+                risky(k + 1)
+            except Err:
+                return log
+        finally:
+            log.append("f")
+    return None
+
+
+@cases(([0, 1, 2], []), ([], []))
+def exl_finally_loop_with_continue(xs, log):
+    # a for loop inside a finally body: 3.9 keeps its dead jump back before the follow
+    try:
+        log.append(len(xs))
+    finally:
+        for x in xs:
+            log.append(x)
+            continue
+    return log

@@ -26,9 +26,11 @@ class BlockFinallyOps:
         if ends:
             R = ends[-1]
         else:
-            # a finally body that never ends (raises or returns on every path)
+            # a finally body that never ends (raises, returns, breaks or continues on every
+            # path): it ends where its last path leaves
             R = self._handler_end(H)
-            if ins[R - 1].op not in TERMINAL:
+            last = ins[R - 1]
+            if last.op not in TERMINAL and not (last.op == "JUMP" and not self._owned(last.target, H)):
                 raise self.fail("finally body without its re-raise", ins[H], kind=Refusal.TRY)
         for k in range(H, R):
             if not self._owned(k, H) and self._b_stack[k] is not None:  # 3.9 keeps dead code
@@ -53,7 +55,11 @@ class BlockFinallyOps:
                 body_end, cont, norm_end = P, ins[after].target, after
             elif COPIES_EXITS and after < H and ins[after].op != "RETURN_VALUE":
                 TL = self._straight_tail(after, H)
-                if TL is not None and self._dead_between(after + TL, H):
+                if (
+                    TL is not None
+                    and self._dead_between(after + TL, H)
+                    and not any(k in self._b_setup_of for k in range(after, after + TL))
+                ):  # (not a nested try's handler, laid out there)
                     body_end, cont, norm_end = P, after, after
         if body_end == P and self._leaves_loop_at(cont, stop):
             # not the normal exit but a `break` ending the body (its own exit is dead code)
@@ -74,6 +80,10 @@ class BlockFinallyOps:
         body, st = self.walk(s + 1, body_end, list(stack), inherited)
         if len(st) != len(stack) and body_end != H:
             raise self.fail("try body changes the stack", ins[s], kind=Refusal.TRY)
+        if not ends and body and getattr(body[-1], "left_copy", False) and body[-1].value is None:
+            # the body's last exit, through a finally that always leaves: falling off the
+            # body does the same (its normal exit, as the source most often wrote it)
+            body.pop()
         self._claim_handler(H)
         self.emit(try_finally_node(body, final))
         if follow_copy is not None and body_end == H:
@@ -129,12 +139,14 @@ class BlockFinallyOps:
                 exits.add(x)
                 continue
             fe = self._finally_end_len39(y) if y < self.n else 0
+            if fe and y + fe < self.n and ins[y + fe].op == "JUMP" and ins[y + fe].target == x:
+                continue  # (3.9 threaded the copy's jump to the exit's jump: x is where it goes)
             if fe and (y not in seen or seen[y] != x):
                 # a return/break/continue leaving the body: the handler's copy drops
                 # the exception first, a copy on a return's path the pending value
                 done = False
-                for drop in ([], ["POP_TOP"], ["ROT_TWO", "POP_TOP"]):
-                    if [ins[q].op for q in range(x, x + len(drop))] == drop:
+                for drop in ([], [("POP_TOP", None)], [("SWAP", 2), ("POP_TOP", None)]):  # (ROT_TWO: SWAP 2)
+                    if [(ins[q].op, ins[q].arg if ins[q].op == "SWAP" else None) for q in range(x, x + len(drop))] == drop:
                         rest = self._exit_path_matches39(y + fe, x + len(drop))
                         if rest is not None:
                             seen.setdefault(y, x)
@@ -196,6 +208,17 @@ class BlockFinallyOps:
         covered |= {x for x in range(a, E) if self._b_stack[x] is None}  # 3.9 keeps dead code
         if covered != set(range(a, E)):
             return None
+        if exits and E < self.n and self._b_stack[E] is None:
+            # 3.9 keeps the dead code ending the copy (a nested try's re-raise, a dropped
+            # jump) before the dead jump to the statement's follow, where the copy's own
+            # jumps were threaded
+            k = E
+            while k + 1 < self.n and self._b_stack[k + 1] is None:
+                k += 1
+            if ins[k].op == "JUMP" and all(self._through_jump(x) == ins[k].target for x in exits):
+                E = k
+            elif all(x == k + 1 or self._through_jump(x) == self._through_jump(k + 1) for x in exits):
+                E = k + 1  # (the dead code ends the copy: a loop's dropped jump back)
         dead = []
         for x in exits:
             if x == E:
@@ -216,21 +239,63 @@ class BlockFinallyOps:
         return E - a
 
     def _exit_path_matches39(self, y: int, x: int) -> set[int] | None:
-        """3.9/3.10: the straight-line rest of an exit from a finally body, the same
-        at y (the handler's copy) and x (an inlined copy): the instructions at x."""
+        """3.9/3.10: the rest of an exit from a finally body, the same at y (the handler's
+        copy) and x (an inlined copy): the instructions at x.  Every path ends in a return
+        or a jump to the same place (a `break` through an enclosing finally's copy that
+        holds an if: both sides' tests jump to the same place, or to the same code)."""
         ins = self.ins
         used: set[int] = set()
-        while x < self.n and y < self.n:
-            a, b = ins[y], ins[x]
-            if a.op != b.op:
-                return None
-            used.add(x)
-            if a.op == "RETURN_VALUE":
-                return used
-            if a.target is not None:
-                return used if a.op == "JUMP" and a.target == b.target else None
-            if a.op in TERMINAL or arg_key(a.argval) != arg_key(b.argval):
-                return None
-            x += 1
-            y += 1
-        return None
+        work, seen = [(y, x)], set()
+        while work:
+            y, x = work.pop()
+            while True:
+                if x >= self.n or y >= self.n or len(used) > 200:
+                    return None
+                if (y, x) in seen:
+                    break
+                seen.add((y, x))
+                a, b = ins[y], ins[x]
+                if a.op != b.op:
+                    return None
+                used.add(x)
+                if a.op == "RETURN_VALUE":
+                    break
+                if a.target is not None:
+                    if b.target is None:
+                        return None
+                    if a.target != b.target:
+                        if a.target < y or b.target < x:
+                            return None
+                        work.append((a.target, b.target))  # (the same code further on)
+                    if a.op == "JUMP":
+                        break
+                elif a.op in TERMINAL or arg_key(a.argval) != arg_key(b.argval):
+                    return None
+                x += 1
+                y += 1
+        return used
+
+    def _left_copy39(self, i: int, c: Copy, stack: list, before: list) -> int | None:
+        """A copy at i, on an exit path, of a finally body that always leaves (returns,
+        raises, breaks or continues): the exit whose copy it is never runs (the compiler
+        dropped it, or 3.9 left it dead), and no path through the copy reaches its end.
+        The exit is written back as a return (of the value it computed first, if any):
+        through the finally it does what the exit did.  Returns where the walk goes on,
+        or None."""
+        b = i + c.length
+        if c.kind != "finally" or not c.never_ends or i - 1 not in self._b_pops or not self._closed_copy39(i, b):
+            return None
+        if self._closed_terminal(i, b):
+            return None  # (every path returns or raises: the walker's own reading)
+        node = self._overridden_exit(stack, before)
+        node.left_copy = True
+        self.emit(node)
+        return b
+
+    def _closed_copy39(self, a: int, b: int) -> bool:
+        """Does no path through the copy [a, b) reach b: it ends in a jump, return or
+        raise, and none of its jumps goes to b?"""
+        last = self.ins[b - 1]
+        if last.op not in TERMINAL and last.op != "JUMP":
+            return False
+        return all(self.ins[k].target != b for k in range(a, b))

@@ -389,9 +389,15 @@ class BlockTryExceptOps:
         their POP_BLOCKs and registered exit copies, then the jump or return?"""
         ins = self.ins
         k = j
-        while (ins[k].op == "POP_BLOCK" and k in self._b_pops) or (
-            ins[k].op == "POP_EXCEPT" and self._b_stack[k] and self._b_stack[k][-1][0] == "E"
-        ):
+        while True:
+            if ins[k].op == "ROT_FOUR" and k + 1 < self.n and ins[k + 1].op == "POP_EXCEPT":
+                k += 1  # (a return's value kept above the enclosing handler's exception)
+            if not (ins[k].op == "POP_BLOCK" and k in self._b_pops) and not (
+                ins[k].op == "POP_EXCEPT" and self._b_stack[k] and self._b_stack[k][-1][0] == "E"
+            ):
+                if k > j and ins[k - 1].op == "ROT_FOUR":
+                    k -= 1
+                break
             # enclosing try/with blocks (and their exit copies), enclosing handlers
             k += 1 + (self._copies[k + 1].length if k + 1 in self._copies else 0)
             if k >= self.n:

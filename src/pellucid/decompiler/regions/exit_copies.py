@@ -315,7 +315,8 @@ class ExitCopyOps:
                 k += self._copies[k].length
                 continue
             op = self.ins[k].op
-            if op in ("POP_TOP", "SWAP", "POP_EXCEPT", "POP_BLOCK"):
+            if op in ("POP_TOP", "SWAP", "POP_EXCEPT", "POP_BLOCK", "ROT_FOUR"):  # (3.9/3.10: a
+                # return's value kept above an enclosing handler's exception)
                 k += 1
                 continue
             if op == "LOAD_CONST" and k + 1 < self.n and self.ins[k + 1].op == "RETURN_VALUE":
