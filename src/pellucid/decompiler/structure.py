@@ -60,6 +60,11 @@ _NOT_CHECKED_PLACED = frozenset({
 })
 
 
+def _fills_accumulator(ins: Instr, stack: list) -> bool:
+    """A for loop filling an accumulator: a 3.12+ inlined comprehension, not a statement."""
+    return ins.op == "FOR_ITER" and len(stack) >= 2 and isinstance(stack[-2], V.Accumulator)
+
+
 class Walker(
     AssignmentOps, JumpOps, LoopOps, ForOps, ConditionOps, IfOps, ElseOps, ExitBlockOps, BoolOpOps,
     ChainOps, ChainTernaryOps, PatternOps, ClassOps, GeneratorOps, ExceptionStructure, Evaluator,
@@ -272,11 +277,9 @@ class Walker(
         copies, cover = getattr(self, "_copies", None), getattr(self, "_cover", None)
         try:
             while i < stop:
-                if until is not None:
-                    self.walk_at = i  # (where the walk is, for ``until``)
-                    if until(stack):
-                        self.stopped_at = i
-                        return self.block, stack
+                if until is not None and self._until_at(i, until, stack):
+                    self.stopped_at = i
+                    return self.block, stack
                 if until_cond and self.block:
                     # a statement: not a condition chain, which its callers then give up on
                     return self.block, stack
@@ -310,10 +313,7 @@ class Walker(
                     i = self.do_match(i, stack, stop, exits)
                     continue
                 if i in self.latch and (not self._in_loop(i) or i == self._inner_while_head):
-                    if until_cond and not (
-                        ins.op == "FOR_ITER" and len(stack) >= 2 and isinstance(stack[-2], V.Accumulator)
-                    ):
-                        # (a for loop filling an accumulator is a 3.12+ inlined comprehension)
+                    if until_cond and not _fills_accumulator(ins, stack):
                         if i != start:
                             raise self.fail("loop inside a condition", ins, kind=Refusal.CONDITION)
                     else:
@@ -390,6 +390,10 @@ class Walker(
             self.cur_base = saved_base
             self.cur_stack = saved_stack
             self.cur_snapshot = saved_snapshot
+
+    def _until_at(self, i: int, until, stack: list) -> bool:
+        self.walk_at = i  # (where the walk is, for ``until``)
+        return until(stack)
 
     def _in_loop(self, header: int) -> bool:
         return any(header == lp.header or header in lp.continue_targets for lp in self.loops)

@@ -20,6 +20,15 @@ from pellucid.decompiler.regions.chains import _NONE_JUMPS
 EMPTY_IF = -1  # the false exit of `if <test>: pass`, which is where the true exit goes
 
 
+def _retarget(chain: list, old: set[int], new: int) -> None:
+    """Point the chain's jumps and falls into ``old`` (copies of one block) at ``new``."""
+    for b in chain:
+        if b.target in old:
+            b.target = new
+        if b.fall in old:
+            b.fall = new
+
+
 class ConditionOps:
     """Walker mixin: condition chains, read into one test with a true and a false exit."""
 
@@ -164,23 +173,14 @@ class ConditionOps:
             if len(outside) > 1:
                 merged = self._merge_exit_copies(outside, T)
                 if merged is not None:
-                    for b in chain:
-                        if b.target in outside:
-                            b.target = merged
-                        if b.fall in outside:
-                            b.fall = merged
+                    _retarget(chain, outside, merged)
                     outside = {merged}
             cleanup_copy = self._chain_cleanup_copy(outside, T, starts[0]) if len(outside) == 2 else None
             if cleanup_copy is not None:
                 # 3.10+: a chained comparison's clean-up falls into a copy of the block at T
                 # (its last link's jump was inverted over T): that copy is T
-                t, n = cleanup_copy
-                for b in chain:
-                    if b.target == t:
-                        b.target = T
-                    if b.fall == t:
-                        b.fall = T
-                outside = outside - {t}
+                _retarget(chain, {cleanup_copy[0]}, T)
+                outside = outside - {cleanup_copy[0]}
             if not outside and chain[-1].target == T and not used:
                 # `if a or b: pass`: every exit is T; the last test's jump is
                 # the (empty) false exit
@@ -201,16 +201,13 @@ class ConditionOps:
                 # sharing a body, not one test
                 expr = None
             if expr is not None:
-                for c, size_ in used:
-                    for i in range(c, c + size_):
-                        self.reachable[i] = False
+                copied = [range(c, c + n) for c, n in used]
                 if cleanup_copy is not None:
-                    t, n = cleanup_copy
-                    for i in range(t - 1, t + n):
-                        self.reachable[i] = False
+                    copied.append(range(cleanup_copy[0] - 1, sum(cleanup_copy)))
                 if falsy is not None:
-                    for i in range(falsy[0], T):
-                        self.reachable[i] = False
+                    copied.append(range(falsy[0], T))
+                for i in (q for r in copied for q in r):
+                    self.reachable[i] = False  # (read once, as this test)
                 self.last_chain = (chain, starts + [T])
                 return expr, T, F
         return None
