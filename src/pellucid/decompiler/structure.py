@@ -198,20 +198,35 @@ class Walker(
         home = getattr(self, "home", None)
         if not TABLE.has_exception_table or home is None or any(i.op == "CHECK_EG_MATCH" for i in self.ins):
             return  # (except* handlers hold plumbing of their own)
-        walked, reachable, ins = self.walked, self.reachable, self.ins
-        missed = [
-            k for k in range(self.n)
-            if reachable[k] and not walked[k] and home[k] is not None and home[k] >= 0
-            and ins[k].op not in _NOT_CHECKED_PLACED and ins[k].op in self._op_handlers
-        ]
+        missed = self._never_written(k for k in range(self.n) if self.reachable[k] and home[k] is not None and home[k] >= 0)
+        if missed:
+            raise self.misplaced("code the function reaches is left out", self.ins[missed[0]])
+
+    def _never_written(self, ks) -> list[int]:
+        """Those of the instructions ``ks`` that do something and were never evaluated, nor
+        are a registered copy or an `as` name's clean-up (which their statement writes)."""
+        walked, ins = self.walked, self.ins
+        missed = [k for k in ks if not walked[k] and ins[k].op not in _NOT_CHECKED_PLACED and ins[k].op in self._op_handlers]
         if not missed:
-            return
+            return []
         copied = self._copied()
-        for k in missed:
-            # (an `as` name's clean-up, `name = None; del name`, is written by its clause)
-            arg = ins[k].argval
-            if k not in copied and not any(j >= 0 and self._name_cleanup_at(j, arg) for j in (k - 1, k - 2)):
-                raise self.misplaced("code the function reaches is left out", ins[k])
+        # (an `as` name's clean-up, `name = None; del name`, is written by its clause)
+        return [
+            k for k in missed
+            if k not in copied and not any(j >= 0 and self._name_cleanup_at(j, ins[k].argval) for j in (k - 1, k - 2))
+        ]
+
+    def consume(self, ks: list[int]) -> None:
+        """Mark the instructions ``ks``, which a reading has written, consumed: no later walk
+        reads them again (as dead code after a return, say).  Code that does something and
+        was never written stays reachable, so that it is still placed or refused
+        (_check_all_placed), never dropped."""
+        kept = set(self._never_written(ks)) if hasattr(self, "_copies") else {
+            k for k in ks if not self.walked[k] and self.ins[k].op not in _NOT_CHECKED_PLACED
+        }
+        for k in ks:
+            if k not in kept:
+                self.reachable[k] = False
 
     def check_supported(self) -> None:
         if self.runs_off_end:

@@ -1898,3 +1898,31 @@ def exl_return_overridden_by_finally_then_break(xs, log):
         finally:
             log.append("g")
             break  # noqa: B012
+
+
+@cases(([1], [5]), ([1, 2], []), ([], [3]), ([1, 2, 3], [4]))
+def exl_code_after_try_past_exit_return(xs, log):
+    # 3.12/3.13 lay the code after the try out past the handler, beyond the loop's exit
+    # block (`return 2`): it must come back once, in the loop, not again after the return
+    while xs:
+        try:
+            return log.pop()
+        except IndexError:
+            pass
+        log.append(2)
+        xs = xs[1:]
+    return 2
+
+
+@cases(([1], [5]), ([1, 2], []), ([], [3]), ([0, 2, 3], []))
+def exl_code_after_try_past_exit_return_if(xs, log):
+    # exl_code_after_try_past_exit_return with an if after the try
+    while xs:
+        try:
+            return log.pop()
+        except IndexError:
+            pass
+        if xs[0]:
+            log.append(xs[0])
+        xs = xs[1:]
+    return len(log)
