@@ -104,6 +104,7 @@ class Walker(
         self.spilled = 0
         # RETURN_VALUE indices known to be copies of the function's implicit `return None`
         self.implicit_returns: set[int] = set()
+        self._written_elsewhere: set[int] = set()  # (see written_elsewhere)
 
     # ------------------------------------------------------------ plumbing
     def fail(self, reason: str, ins: Instr | None = None, *, kind: Refusal) -> DecompilationError:
@@ -216,17 +217,17 @@ class Walker(
             if k not in copied and not any(j >= 0 and self._name_cleanup_at(j, ins[k].argval) for j in (k - 1, k - 2))
         ]
 
-    def consume(self, ks: list[int]) -> None:
-        """Mark the instructions ``ks``, which a reading has written, consumed: no later walk
-        reads them again (as dead code after a return, say).  Code that does something and
-        was never written stays reachable, so that it is still placed or refused
-        (_check_all_placed), never dropped."""
-        kept = set(self._never_written(ks)) if hasattr(self, "_copies") else {
-            k for k in ks if not self.walked[k] and self.ins[k].op not in _NOT_CHECKED_PLACED
-        }
-        for k in ks:
-            if k not in kept:
-                self.reachable[k] = False
+    def written_elsewhere(self, ks) -> None:
+        """Record that a reading has written the instructions ``ks`` (code laid out past an
+        exit block and read as the rest of a loop body, say): a walk that meets them after a
+        return still reads them, so that whatever it refuses is still refused, but does not
+        write them a second time as dead code (see walk)."""
+        self._written_elsewhere.update(ks)
+
+    def _only_written_elsewhere(self, a: int, b: int) -> bool:
+        """Is every instruction in [a, b) left to walk code a reading has written already?"""
+        done = self._written_elsewhere
+        return bool(done) and all(not self.reachable[k] or k in done for k in range(a, b))
 
     def check_supported(self) -> None:
         if self.runs_off_end:
@@ -389,6 +390,10 @@ class Walker(
                     stack[:] = snapshot
                     # code after a return is either another region's target or dead
                     if i < stop and self._dead_between(i, stop):
+                        i = stop
+                    elif i < stop and self._only_written_elsewhere(i, stop):
+                        # written already: walked (its refusals stand), not written again
+                        _, stack[:] = self.walk(i, stop, list(snapshot), exits)
                         i = stop
             if until_cond:
                 raise self.fail("condition does not end in a jump", self.ins[min(i, self.n - 1)], kind=Refusal.CONDITION)

@@ -479,7 +479,7 @@ class LoopOps:
             raise self.fail("loop body changes the stack", self.ins[T], kind=Refusal.LOOP)
         if outside is not None and first_dead(body) is not None:
             # code the body's reading wrote after an exit that runs before it (its code laid
-            # out past the exit block is consumed below: no other walk writes it)
+            # out past the exit block is not written again below)
             raise self.fail("the loop body's reading leaves code after an exit", self.ins[T], kind=Refusal.LOOP)
         orelse: list[ast.stmt] = []
         if follow != F and (follow == stop or follow in exits) and F == exit_ < stop:
@@ -496,10 +496,10 @@ class LoopOps:
         self._retire_bottom_exit_copies(body_end, latch, F)
         self.emit(ast.While(test=expr, body=_trim_continue(body), orelse=orelse))
         if outside is not None:
-            # the walk goes on at the exit block; the body's code laid out after it, the
-            # bottom test and its jump to the exit are this loop's
+            # the walk goes on at the exit block; the body's code laid out after it (written
+            # already), the bottom test and its jump to the exit are this loop's
             after_exit = set(range(F, body_end)) - set(outside)
-            self.consume(sorted(after_exit))
+            self.written_elsewhere(after_exit)
             for k in outside:
                 self.reachable[k] = True
             for k in range(body_end, exit_ + 1):
