@@ -22,7 +22,9 @@ mutated arguments are compared; signatures and annotations too).  Columns: *exac
 *unverified* (the bytecode differs but the program behaves the same on every input), *refused*
 (``DecompilationError``), *internal* (a ``DecompilationError`` marked ``.internal``: a bug),
 *WRONG* (behaves differently, or the output does not compile: a bug), *crash* (any other
-exception, or a decompilation that hangs: a bug).  Every WRONG program, internal error and crash
+exception, or a decompilation that hangs: a bug).  Beside them, *dead* counts the outputs with
+dead statements (``dead_code.py``: code after a return, break, continue or raise, which the
+compiler drops and verification cannot see, but a reader does: a bug).  Every WRONG program, internal error and crash
 is listed with its source and its decompiled source; its label (``family:seed``) regenerates it.
 
 Usage::
@@ -61,6 +63,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 SRC = os.path.join(ROOT, "src")
 sys.path.insert(0, HERE)
+import dead_code  # noqa: E402
 import loop_try_programs as loops  # noqa: E402
 from page import about_from_doc, commit, markdown_page  # noqa: E402
 from page import add_option as add_markdown_option  # noqa: E402
@@ -337,10 +340,13 @@ def worker(path: str) -> int:
         listed, unverified, refusals = [], collections.Counter(), collections.Counter()
         kinds = collections.Counter()
         examples: dict = {}  # refusal message -> the first labels refused with it
+        dead = []  # labels of the outputs with dead statements (code after a return)
         started = time.perf_counter()
         for program in programs:
             outcome, detail, out, kind = check(program, pellucid, verify)
             counts[outcome] += 1
+            if out and dead_code.dead_in_source(out):
+                dead.append(program["label"])
             if outcome in ("WRONG", "internal", "crash"):
                 listed.append(
                     {"label": program["label"], "outcome": outcome, "detail": detail,
@@ -364,6 +370,7 @@ def worker(path: str) -> int:
             "refusals": refusals.most_common(8),
             "refusal_kinds": kinds.most_common(),
             "refusal_examples": {key: examples[key] for key, _ in refusals.most_common(20)},
+            "dead": dead,
             "seconds": time.perf_counter() - started,
         }
         print("RESULT " + json.dumps(result), flush=True)
@@ -471,7 +478,7 @@ def refusal_kinds(row: dict) -> list:
 
 def report(results: dict, args: argparse.Namespace) -> int:
     head = f"{'python':8} {'family':14} {'programs':>8}" + "".join(f" {k:>10}" for k in OUTCOMES)
-    head += f" {'exact %':>8} {'seconds':>8}"
+    head += f" {'exact %':>8} {'dead':>6} {'seconds':>8}"
     if args.from_json:
         commits = sorted({row.get("commit", "?") for rows in results.values() for row in rows})
         print(f"Merged from {len(args.from_json)} runs at commit {', '.join(commits)}\n")
@@ -484,9 +491,17 @@ def report(results: dict, args: argparse.Namespace) -> int:
             run_ = sum(c.values()) - c.get("skipped", 0)
             line = f"{row['python']:8} {row['family']:14} {sum(c.values()):8d}"
             line += "".join(f" {c.get(k, 0):10d}" for k in OUTCOMES)
-            line += f" {100.0 * c.get('exact', 0) / run_ if run_ else 0:8.1f} {row['seconds']:8.0f}"
+            line += f" {100.0 * c.get('exact', 0) / run_ if run_ else 0:8.1f}"
+            line += f" {len(row['dead']) if 'dead' in row else '?':>6} {row['seconds']:8.0f}"
             print(line)
             bad += c.get("WRONG", 0) + c.get("internal", 0) + c.get("crash", 0)
+    for rows in results.values():
+        for row in rows:
+            if row.get("dead"):
+                print(
+                    f"\nPython {row['python']} {row['family']}: {len(row['dead'])} outputs with"
+                    f" dead statements (code after a return), e.g. {' '.join(row['dead'][:5])}"
+                )
     for rows in results.values():
         for row in rows:
             if row["unverified"]:

@@ -9,7 +9,9 @@ decompiled source, ``verify=False``; *check* is what ``verify`` says of it, as
 ``benchmarks/roundtrip.py`` asks: ``exact``, ``mismatch:<category>`` or ``no-compile``, or
 ``-`` with ``--no-verify``), ``refused <reason>`` (a ``DecompilationError``'s reason, without the
 offset, name and version the message adds), ``internal <reason>`` (one marked ``.internal``),
-``crash <exception type>`` or ``timeout``.  The corpora, all compiled by the version under test:
+``crash <exception type>`` or ``timeout``.  Beside it, ``DIR/3.X.dead`` lists each output
+with dead statements (``benchmarks/dead_code.py``: code after a return, which verification
+cannot see) as ``<label> TAB <count>``.  The corpora, all compiled by the version under test:
 
 * *stdlib*: every function of ``benchmarks/roundtrip.py``'s module list (``roundtrip.walk_code``:
   defs, not lambdas or comprehensions, which their function covers) and each module whole;
@@ -32,8 +34,8 @@ Usage::
     python benchmarks/snapshot.py compare OLD_DIR NEW_DIR [--versions ...] [--show 40]
 
 ``compare`` prints, per version, how many results changed, appeared or disappeared, grouped by
-the kind of change (``ok -> refused`` ...), then each changed label with its old and new result;
-it exits 1 when anything differs.  Run it with the development environment (the property
+the kind of change (``ok -> refused`` ...), then each changed label with its old and new result,
+and how many outputs have dead statements before and after; it exits 1 when anything differs.  Run it with the development environment (the property
 generator imports pytest); each version's worker is ``/work/main/.venv-3.X``'s interpreter or
 ``.venv-3.X``/``.venv`` under the repository, or pyenv's.  The worker runs under Python 3.9, so
 this file avoids newer syntax.
@@ -61,6 +63,7 @@ SRC = os.path.join(ROOT, "src")
 SAMPLES = os.path.join(ROOT, "tests", "decompiler", "samples")
 sys.path.insert(0, HERE)
 
+import dead_code  # noqa: E402
 import random_programs  # noqa: E402
 import roundtrip  # noqa: E402
 
@@ -87,6 +90,11 @@ _ADDR = re.compile(r" at 0x[0-9a-fA-F]+")
 
 def result_of(code: types.CodeType, pellucid, verify=None) -> str:
     """The snapshot result of decompiling ``code``: its hash and check, or why it was refused."""
+    return outcome_of(code, pellucid, verify)[0]
+
+
+def outcome_of(code: types.CodeType, pellucid, verify=None) -> tuple[str, str]:
+    """(``result_of``'s result, the decompiled source or "" when there is none)."""
     signal.setitimer(signal.ITIMER_VIRTUAL, DECOMPILE_SECONDS, 0.5)
     try:
         try:
@@ -94,15 +102,15 @@ def result_of(code: types.CodeType, pellucid, verify=None) -> str:
         finally:
             signal.setitimer(signal.ITIMER_VIRTUAL, 0)
     except _Timeout:
-        return "timeout"
+        return "timeout", ""
     except pellucid.DecompilationError as exc:
         kind = "internal" if getattr(exc, "internal", False) else "refused"
         reason = _ADDR.sub(" at 0x?", str(getattr(exc, "reason", exc)))
-        return f"{kind} {' '.join(reason.split())[:200]}"
+        return f"{kind} {' '.join(reason.split())[:200]}", ""
     except Exception as exc:  # a bug in the decompiler
-        return f"crash {type(exc).__name__}"
+        return f"crash {type(exc).__name__}", ""
     digest = hashlib.sha256(source.encode("utf-8")).hexdigest()[:16]
-    return f"ok {digest} {_check(source, code, verify)}"
+    return f"ok {digest} {_check(source, code, verify)}", source
 
 
 def _check(source: str, code: types.CodeType, verify) -> str:
@@ -137,8 +145,8 @@ def _compile(text: str, path: str):
 
 def _module_rows(prefix: str, module_code: types.CodeType, pellucid, verify):
     for qualname, code in _functions(module_code):
-        yield f"{prefix}:{qualname}", result_of(code, pellucid, verify)
-    yield prefix, result_of(module_code, pellucid, verify)
+        yield (f"{prefix}:{qualname}",) + outcome_of(code, pellucid, verify)
+    yield (prefix,) + outcome_of(module_code, pellucid, verify)
 
 
 def _stdlib(quick: bool):
@@ -189,13 +197,24 @@ def worker(programs_path: str, out_path: str, quick: bool, force: bool, check: b
             label = "random:" + program["label"]
             if program["kind"] == "loop":
                 code = next(c for c in module_code.co_consts if getattr(c, "co_name", "") == "f")
-                rows.append((label, result_of(code, pellucid, verify)))
+                rows.append((label,) + outcome_of(code, pellucid, verify))
             else:
-                rows.append((label, result_of(module_code, pellucid, verify)))
+                rows.append((label,) + outcome_of(module_code, pellucid, verify))
     with open(out_path, "w", encoding="utf-8") as f:
-        for label, result in rows:
+        for label, result, _ in rows:
             f.write(f"{label}\t{result}\n")
+    with open(dead_path(out_path), "w", encoding="utf-8") as f:
+        for label, _, source in rows:
+            n = dead_code.dead_in_source(source)
+            if n:
+                f.write(f"{label}\t{n}\n")
     return 0
+
+
+def dead_path(tsv_path: str) -> str:
+    """The side file of a snapshot file: each output with dead statements and how many
+    (``dead_code.py``), one ``<label> TAB <count>`` line each."""
+    return tsv_path[: -len(".tsv")] + ".dead"
 
 
 # ============================================================================================
@@ -280,6 +299,7 @@ def record(args: argparse.Namespace) -> int:
         rows = load(out)
         kinds = collections.Counter(_kind(r) for r in rows.values())
         summary = ", ".join(f"{k} {n}" for k, n in sorted(kinds.items()))
+        summary += f"; {len(load(dead_path(out)))} with dead statements"
         return f"{version}: {len(rows)} code objects ({summary}) in " \
                f"{time.perf_counter() - started:.0f}s -> {out}"  # fmt: skip
 
@@ -290,6 +310,20 @@ def record(args: argparse.Namespace) -> int:
     finally:
         os.unlink(programs)
     return 0
+
+
+def _compare_dead(old_path: str, new_path: str, show: int) -> str:
+    """One line (and the outputs that gained dead statements): how many outputs have dead
+    statements in each snapshot (a snapshot recorded before the side file existed: ``?``)."""
+    old = load(old_path) if os.path.exists(old_path) else None
+    new = load(new_path) if os.path.exists(new_path) else None
+    line = "  outputs with dead statements: "
+    line += f"{'?' if old is None else len(old)} -> {'?' if new is None else len(new)}"
+    if old is not None and new is not None:
+        worse = [k for k in new if int(new[k]) > int(old.get(k, 0))]
+        line += "".join(f"\n    more dead statements: {k} ({old.get(k, 0)} -> {new[k]})"
+                        for k in worse[:show])  # fmt: skip
+    return line
 
 
 def compare(args: argparse.Namespace) -> int:
@@ -304,6 +338,7 @@ def compare(args: argparse.Namespace) -> int:
         print(f"{version}: " + ("identical" if not lines else "DIFFERS"))
         for line in lines:
             print(line)
+        print(_compare_dead(dead_path(old_path), dead_path(new_path), args.show))
         differs = differs or bool(lines)
     return 1 if differs else 0
 

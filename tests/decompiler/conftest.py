@@ -47,13 +47,16 @@ class Bug(NamedTuple):
     different-but-equivalent bytecode (only its verified test fails), where the recompiled
     function decompiles to other, equivalent text (only its fixpoint test fails), where it
     decompiles to source that behaves differently (``wrong``: its behaviour and verified tests
-    fail; ``decompile(verify=True)`` refuses it), and why."""
+    fail; ``decompile(verify=True)`` refuses it), where it decompiles with dead statements
+    (``dead``: code written after a return, raise, break or continue, which verification cannot
+    see; only its dead-statement test fails), and why."""
 
     refused: str = ""
     mismatch: str = ""
     why: str = ""
     unstable: str = ""
     wrong: str = ""
+    dead: str = ""
 
 
 def _versions(spec: str) -> set[tuple[int, int]]:
@@ -67,7 +70,7 @@ def _versions(spec: str) -> set[tuple[int, int]]:
     return out
 
 
-_REFUSAL_FAILS = frozenset({"test_behaviour", "test_signature", "test_verified"})
+_REFUSAL_FAILS = frozenset({"test_behaviour", "test_signature", "test_verified", "test_no_dead_statements"})
 
 # Known decompiler defects, keyed by sample id: the open work queue, empty is the goal.  On the
 # versions listed the sample's failing tests are strict xfails (a fix shows up as an XPASS that
@@ -80,7 +83,7 @@ KNOWN_BUGS: dict[str, Bug] = {
     "boolops.bool_deep_nesting": Bug(mismatch="3.9-3.11", why="deep and/or/not comes back De Morgan-transformed"),
     "boolops.bool_group_end_test_skipped": Bug(mismatch="3.9-3.11", why="an and/or group's false exits threaded past the test after it come back with that test's operand repeated inside the group (same behaviour)"),
     "control.ctl_empty_return_vs_none": Bug(mismatch="3.9", why="bare return vs implicit return jump target"),
-    "loops.loop_inner_break_in_if_else_ending_body": Bug(unstable="3.9", why="a loop that breaks inside an if/elif ending the outer loop body (3.9 threads the jumps): verified equivalent, but its recompiled bytecode, laid out otherwise, is read with another if/else nesting"),
+    "loops.loop_inner_break_in_if_else_ending_body": Bug(unstable="3.9", dead="3.9", why="a loop that breaks inside an if/elif ending the outer loop body (3.9 threads the jumps): verified equivalent, but its recompiled bytecode, laid out otherwise, is read with another if/else nesting, and the elif arm comes back once more as dead code after the inner loop's `else: continue`"),
     "tricky.tr_assert_in_loop": Bug(mismatch="3.9", why="assert at the end of a loop body"),
     "exceptions.exc_while_true_try_else_break": Bug(mismatch="3.10", why="the else's break reaches a return 3.10 copied into it"),
     "loops.loop_forever_inner_while_else_break": Bug(mismatch="3.9", why="a `while True` whose body starts with a while-else (3.9 gives both loops one head)"),
@@ -171,6 +174,8 @@ def known_bug(test: str, sample: str) -> tuple[str, Bug] | None:
         return "mismatch", bug
     if here in _versions(bug.unstable) and test == "test_fixpoint":
         return "unstable", bug
+    if here in _versions(bug.dead) and test == "test_no_dead_statements":
+        return "dead statements", bug
     return None
 
 

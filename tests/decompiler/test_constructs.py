@@ -9,6 +9,9 @@ For each sample (see ``samples/``):
 3. ``test_signature``: the ``def`` has the original's parameters (kinds, names, defaults,
    annotations).
 4. ``test_fixpoint``: decompiling the recompiled function gives the same source again.
+5. ``test_no_dead_statements``: the source has no statement after a return, raise, break or
+   continue in the same block (code written twice, say: the compiler drops it, so the
+   verified test cannot see it).
 """
 
 from __future__ import annotations
@@ -33,6 +36,8 @@ from samples._harness import (
     source_or_outcome,
     uncovered_lines,
 )
+
+from pellucid.decompiler.dead import first_dead
 
 SAMPLES = all_samples()
 for _s in SAMPLES:
@@ -116,6 +121,13 @@ def test_fixpoint(sample):
     rebuilt, _, _ = rebuild_decompiled(fn, src, vars(sample.module), fresh_fn=sample.fresh())
     again = source_or_outcome(f"{sample.id} (again)", rebuilt, sample.construct, verify=False)
     assert again == src
+
+
+@params
+def test_no_dead_statements(sample):
+    src = _source(sample, verify=False)
+    dead = first_dead(ast.parse(src).body)
+    assert dead is None, f"dead statement at line {dead.lineno}:\n{src}"
 
 
 def test_every_construct_class_has_samples():

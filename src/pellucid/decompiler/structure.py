@@ -109,6 +109,7 @@ class Walker(
         self.spilled = 0
         # RETURN_VALUE indices known to be copies of the function's implicit `return None`
         self.implicit_returns: set[int] = set()
+        self._written_elsewhere: set[int] = set()  # (see written_elsewhere)
 
     # ------------------------------------------------------------ plumbing
     def fail(self, reason: str, ins: Instr | None = None, *, kind: Refusal) -> DecompilationError:
@@ -203,20 +204,35 @@ class Walker(
         home = getattr(self, "home", None)
         if not TABLE.has_exception_table or home is None or any(i.op == "CHECK_EG_MATCH" for i in self.ins):
             return  # (except* handlers hold plumbing of their own)
-        walked, reachable, ins = self.walked, self.reachable, self.ins
-        missed = [
-            k for k in range(self.n)
-            if reachable[k] and not walked[k] and home[k] is not None and home[k] >= 0
-            and ins[k].op not in _NOT_CHECKED_PLACED and ins[k].op in self._op_handlers
-        ]
+        missed = self._never_written(k for k in range(self.n) if self.reachable[k] and home[k] is not None and home[k] >= 0)
+        if missed:
+            raise self.misplaced("code the function reaches is left out", self.ins[missed[0]])
+
+    def _never_written(self, ks) -> list[int]:
+        """Those of the instructions ``ks`` that do something and were never evaluated, nor
+        are a registered copy or an `as` name's clean-up (which their statement writes)."""
+        walked, ins = self.walked, self.ins
+        missed = [k for k in ks if not walked[k] and ins[k].op not in _NOT_CHECKED_PLACED and ins[k].op in self._op_handlers]
         if not missed:
-            return
+            return []
         copied = self._copied()
-        for k in missed:
-            # (an `as` name's clean-up, `name = None; del name`, is written by its clause)
-            arg = ins[k].argval
-            if k not in copied and not any(j >= 0 and self._name_cleanup_at(j, arg) for j in (k - 1, k - 2)):
-                raise self.misplaced("code the function reaches is left out", ins[k])
+        # (an `as` name's clean-up, `name = None; del name`, is written by its clause)
+        return [
+            k for k in missed
+            if k not in copied and not any(j >= 0 and self._name_cleanup_at(j, ins[k].argval) for j in (k - 1, k - 2))
+        ]
+
+    def written_elsewhere(self, ks) -> None:
+        """Record that a reading has written the instructions ``ks`` (code laid out past an
+        exit block and read as the rest of a loop body, say): a walk that meets them after a
+        return still reads them, so that whatever it refuses is still refused, but does not
+        write them a second time as dead code (see walk)."""
+        self._written_elsewhere.update(ks)
+
+    def _only_written_elsewhere(self, a: int, b: int) -> bool:
+        """Is every instruction in [a, b) left to walk code a reading has written already?"""
+        done = self._written_elsewhere
+        return bool(done) and all(not self.reachable[k] or k in done for k in range(a, b))
 
     def check_supported(self) -> None:
         if self.runs_off_end:
@@ -377,6 +393,10 @@ class Walker(
                     stack[:] = snapshot
                     # code after a return is either another region's target or dead
                     if i < stop and self._dead_between(i, stop):
+                        i = stop
+                    elif i < stop and self._only_written_elsewhere(i, stop):
+                        # written already: walked (its refusals stand), not written again
+                        _, stack[:] = self.walk(i, stop, list(snapshot), exits)
                         i = stop
             if until_cond:
                 raise self.fail("condition does not end in a jump", self.ins[min(i, self.n - 1)], kind=Refusal.CONDITION)

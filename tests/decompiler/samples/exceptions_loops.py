@@ -1624,6 +1624,34 @@ def exl_no_else_behind_clause_through_finally(ks):
     return "end", log
 
 
+@cases(([1], [5]), ([1, 2], []), ([], [3]), ([1, 2, 3], [4]))
+def exl_code_after_try_past_exit_return(xs, log):
+    # 3.12/3.13 lay the code after the try out past the handler, beyond the loop's exit
+    # block (`return 2`): it must come back once, in the loop, not again after the return
+    while xs:
+        try:
+            return log.pop()
+        except IndexError:
+            pass
+        log.append(2)
+        xs = xs[1:]
+    return 2
+
+
+@cases(([1], [5]), ([1, 2], []), ([], [3]), ([0, 2, 3], []))
+def exl_code_after_try_past_exit_return_if(xs, log):
+    # exl_code_after_try_past_exit_return with an if after the try
+    while xs:
+        try:
+            return log.pop()
+        except IndexError:
+            pass
+        if xs[0]:
+            log.append(xs[0])
+        xs = xs[1:]
+    return len(log)
+
+
 @cases(([0],), ([1],), ([2],), ([],), ([1, 0],), ([1, 4],), ([2, 1],), ([0, 1, 2, 0, 1],), ([1, 1, 1],))
 def exl_code_after_inner_try_only_from_clause(ks):
     # the inner try's normal exit always breaks (its else), so the code after it in the outer

@@ -94,6 +94,10 @@ class BlockWithOps:
                     raise self.fail("with exits continue at different places", ins[w], kind=Refusal.WITH)
                 if cont_n > stop and cont_n not in exits:
                     cont_n = cont_s
+                elif cont_s == sup and all(H <= q.index < sup for q in ins if q.target == sup):
+                    # the suppressed path's copy of the follow, which only the handler
+                    # reaches: written once, where the normal exit goes on
+                    self._claim_block(sup, sup + TL)
         body_end = P if P is not None else H
         end_pt = cont_n if cont_n is not None else cont_s
         inherited = self._block_inherit(end_pt, stop, exits)

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from pellucid.decompiler import values as V
 from pellucid.decompiler.cfg import NORMAL_FLOW, EdgeKind, reach
+from pellucid.decompiler.dead import first_dead
 from pellucid.decompiler.errors import Refusal
 from pellucid.decompiler.evaluate import const
 from pellucid.decompiler.instructions import CONDITIONAL_JUMPS, TABLE, TERMINAL, Instr
@@ -476,6 +477,10 @@ class LoopOps:
                 self.latch[T] = saved_latch
         if len(st) != len(stack):
             raise self.fail("loop body changes the stack", self.ins[T], kind=Refusal.LOOP)
+        if outside is not None and first_dead(body) is not None:
+            # code the body's reading wrote after an exit that runs before it (its code laid
+            # out past the exit block is not written again below)
+            raise self.fail("the loop body's reading leaves code after an exit", self.ins[T], kind=Refusal.LOOP)
         orelse: list[ast.stmt] = []
         if follow != F and (follow == stop or follow in exits) and F == exit_ < stop:
             # the breaks leave the enclosing block: the rest of it is the else
@@ -491,8 +496,10 @@ class LoopOps:
         self._retire_bottom_exit_copies(body_end, latch, F)
         self.emit(ast.While(test=expr, body=_trim_continue(body), orelse=orelse))
         if outside is not None:
-            # the walk goes on at the exit block; the bottom test and its jump to the exit
-            # are this loop's
+            # the walk goes on at the exit block; the body's code laid out after it (written
+            # already), the bottom test and its jump to the exit are this loop's
+            after_exit = set(range(F, body_end)) - set(outside)
+            self.written_elsewhere(after_exit)
             for k in outside:
                 self.reachable[k] = True
             for k in range(body_end, exit_ + 1):
