@@ -147,6 +147,12 @@ class FinallyOps:
                 and not ((end == stop or end in exits) and after in self._exit_places(exits))
             ):
                 raise self.fail("a clause leaves the try/finally for elsewhere than its end", ins[k], kind=Refusal.TRY)
+            if after != after_end and not closed and self._body_path_leaves(end, after_end, after):
+                # (3.12+: the body's path leaves the block, an else's `break` through the
+                # finally body then a copy of the code after the loop, while a clause's goes
+                # on with the code after the statement: the copied exit is not the statement's
+                # follow, and the walk would place it after the whole statement)
+                raise self.fail("a clause leaves the try/finally for elsewhere than its end", ins[k], kind=Refusal.TRY)
         for k, extra in extras.items():
             if k in self._copies:
                 for q in extra:
@@ -185,6 +191,17 @@ class FinallyOps:
         self._claim_block(C, C + 3)
         self.emit(try_finally_node(body, final))
         return end
+
+    def _body_path_leaves(self, end: int, at: int, other: int) -> bool:
+        """Does the body's path fall off its last copy at ``end`` into code at ``at`` (past
+        line NOPs) that leaves the block, a return or a copied exit block, where the code
+        at ``other`` is not the same exit?"""
+        if at >= self.n or end == 0 or self.ins[end - 1].op in TERMINAL or self.ins[end - 1].op == "JUMP":
+            return False
+        key = self._exit_key(at)
+        if key is None and self.ins[at].op not in TERMINAL:
+            return False
+        return other >= self.n or key is None or self._exit_key(other) != key
 
     def _check_threaded_exits(self, new: set[int], end: int, stop: int, exits: frozenset) -> None:
         """A copy whose end jumps on past code not its own (``_threaded_exits``) is the normal
