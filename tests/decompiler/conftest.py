@@ -109,6 +109,7 @@ KNOWN_BUGS: dict[str, Bug] = {
     "exceptions_loops.exl_while_else_break_no_code_after": Bug(refused="3.12-3.15", why="as exl_while_else_break_through_finally, with no code after the statement (the clause's path goes back to the loop's test)"),
     "exceptions_loops.exl_nested_else_break_through_finally": Bug(refused="3.12-3.15", why="as exl_while_else_break_through_finally, in a loop nested in a for loop (the break's copied exit is the outer loop's back edge)"),
     "exceptions_loops.exl_while_else_continue_through_finally": Bug(refused="3.14, 3.15", why="a try/except/else/finally in a loop whose else continues (3.14+: the continue's copy goes back to the loop's test, the clause's to the code after the statement)"),
+    "exceptions_loops.exl_forever_break_through_two_finallys": Bug(refused="3.10, 3.12-3.15", why="a `while True` left by a break through two finally bodies into a copy of the return after the loop (the inner copy's tail holds the outer finally body's copy: it was read as the loop's follow, a `break` after the loop)"),
     "exceptions_loops.exl_retry_loop_in_clause": Bug(mismatch="3.10", why="the loop's break comes back as the return 3.10 copied into it"),
     "exceptions_loops.exl_retry_loop_if_else_in_clause": Bug(mismatch="3.10", why="see exl_retry_loop_in_clause"),
     "exceptions_loops.exl_while_test_clause_continue_then_raise": Bug(refused="3.9", why="a `while` loop only its clause's `continue` goes round, the code after it a raise: 3.9 reads the test's exit as leaving past the loop"),

@@ -2061,3 +2061,22 @@ def exl_while_else_return_const_through_finally(ks, log, n):
             log.append('f')
         n += 1
     return n
+
+
+@cases(([1], [], 0), ([2, 1, 3], [], 0), ([1] * 15, [], 0), ([], [], 0))
+def exl_forever_break_through_two_finallys(ks, log, n):
+    # the break runs both finally bodies' copies, then a copy of the return after the loop
+    while True:
+        if n > 12:
+            break
+        try:
+            try:
+                if nxt(ks) % 2:
+                    n += 1
+                else:
+                    break
+            finally:
+                log.append("f")
+        finally:
+            log.append("g")
+    return n
