@@ -2041,3 +2041,168 @@ def exl_finally_loop_with_continue(xs, log):
             log.append(x)
             continue
     return log
+
+
+def nxt(ks):
+    """Pop the last item; a negative one raises IndexError."""
+    k = ks.pop()
+    if k < 0:
+        raise IndexError(k)
+    return k
+
+
+NXT_SEQS = (([1], [], 0), ([2, -1], [], 0), ([-1], [], 0), ([], [], 0), ([3, -1, -2], [], 0))
+
+
+@cases(*NXT_SEQS)
+def exl_while_else_break_through_finally(ks, log, n):
+    while ks:
+        try:
+            log.append(nxt(ks))
+        except IndexError:
+            log.append(1)
+        else:
+            break
+        finally:
+            log.append('f')
+        n += 1
+    return n
+
+
+@cases(*NXT_SEQS)
+def exl_while_else_continue_through_finally(ks, log, n):
+    while ks:
+        try:
+            log.append(nxt(ks))
+        except IndexError:
+            log.append(1)
+        else:
+            continue
+        finally:
+            log.append('f')
+        n += 1
+    return n
+
+
+@cases(*NXT_SEQS)
+def exl_while_else_return_through_finally(ks, log, n):
+    while ks:
+        try:
+            log.append(nxt(ks))
+        except IndexError:
+            log.append(1)
+        else:
+            return log
+        finally:
+            log.append('f')
+        n += 1
+    return n
+
+
+@cases(*NXT_SEQS)
+def exl_for_else_break_through_finally(ks, log, n):
+    for k in ks:
+        try:
+            log.append(nxt([k]))
+        except IndexError:
+            log.append(1)
+        else:
+            break
+        finally:
+            log.append('f')
+        n += 1
+    return n
+
+
+@cases(*NXT_SEQS)
+def exl_nested_else_break_through_finally(ks, log, n):
+    for j in (1, 2):
+        while ks:
+            try:
+                log.append(nxt(ks))
+            except IndexError:
+                log.append(1)
+            else:
+                break
+            finally:
+                log.append(j)
+            n += 1
+        log.append(n)
+    return n
+
+
+@cases(*NXT_SEQS)
+def exl_while_else_break_no_code_after(ks, log, n):
+    while ks:
+        try:
+            log.append(nxt(ks))
+        except IndexError:
+            n += 1
+        else:
+            break
+        finally:
+            log.append('f')
+    return n
+
+
+@cases(*NXT_SEQS)
+def exl_while_body_break_through_finally(ks, log, n):
+    while ks:
+        try:
+            log.append(nxt(ks))
+            break
+        except IndexError:
+            log.append(1)
+        finally:
+            log.append('f')
+        n += 1
+    return n
+
+
+@cases(*NXT_SEQS)
+def exl_while_else_return_value_through_finally(ks, log, n):
+    while ks:
+        try:
+            k = nxt(ks)
+        except IndexError:
+            log.append(1)
+        else:
+            return k
+        finally:
+            log.append('f')
+        n += 1
+    return n
+
+
+@cases(*NXT_SEQS)
+def exl_while_else_return_const_through_finally(ks, log, n):
+    while ks:
+        try:
+            log.append(nxt(ks))
+        except IndexError:
+            log.append(1)
+        else:
+            return 7
+        finally:
+            log.append('f')
+        n += 1
+    return n
+
+
+@cases(([1], [], 0), ([2, 1, 3], [], 0), ([1] * 15, [], 0), ([], [], 0))
+def exl_forever_break_through_two_finallys(ks, log, n):
+    # the break runs both finally bodies' copies, then a copy of the return after the loop
+    while True:
+        if n > 12:
+            break
+        try:
+            try:
+                if nxt(ks) % 2:
+                    n += 1
+                else:
+                    break
+            finally:
+                log.append("f")
+        finally:
+            log.append("g")
+    return n

@@ -214,7 +214,8 @@ class ExitCopyOps:
             k += 1
         f = loop.follow
         t = self._exit_tail_len(k)
-        if not t or any(self._is_target(q) for q in range(k, k + t)):
+        if not t or any(self._is_target(q) or q in self._copies for q in range(k, k + t)):
+            # (an enclosing finally body's copy first: its own exit goes on from there)
             return None
         if loop.forever and (f >= self.n or not self._is_target(f)) and k != f:
             # `while True:` whose every exit is such a break: no code after the loop is left

@@ -117,6 +117,7 @@ class FinallyOps:
         jumped_to = (
             {q.target for q in ins if q.op == "JUMP" and self.initially_reachable[q.index]} if clause_exits else set()
         )
+        moved = None
         for k in clause_exits & jumped_to:
             # a clause leaving through such a copy leaves the statement only if the copy goes
             # on where the statement does, when the body falls off into code of its own level
@@ -147,6 +148,20 @@ class FinallyOps:
                 and not ((end == stop or end in exits) and after in self._exit_places(exits))
             ):
                 raise self.fail("a clause leaves the try/finally for elsewhere than its end", ins[k], kind=Refusal.TRY)
+            if after != after_end and not closed and self._body_path_leaves(end, after_end, after):
+                t = self._copied_follow_len(after_end)
+                if moved is None and t and after_end + t <= after < stop and self._only_loop_follow_between(
+                    after_end + t, after, home, t
+                ):
+                    # (the copied exit is the break's: the body ends with it, and the
+                    # statement goes on where the clause's path does)
+                    moved = (after_end + t, after)
+                    continue
+                # (3.12+: the body's path leaves the block, an else's `break` through the
+                # finally body then a copy of the code after the loop, while a clause's goes
+                # on with the code after the statement: the copied exit is not the statement's
+                # follow, and the walk would place it after the whole statement)
+                raise self.fail("a clause leaves the try/finally for elsewhere than its end", ins[k], kind=Refusal.TRY)
         for k, extra in extras.items():
             if k in self._copies:
                 for q in extra:
@@ -168,6 +183,10 @@ class FinallyOps:
             raise self.fail("finally body changes the stack", ins[H], kind=Refusal.TRY)
         self._claim_nested(H + 1, R)
         follow = end
+        if moved is not None:
+            end, follow = moved
+            for k in set(self._copies) - before:
+                self._copies[k].end = follow
         inherited = inherited_exits(follow, stop, exits)
         body, st = self.walk(
             s, end, list(stack), frozenset({end}) | inherited | clause_exits,
@@ -184,7 +203,35 @@ class FinallyOps:
         self._claim_block(R, last_reraise + 1)
         self._claim_block(C, C + 3)
         self.emit(try_finally_node(body, final))
-        return end
+        return follow
+
+    def _copied_follow_len(self, k: int) -> int:
+        """The length of the copy at k of the small block after the enclosing loop (a
+        return): a ``break`` through the finally body, 3.12+.  0 if it is not one."""
+        loop = self.loops[-1] if self.loops else None
+        t = self._exit_tail_len(k)
+        if loop is None or not t or loop.follow == k or loop.follow >= self.n:
+            return 0
+        return t if self._exit_tail_len(loop.follow) == t and self._same(k, loop.follow, t) else 0
+
+    def _only_loop_follow_between(self, a: int, b: int, home: int | None, t: int) -> bool:
+        """Is the enclosing loop's small follow block [f, f + t) the only code of ``home`` left
+        to walk in [a, b) (3.12+ lay it between the loop body's parts)?"""
+        f = self.loops[-1].follow
+        return all(
+            f <= k < f + t for k in range(a, b) if self.reachable[k] and self.home[k] == home
+        )
+
+    def _body_path_leaves(self, end: int, at: int, other: int) -> bool:
+        """Does the body's path fall off its last copy at ``end`` into code at ``at`` (past
+        line NOPs) that leaves the block, a return or a copied exit block, where the code
+        at ``other`` is not the same exit?"""
+        if at >= self.n or end == 0 or self.ins[end - 1].op in TERMINAL or self.ins[end - 1].op == "JUMP":
+            return False
+        key = self._exit_key(at)
+        if key is None and self.ins[at].op not in TERMINAL:
+            return False
+        return other >= self.n or key is None or self._exit_key(other) != key
 
     def _check_threaded_exits(self, new: set[int], end: int, stop: int, exits: frozenset) -> None:
         """A copy whose end jumps on past code not its own (``_threaded_exits``) is the normal
