@@ -394,6 +394,7 @@ class HandlerMap:
         return start >= e and self.home[start] == home
 
     def _loop_targets(self) -> set:
+        """Where the enclosing loops' jumps go: their heads, continues and breaks."""
         out: set = set()
         for lp in self.loops:
             out |= lp.continue_targets | lp.break_targets | {lp.header}

@@ -277,13 +277,6 @@ class WithOps:
         around = list(self._chain(b))
         return all(self._in(q, H) for q in code for H in around)
 
-    def _loop_targets(self) -> set[int]:
-        """Where the jumps of the enclosing loops go: their heads and follows."""
-        out: set[int] = set()
-        for lp in self.loops:
-            out |= {lp.header, lp.follow} | lp.continue_targets | lp.break_targets
-        return out
-
     def _emit_relocated_rest(self, b: int, rest: tuple[int, int], stack: list, stop: int, exits: frozenset) -> None:
         """Read the rest of the enclosing block laid out at ``rest`` after the statement."""
         a, R = rest
