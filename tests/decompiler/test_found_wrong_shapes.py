@@ -615,6 +615,54 @@ SHAPES = {
                     pass
             return log, n, len(ks)
         """, [([],), ([1],), ([3, 1, 2],), ([0, 0, 0, 0, 1],), ([2] * 20,)]),
+    # 3.12+: the copy of the return after the loop ending a clause (a `break`) was turned back
+    # into a jump to the return, although the try's else goes round (`continue`) and never
+    # reaches it: the try took the loop's exit for its own follow, the break came back `pass`
+    "clause_break_copy_when_else_continues": ("""
+        def f(ks):
+            log = []
+            while ks:
+                try:
+                    log.append(nxt(ks))
+                except IndexError:
+                    if nxt(ks) % 2:
+                        break
+                    else:
+                        continue
+                else:
+                    continue
+            return 1
+        """, [([],), ([1],), ([2, 1, 0],), ([1, 2, 0],), ([2, 3],), ([2] * 20,)]),
+    "clause_break_copy_when_else_continues_then_return": ("""
+        def f(ks):
+            log = []
+            while ks:
+                try:
+                    log.append(nxt(ks))
+                except IndexError:
+                    if nxt(ks) % 2:
+                        break
+                else:
+                    continue
+                return log
+            return 1
+        """, [([],), ([1],), ([2, 1, 0],), ([1, 2, 0],), ([2, 3],), ([2] * 20,)]),
+    # 3.12+: a loop that never goes round (read as an if); its clauses' breaks copy the return
+    # after the loop, which the try took for its own follow (the inner clause's break: `pass`)
+    "nested_clause_breaks_in_loop_never_going_round": ("""
+        def f(ks):
+            log = []
+            while ks:
+                try:
+                    try:
+                        log.append(nxt(ks))
+                    except IndexError:
+                        break
+                except IndexError:
+                    break
+                return ('x', log)
+            return ('end', log)
+        """, [([],), ([1],), ([2, 1, 0],), ([2, 3],), ([2] * 20,)]),
 }
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from pellucid.decompiler.cfg import reach
 from pellucid.decompiler.instructions import TERMINAL, Instr
 from pellucid.decompiler.regions.exc_markers import DELETE_OPS, STORE_OPS
 
@@ -140,6 +141,11 @@ class CopiedReturnOps:
                 t = self.ins[q].target
                 if self.home[q] == home and t is not None and t > k:
                     return None
+            start = min(a for a, _ in self._handlers[H].ranges if self.home[a] == home)
+            if k not in reach(self.ins, [start], within=(start, k + 1)).reached:
+                # the body's paths do not go on there (an else ending in a continue): the
+                # same code after it is the loop's exit, and the copy a break's
+                return None
             return k
         # A try whose body is a try: its own ranges lie in the inner one's handler code, so
         # its body's end is not found there; where a clause of the inner try was turned back

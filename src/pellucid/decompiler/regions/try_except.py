@@ -139,7 +139,10 @@ class TryExceptOps:
             # else here (it would come back after the statement, or be lost)
             raise self.misplaced("try else behind a clause of a try in its body", ins[behind])
         if breaks_out and not (ins[e - 1].op == "JUMP" and ins[e - 1].target == follow):
-            breaks_out = False  # (the body ends elsewhere: not this reading)
+            # (the body ends elsewhere: not this reading; the statement does not go on at the
+            # code after the loop, and a clause's jump there is a `break`)
+            breaks_out = False
+            follow = None
         e = self._body_end_past_arm(s, e, else_end, follow)
         if TABLE.cold_blocks_at_end and else_end > e:
             self._check_else_not_skipped(s, e, else_end, home)
@@ -442,13 +445,14 @@ class TryExceptOps:
         return else_end
 
     def _follow_leaves_loop(self, follow: int | None, stop: int, exits: frozenset) -> bool:
-        """3.11+: does a try statement go on, past its enclosing block, where the innermost
-        loop's breaks go?  That is the code after the loop (a return the compiler laid out
-        last, reached by a `break`), not a copy of the function's exit inside the loop."""
+        """3.11+: does a try statement go on, at or past the end of its enclosing block, where
+        the innermost loop's breaks go?  That is the code after the loop (a return the
+        compiler laid out last, reached by a `break`), not a copy of the function's exit
+        inside the loop, nor where falling off the block goes (round the loop)."""
         return (
             TABLE.has_exception_table
             and follow is not None
-            and stop < follow < self.n
+            and stop <= follow < self.n
             and follow not in exits
             and bool(self.loops)
             and follow in self.loops[-1].break_targets
