@@ -663,6 +663,25 @@ SHAPES = {
                 return ('x', log)
             return ('end', log)
         """, [([],), ([1],), ([2, 1, 0],), ([2, 3],), ([2] * 20,)]),
+    # 3.11: a loop that never goes round (read as an if) whose breaks leave through a finally:
+    # the return after the loop, said in each clause, was retired although the loop's test
+    # jumps there too (an empty list fell off the function: None)
+    "finally_breaks_in_loop_never_going_round": ("""
+        def f(ks):
+            log = []
+            n = 0
+            while ks:
+                n += 1
+                try:
+                    log.append(nxt(ks))
+                except IndexError:
+                    break
+                else:
+                    break
+                finally:
+                    log.append('f')
+            return n
+        """, [([],), ([1],), ([2, 1, 0],), ([2, 3],)]),
 }
 
 

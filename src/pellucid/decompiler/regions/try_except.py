@@ -166,7 +166,9 @@ class TryExceptOps:
                 if not _ends_in_jump(hd.body):
                     hd.body = hd.body + [ast.Break()]
             follow = None
-        follow, orelse = self._return_past_block(follow, stop, exits, stack, body, orelse, handlers)
+        follow, orelse = self._return_past_block(
+            (s, else_end, home), follow, stop, exits, stack, body, orelse, handlers
+        )
         for m, n_copy in merged_copies:
             for q in range(m, m + n_copy):
                 self.reachable[q] = False
@@ -389,13 +391,14 @@ class TryExceptOps:
         return handlers
 
     def _return_past_block(
-        self, follow: int | None, stop: int, exits: frozenset, stack: list,
-        body: list, orelse: list, handlers: list,
+        self, extent: tuple[int, int, int], follow: int | None, stop: int, exits: frozenset,
+        stack: list, body: list, orelse: list, handlers: list,
     ) -> tuple[int | None, list]:
         """3.11+: the statement goes on at a copy of the function's exit laid out past the
         enclosing block (a return): each path falling off the statement returns there (said
         in the else, not the body: the try's handlers do not cover it).  Returns (follow,
-        else), the follow None once said."""
+        else), the follow None once said.  ``extent`` is (start, else end, home) of the
+        statement: its code is there and in its handlers' code."""
         tail = self._exit_copy_past_block(follow, stop, exits)
         if tail is not None:
             if not _ends_in_jump(body + orelse):
@@ -403,8 +406,16 @@ class TryExceptOps:
             for hd in handlers:
                 if not _ends_in_jump(hd.body):
                     hd.body = hd.body + self._exit_copy_stmts(follow, tail, stack)
-            for q in range(follow, follow + tail):
-                self.reachable[q] = False
+            s, else_end, home = extent
+            if not any(
+                i.target == follow and not s <= i.index < else_end and self.home[i.index] == home
+                for i in self.ins
+            ):
+                # (a jump outside the statement, an enclosing if's test, goes there too: the
+                # code stays for the reading of that jump to say, or the path that takes it
+                # would fall off the function)
+                for q in range(follow, follow + tail):
+                    self.reachable[q] = False
             follow = None
         return follow, orelse
 
