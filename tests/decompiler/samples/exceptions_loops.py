@@ -2206,3 +2206,51 @@ def exl_forever_break_through_two_finallys(ks, log, n):
         finally:
             log.append("g")
     return n
+
+
+@cases(([1, -1, 2], [], 0), ([1], [], 13), ([], [], 0))
+def exl_while_break_clause_continue_then_code(ks, log, n):
+    # 3.12/3.13: the clause's `continue` goes to the test at the top, the body's own jump
+    # back to the body after the test (the test copied at the bottom)
+    while ks:
+        if n > 12:
+            break
+        try:
+            log.append(nxt(ks))
+        except IndexError:
+            continue
+        log.append(n)
+    log.append("end")
+    return n
+
+
+@cases(([-1, 2], [], 0), ([-1], [], 0), ([1], [], 13))
+def exl_while_break_clause_continue_only_back_edge(ks, log, n):
+    # the clause's `continue` is the loop's only jump back: the body ends before the code
+    # after the loop, where the test's exit and the break go
+    while ks:
+        if n > 12:
+            break
+        try:
+            v = nxt(ks)
+        except IndexError:
+            continue
+        else:
+            return v, log
+    log.append("end")
+    return n
+
+
+@cases(([-1, 2], [], 0), ([-1], [], 0), ([1], [], 13))
+def exl_while_break_with_return_clause_continue(ks, log, n):
+    while ks:
+        if n > 12:
+            break
+        try:
+            with CM(log):
+                log.append(nxt(ks))
+            return log
+        except IndexError:
+            continue
+    log.append("end")
+    return n

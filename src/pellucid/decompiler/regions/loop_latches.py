@@ -11,6 +11,7 @@ from __future__ import annotations
 from pellucid.decompiler.cfg import Reach, reach
 from pellucid.decompiler.errors import Refusal
 from pellucid.decompiler.instructions import CONDITIONAL_JUMPS, TABLE, TERMINAL
+from pellucid.decompiler.undo import TEST_COPY
 
 
 class LoopLatchOps:
@@ -66,6 +67,12 @@ class LoopLatchOps:
             if self.ins[t].op == "FOR_ITER":
                 self.latch[t] = t
                 continue
+            T = self._inverted_while_body(t)
+            if T is not None:
+                # the test at the top of a `while` tested at its bottom too (3.12/3.13): the
+                # loop's back edge is the copied test's, the handler's jump a `continue`
+                self.latch[t] = self.latch[T]
+                continue
             # a loop whose only back edge is a continue in a handler: its body is
             # everything reached from its header, when nothing jumps out of it
             # (a forward jump out of it is a break: it must leave the region)
@@ -79,9 +86,60 @@ class LoopLatchOps:
             ):
                 if t not in cold:
                     continue  # (read as before: a jump to the outer try's follow)
+                end = self._body_before_exit(t, breaks)
+                if end is not None:
+                    self.latch[t] = end
+                    continue
                 raise self.fail("loop continued only from an exception handler", self.ins[t], kind=Refusal.LOOP)
             last = self._back_edge_past_handlers(t, last, breaks) or self._back_edge_in_clause(t, last, breaks) or last
             self.latch[t] = last
+
+    def _body_before_exit(self, t: int, breaks: set[int]) -> int | None:
+        """The last instruction of a loop at t whose only back edge is a handler's `continue`
+        and whose breaks all go to one place F, the code after it: the body is [t, F), when
+        the walk from t stays in it but for its jumps to F (the test's exit, its breaks), and
+        reaches all of its home's code there, which does not fall into F (the body's paths
+        return, raise or go round); nothing else of its home enters it past t.  None
+        otherwise (the walk past F reached code after the loop, which its breaks say ends)."""
+        if len(breaks) != 1:
+            return None
+        (F,) = breaks
+        ins, home = self.ins, self.home
+        part = home[t]
+        if not t < F <= self.n or home[F - 1] != part or ins[F - 1].op not in TERMINAL | {"JUMP"}:
+            return None
+        body = reach(ins, [t], part_of=home, part=part, within=(t, F))
+        if body.left != {F}:
+            return None
+        if any(q not in body.reached for q in range(t, F) if home[q] == part):
+            return None
+        if any(
+            i.target is not None and t < i.target < F and not t <= i.index < F and home[i.index] == part
+            for i in ins
+        ):
+            return None
+        return F - 1
+
+    def _inverted_while_body(self, t: int) -> int | None:
+        """Where the body starts when t starts the test at the top of a `while` whose test the
+        compiler copied before its jump back (undo/loop_tests.py): the test falls into the
+        body T, jumps forward past the loop, and the conditional jump back to T ends a copy of
+        all of it; None otherwise."""
+        for T, last in self.latch.items():
+            lj = self.ins[last]
+            top = self.ins[T - 1] if T > t else None
+            if (
+                top is not None
+                and top.op in CONDITIONAL_JUMPS
+                and top.target is not None
+                and top.target > last
+                and lj.op in CONDITIONAL_JUMPS
+                and lj.target == T
+                and (lj.extra.get(TEST_COPY) or {}).get(T - 1, 0) >= T - t
+                and not any(i.target is not None and t < i.target < T for i in self.ins[t:T])
+            ):
+                return T
+        return None
 
     def _reached_in_home(self, t: int) -> Reach:
         """The code of t's home reached from t; a forward jump ends the walk (``ended``)."""

@@ -506,6 +506,10 @@ class TryExceptOps:
             return True
         if not TABLE.cold_blocks_at_end:
             return True
+        if TABLE.duplicates_loop_tests and not loop.forever and loop.item is None:
+            # a `while` tested at its top: falling off its body goes to the copy of its test
+            # at the bottom, never to the head, so a jump to the head is a `continue`
+            return True
         return TABLE.copies_clause_ends and e < stop and self._else_end_at_back_edge(e, stop, home) is None
 
     def _else_end_at_back_edge(self, e: int, stop: int, home: int) -> int | None:
