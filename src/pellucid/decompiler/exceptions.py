@@ -142,6 +142,9 @@ class ExceptionStructure(
                 # computed first, if any): through the finally it does what the exit did.
                 self.emit(self._overridden_exit(stack, before))
                 return i + c.length
+            if i in self._jumping_copies and i + c.length != c.end:
+                # (the exit whose copy this is goes on by the copy's own jumps, unsaid)
+                raise self.fail("a finally body's copy on an exit path leaves by its own jumps", self.ins[i], kind=Refusal.TRY)
             back = self._back_to_loop.get(i)
             if c.kind == "finally" and back is not None:
                 # the copy's own jumps go round the loop (the jump back after it threaded into

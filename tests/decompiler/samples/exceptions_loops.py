@@ -2254,3 +2254,20 @@ def exl_while_break_with_return_clause_continue(ks, log, n):
             continue
     log.append("end")
     return n
+
+
+@cases(([2, 1, 3, 3], [], 0), ([2, 1, 4, 3], [], 0), ([-1, 1, 1], [], 0), ([], [], 0))
+def exl_break_in_nested_finally_through_finally_with_if(ks, log, n):
+    # the inner finally's normal-path copy holds the break's path through the outer
+    # finally body's copy, whose if joins before the jump out of the loop
+    for k in ks:
+        try:
+            try:
+                log.append(nxt(ks))
+            finally:
+                log.append("f")
+                break  # noqa: B012
+        finally:
+            if nxt(ks) % 2:
+                log.append("g")
+    return log, n

@@ -241,11 +241,12 @@ class FinallyCopyOps:
         copy, after its unwinding) and y (normal-path copy), under the same handler, each
         path ending in a return or a jump to the same place.  Conditional jumps are
         followed on both sides (a `return` through an enclosing finally body's copy that
-        holds an if), and then every path must end in a return: a jump out of an if's path
-        (a loop's `break` or `continue` in the enclosing finally body) is where that path
-        goes on, which the copy cannot say.  Returns the instructions of y's side, or None."""
+        holds an if).  A jump out of an if's path (a loop's `break` or `continue` in the
+        enclosing finally body) is where that path goes on, which the copy cannot say:
+        returns (the instructions of y's side, whether such a jump was passed), or None."""
         ins = self.ins
         used: set[int] = set()
+        jumps = False
         work = [(x, y)]
         seen: set[tuple[int, int]] = set()
         branched = False  # (past an if, every path must end in a return)
@@ -259,8 +260,7 @@ class FinallyCopyOps:
                 if (x, y) in seen:
                     break
                 if x == y:
-                    if branched:
-                        return None  # (a path of an if that goes on elsewhere: a loop jump)
+                    jumps = jumps or branched  # (a path of an if that goes on elsewhere)
                     break  # (both continue at the same place: a jump out, threaded)
                 seen.add((x, y))
                 a, b = ins[x], ins[y]
@@ -276,7 +276,7 @@ class FinallyCopyOps:
                     return None
                 x += 1
                 y += 1
-        return used
+        return used, jumps
 
     def _graph_copy(self, b: int, H: int, R: int, C: int) -> tuple[int, frozenset] | None:
         """A normal-path copy at b of the finally body of H (exception-path copy
@@ -297,6 +297,8 @@ class FinallyCopyOps:
         exits: set[int] = set()
         ends: set[int] = set()
         delta = None
+
+        jumping = False
 
         def inside(x: int) -> bool:
             hx = self.home[x]
@@ -336,8 +338,10 @@ class FinallyCopyOps:
                 # (a copy on a return's path first drops the pending return value)
                 for drop in ([], [("POP_TOP", None)], [("SWAP", 2), ("POP_TOP", None)]):
                     if [(ins[q].op, ins[q].arg) for q in range(y, y + len(drop))] == drop:
-                        rest = self._exit_path_matches(x + skip, y + len(drop))
-                        if rest is not None:
+                        found = self._exit_path_matches(x + skip, y + len(drop))
+                        if found is not None:
+                            rest, jumps = found
+                            jumping = jumping or jumps
                             rest |= set(range(y, y + len(drop)))
                             break
             if rest is not None:
@@ -416,6 +420,8 @@ class FinallyCopyOps:
         extra = frozenset(k for k in used if not b <= k < F)
         if any(self.home[k] == home for k in extra):
             return None
+        if jumping:
+            self._jumping_copies.add(b)
         return F - b, extra
 
     def _copied_end_tail(self, x1: int | None, x2: int, R: int) -> bool:

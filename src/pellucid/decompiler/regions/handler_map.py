@@ -34,6 +34,10 @@ class HandlerMap:
         # start of a finally body's copy -> the loop head its path goes back to, when that
         # is not the code after it (see _graph_copy)
         self._back_to_loop: dict[int, int] = {}
+        # normal-path copies of a finally body holding an exit path that branches and leaves
+        # by a jump (an enclosing finally body's `if c: continue`): only the normal exit's
+        # copy may be one, as its path goes on where the statement's exits say
+        self._jumping_copies: set[int] = set()
         self._started: set[int] = set()
         self._with_flags: dict[int, str] = {}  # with statement -> its flag (do_with)
         # each with being walked whose suppressed path raises or leaves the with around it:
