@@ -97,12 +97,19 @@ class ExceptionStructure(
             return False
         return self._try_handler_at(i) is not None
 
+    def _exit_value_pushed(self, stack: list) -> bool:
+        """Is a value on top of the stack, pushed by the exit (a return's) before its copy
+        runs?  Above the block's base, or a value where the base has a marker: in an except
+        or finally handler, the unwinding before a return's copy drops the exception and its
+        saved info below the value, so the stack is shorter than the handler's base."""
+        return len(stack) > self.cur_base or bool(stack and not isinstance(stack[-1], V.Marker))
+
     def _overridden_exit(self, stack: list, before: list) -> ast.Return:
         """The statement for an exit a returning/raising finally body overrides: ``return``
         of the value on top of the stack when the exit computed one (a return's value,
         evaluated before the finally runs), else a bare ``return``."""
         value = None
-        if len(stack) > self.cur_base or (stack and not isinstance(stack[-1], V.Marker)):
+        if self._exit_value_pushed(stack):
             top = stack[-1]
             if isinstance(top, ast.expr) or not isinstance(top, V.Marker):
                 value = self.as_expr(stack.pop(), None)
@@ -133,7 +140,10 @@ class ExceptionStructure(
                 and (
                     self._closed_terminal(i, i + c.length)
                     # (one that breaks or continues, on a return's path: its value pushed)
-                    or (len(stack) > self.cur_base and self._never_reaches(i, i + c.length))
+                    or (self._exit_value_pushed(stack) and self._never_reaches(i, i + c.length))
+                    # (or on a break's or continue's path inside the statement: walked outside
+                    # it, the copy is one the statement's reading left unclaimed)
+                    or (c.owner in self._started and self._never_reaches(i, i + c.length))
                 )
             ):
                 # a finally body that returns or raises (or leaves the loop): the exit whose

@@ -2271,3 +2271,65 @@ def exl_break_in_nested_finally_through_finally_with_if(ks, log, n):
             if nxt(ks) % 2:
                 log.append("g")
     return log, n
+
+
+@cases(([], [], 0), ([1], [], 0), ([2, 3], [], 1))
+def exl_return_under_finally_under_breaking_finally(ks, log, n):
+    # the return's value is computed in the inner finally's exception-path copy, then the
+    # outer finally's copy breaks: the return is dropped, the copy ends the path
+    for k in ks:
+        try:
+            try:
+                n += k
+            finally:
+                return -n  # noqa: B012
+        finally:
+            log.append("f")
+            break  # noqa: B012
+    return log, n
+
+
+@cases(([], []), ([1, 2], []), ([0, 1], []), ([5, 0], []))
+def exl_except_break_under_continuing_finally(xs, log):
+    # the except clause's break goes through the finally body's copy, which continues
+    for x in xs:
+        try:
+            log.append(10 // x)
+        except ZeroDivisionError:
+            break  # noqa: B012
+        finally:
+            log.append("f")
+            continue  # noqa: B012
+    return log
+
+
+@cases(([], []), ([1, 2], []))
+def exl_swallowed_raise_under_continuing_finally(xs, log):
+    # the try body's only normal exit is the with swallowing the exception, laid out with
+    # the with's handler: its copy of the finally body continues
+    for x in xs:
+        try:
+            with CM(log, swallow=True):
+                raise KeyError(x)
+        finally:
+            log.append("f")
+            continue  # noqa: B012
+    return log
+
+
+@cases(([], []), ([1, 20, 0], []), ([0], []))
+def exl_except_falls_into_continuing_finally(ks, log):
+    # the except clause falls off into the normal exit's copy, which a test of the body
+    # jumps to as well
+    for k in ks:
+        try:
+            if 10 // k:
+                pass
+            else:
+                return None  # noqa: B012
+        except ZeroDivisionError:
+            pass
+        finally:
+            log.append("f")
+            continue  # noqa: B012
+    return log

@@ -59,6 +59,7 @@ class Copy:
     kind: str  # "finally" | "with" | "skip"
     end: int = -1  # where the statement's normal exit continues
     never_ends: bool = False  # a finally body that returns or raises on every path
+    owner: int | None = None  # the handler of the statement whose copy it is
 
 
 @dataclass(eq=False)

@@ -50,6 +50,7 @@ class ExitCopyOps:
         for k, c in self._copies.items():
             if k not in before:
                 c.end = end
+                c.owner = H
                 self._retire_nested_handlers(k, k + c.length)
         return end
 
@@ -127,7 +128,7 @@ class ExitCopyOps:
             joined = j in self._joined_copies
             j += L
             end = j
-            if joined or self._jumped_to_from_outside(j, s):
+            if joined or self._jumped_to_from_outside(j, s, H):
                 break  # (a shared tail, e.g. a loop's back edge: it follows the statement)
             t = self._tail_end(j)
             if t is None and self._never_reaches(j - L, j):
@@ -159,11 +160,22 @@ class ExitCopyOps:
             return None
         return q
 
-    def _jumped_to_from_outside(self, j: int, s: int) -> bool:
+    def _jumped_to_from_outside(self, j: int, s: int, H: int | None = None) -> bool:
         """Does a jump from outside [s, j) reach j?  The code at j is then where
         other paths join (an if around the statement skipping to a loop's back
-        edge), not an exit tail owned by the statement starting at s."""
-        return any(i.target == j and not s <= i.index < j for i in self.ins)
+        edge), not an exit tail owned by the statement starting at s.  With H, a
+        jump from the clause of a try nested in what H protects is from inside (3.11+
+        lay those clauses out after the statement: one falling off its try goes on
+        to the normal exit's copy)."""
+        return any(
+            i.target == j and not s <= i.index < j and not (H is not None and self._in_nested_clause(i.index, H))
+            for i in self.ins
+        )
+
+    def _in_nested_clause(self, k: int, H: int) -> bool:
+        """Is k code of a handler that H protects (a clause of a nested try or with)?"""
+        hk = self.home[k]
+        return hk is not None and hk >= 0 and self._in(hk, H)
 
     def _body_end_with_tails(self, H: int, home: int | None, stop: int) -> tuple[int, int]:
         """(end of the region H protects, end of the try body): a return/break/continue at
