@@ -104,6 +104,20 @@ class ExceptionStructure(
         saved info below the value, so the stack is shorter than the handler's base."""
         return len(stack) > self.cur_base or bool(stack and not isinstance(stack[-1], V.Marker))
 
+    def _closing_copy_next(self, k: int) -> bool:
+        """Is the code at k the copy of an enclosing finally body that never ends, of a
+        statement being read, whose path ends inside it (a return, or its own break or
+        continue)?  The exit whose copies lead there is then overridden: the walk goes on
+        into that copy, which says so (see do_try)."""
+        c = self._copies.get(k)
+        return (
+            c is not None
+            and c.kind == "finally"
+            and c.never_ends
+            and c.owner in self._started
+            and self._never_reaches(k, k + c.length)
+        )
+
     def _overridden_exit(self, stack: list, before: list) -> ast.Return:
         """The statement for an exit a returning/raising finally body overrides: ``return``
         of the value on top of the stack when the exit computed one (a return's value,
@@ -171,7 +185,11 @@ class ExceptionStructure(
                 # not the normal exit: only a return of a value computed before the
                 # copy (or a constant), or a loop jump, may follow; anything else is a
                 # copy of the code after the statement, which we cannot place
-                if not self._pure_exit(i + c.length) and not self._never_ends(i, i + c.length):
+                if (
+                    not self._pure_exit(i + c.length)
+                    and not self._never_ends(i, i + c.length)
+                    and not self._closing_copy_next(i + c.length)
+                ):
                     after = self._break_into_copied_follow(i + c.length, stack)
                     if after is None:
                         raise self.fail("code after a finally/with copy on an exit path", self.ins[i], kind=Refusal.TRY)

@@ -2333,3 +2333,37 @@ def exl_except_falls_into_continuing_finally(ks, log):
             log.append("f")
             continue  # noqa: B012
     return log
+
+
+@cases(([], []), ([1, 2], []), ([0, 1], []))
+def exl_with_break_under_continuing_finally(xs, log):
+    # the break leaves the with (its exit's copy), then runs the finally body's copy, which
+    # continues: the break is dropped
+    for x in xs:
+        try:
+            with CM(log):
+                try:
+                    log.append(10 // x)
+                except ZeroDivisionError:
+                    break  # noqa: B012
+        finally:
+            log.append("f")
+            continue  # noqa: B012
+    return log
+
+
+@cases(([], [], 1), ([1, 2], [], 1), ([0], [], 1))
+def exl_clause_falls_into_returning_finally(xs, log, n):
+    # the except clause falls off the try into the normal exit's copy of a finally body that
+    # returns, laid out after the handler code: no code after the loop reads it again
+    for x in xs:
+        try:
+            try:
+                log.append(10 // x)
+            finally:
+                return -n  # noqa: B012
+        except ZeroDivisionError:  # unreachable
+            pass  # unreachable
+        finally:
+            log.append("f")
+            break  # noqa: B012

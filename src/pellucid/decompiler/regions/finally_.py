@@ -192,6 +192,7 @@ class FinallyOps:
             s, end, list(stack), frozenset({end}) | inherited | clause_exits,
             base_stack=list(stack[: h.depth]),
         )
+        self._claim_closed_clause_exits(clause_exits)
         if len(outer) != h.depth:
             stack[:] = self._left_by_body(body, st, outer, ins[s])
         elif len(st) != len(stack):
@@ -204,6 +205,16 @@ class FinallyOps:
         self._claim_block(C, C + 3)
         self.emit(try_finally_node(body, final))
         return follow
+
+    def _claim_closed_clause_exits(self, clause_exits: frozenset) -> None:
+        """The normal exit's copy reached only from a clause (``clause_exits``), of a finally
+        body that never ends, is where the path of that clause ends: the walk of the body
+        stopped there (an exit of the statement), and the finally clause says what the copy
+        does.  Claimed, so that the code after the statement does not read it again."""
+        for k in clause_exits:
+            c = self._copies[k]
+            if c.never_ends and self._never_reaches(k, k + c.length):
+                self._claim_block(k, k + c.length)
 
     def _copied_follow_len(self, k: int) -> int:
         """The length of the copy at k of the small block after the enclosing loop (a
