@@ -233,6 +233,33 @@ def bool_not_of_compare_in_condition(a, b, c, d):
     return 3
 
 
+@cases(([1, 0, 2], 2), ([], 1), ([3], 0))
+def bool_and_statement_ends_inner_loop(items, n):
+    # 3.14+: the join's pop and jump back are copied onto the end of the right operand
+    out = []
+    while n > 0:
+        n -= 1
+        while items:
+            v = items.pop()
+            v and out.append(v)
+        continue
+    return out
+
+
+@cases((0,), (1,), ("",))
+def bool_and_or_statement_ends_function(x):
+    # 3.10/3.11: the return after the statement is copied onto the last operand
+    x and x or x
+
+
+@cases((0, 0), (1, 0), (2, 1), (None, 1))
+def bool_and_ternary_return_after_assert(x, kw):
+    # the ternary's first arm ends in a copy of the return; the assert's test chain looks
+    # at the and/or first (a trial that must not keep the copy for itself)
+    assert x != 2
+    return x and ("b" if kw else x)
+
+
 @cases(*TRUTH4)
 def bool_deep_nesting(a, b, c, d):
     return ((a and (b or (c and (d or a)))) or (not a and (b and not c))) and (d or c or b or a)

@@ -223,6 +223,20 @@ def ctl_long_elif_chain(n):
     return "z"
 
 
+@cases((0, 0), (1, 0), (1, 1))
+def ctl_nested_if_else_pass(a, b):
+    # `if a: if b: ... else: pass`: the inner test's false exit is the NOP of that else,
+    # one offset before the outer test's (3.10+): two ifs, not `if a and b`
+    log = []
+    if a:
+        if b:
+            log.append("b")
+        else:
+            pass
+    log.append("end")
+    return log
+
+
 @cases((0,), (1,))
 def ctl_empty_return_vs_none(x):
     if x:

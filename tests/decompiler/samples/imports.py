@@ -89,6 +89,14 @@ def imp_relative():
     return _helpers.__name__.rsplit(".", 1)[-1], O(a=1), Point(1, 2)
 
 
+@cases(([1.5, 2],), ([],))
+def imp_from_in_loop_then_return(items):
+    # the from-import's pop of the module is no iterator's pop (no copied `break`)
+    for y in items:
+        from math import floor as w
+        return w(y)
+
+
 @cases(
     (),
 )

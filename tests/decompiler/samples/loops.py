@@ -535,6 +535,49 @@ def loop_while_test_then_continue(items):
     return k
 
 
+@cases(([3], 0), ([], 2), ([], 0), ([], None))
+def loop_for_else_if_else_assert(items, k):
+    # the break's copy of the return after the loop also ends the else's then-branch
+    # (3.10+): the else is what runs before the copy nothing in it jumps past
+    out = []
+    for y in items:
+        out.append(y)
+        break
+    else:
+        if k:
+            out.append(k)
+        else:
+            assert k == 0, "k"
+    return out
+
+
+@cases(([1], 1, 1), ([0], 1, 1), ([1], 1, 0), ([2, 3], 0, 0), ([], 0, 0))
+def loop_nested_ifs_break_or_return(items, a, b):
+    # the innermost if's false exit is threaded past its branch to the outer if's join
+    # (3.12): the branch's if/else ends where the branch does
+    out = []
+    for v in items:
+        if a:
+            if b:
+                if v:
+                    break
+            else:
+                break
+        else:
+            out.append(v)
+        return out, v
+
+
+@cases((3, 2), (0, 0), (2, 5))
+def loop_while_ends_in_while(n, m):
+    # 3.14+: the inner loop's exit is the outer loop's only jump back, threaded to its head
+    while n > 0:
+        n -= 1
+        while m > 0:
+            m -= 1
+    return n, m
+
+
 @cases(([1, 0, 2, 0],), ([],))
 def loop_if_else_after_break(items):
     # 3.9 keeps the dead jump over the else after a break

@@ -63,6 +63,12 @@ class BoolOpOps:
             for k in range(L, L + n):  # the chain took the join's block for its own copy
                 self.reachable[k] = True
             return stmts, st, L
+        p = self._jump_tail_copy(lo, L)
+        if p is not None:
+            stmts, st = self.walk(lo, p, list(stack), frozenset({p}))
+            for k in range(p, L):
+                self.reachable[k] = False  # (the copy stands for the operand's way to L)
+            return stmts, st, L
         end = self._copy_ending_operand(lo, L)
         if end is not None:
             stmts, st = self.walk(lo, end, list(stack), frozenset({end}))
@@ -148,6 +154,35 @@ class BoolOpOps:
             # folded away; 3.9 keep the dead code after it) became a copy of the block
             found.append(e - n)
         return found
+
+    def _jump_tail_copy(self, lo: int, L: int) -> int | None:
+        """3.12+: `a and b` as a statement ending a loop body: the join's small block
+        (``POP_TOP``, the jump back) is copied onto the end of the right operand.  The start
+        of that copy, which ends the operand [lo, L) (nothing in it jumps into the copy),
+        else None."""
+        n = None
+        for k in range(L, min(L + 4, self.n)):
+            ins = self.ins[k]
+            if k > L and self._is_target(k):
+                return None
+            if ins.op == "JUMP":
+                n = k - L + 1
+                break
+            if ins.target is not None or ins.op in TERMINAL:
+                return None
+        if n is None or n < 2 or lo <= self.ins[L + n - 1].target < L + n:
+            return None
+        p = L - n
+        if (
+            p <= lo
+            or not self.reachable[p]
+            or self.ins[p - 1].op == "JUMP"
+            or self.ins[p - 1].op in TERMINAL
+            or not self._same_code(p, L, n)
+            or self._jumps_into(lo, p, p + 1, L - 1)
+        ):
+            return None
+        return p
 
     def _copy_ending_operand(self, lo: int, L: int) -> int | None:
         """3.9: `return (b and c) if a else d`: the peephole threads the and's jump to the end
@@ -250,7 +285,7 @@ class BoolOpOps:
             raise self.fail("and/or operand is not an expression", vj, kind=Refusal.CONDITION)
         middle = self.as_expr(st[-1], vj)
         M = vj.target
-        stmts, st = self.walk(F, M, list(stack), frozenset({M}))
+        stmts, st, M = self._boolop_operand(F, M, stack)
         if stmts or len(st) != len(stack) + 1:
             raise self.fail("and/or operand is not an expression", vj, kind=Refusal.CONDITION)
         last = self.as_expr(st[-1], vj)

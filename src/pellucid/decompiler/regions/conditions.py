@@ -10,7 +10,9 @@ F, the false exit.  The expression itself is rebuilt by :mod:`.build`.
 from __future__ import annotations
 
 import ast
+import bisect
 
+from pellucid.decompiler.decode import decode
 from pellucid.decompiler.errors import DecompilationError
 from pellucid.decompiler.evaluate import const
 from pellucid.decompiler.instructions import TABLE, TERMINAL
@@ -111,15 +113,21 @@ class ConditionOps:
                 # a loop's head (3.9's `while` tests at its top): the loop starts here, not
                 # another test of this chain (`if c: while d:` jumps where the loop exits)
                 break
+            # (a trial: what its walk read, such as the copies an and/or took for its
+            # jumps, is read again by the walk that comes there when it is no test)
+            reachable = list(self.reachable)
             try:
                 stmts, st = self.walk(k, self.n, list(stack), frozenset(), until_cond=True)
             except DecompilationError:
+                self.reachable[:] = reachable
                 break
             if stmts:
+                self.reachable[:] = reachable
                 break
             jj = st.pop()
             e = self.as_expr(st.pop(), self.ins[jj])
             if len(st) != len(stack) or any(a is not b for a, b in zip(st, stack)):
+                self.reachable[:] = reachable
                 break
             blocks.append(self._block(e, jj, k))
             k = self._next(jj)
@@ -195,6 +203,8 @@ class ConditionOps:
             if len(outside) != 1:
                 continue
             (F,) = outside
+            if self._else_pass_between(chain, F):
+                continue
             expr = _build_test(chain, size, T, F, starts + [T])
             if expr is not None and any(b.fall is not None for b in chain) and not _has_ifexp(expr):
                 # an arm's jump or copied body read as an and/or: two `if`s
@@ -211,6 +221,27 @@ class ConditionOps:
                 self.last_chain = (chain, starts + [T])
                 return expr, T, F
         return None
+
+    def _else_pass_between(self, chain: list[Block], F: int) -> bool:
+        """Do the chain's jumps to F land on two offsets with only line NOPs between them (an
+        inner if's `else: pass`, which normalization dropped)?  Then they are two ifs, the
+        inner one's false exit that else: not one test."""
+        if not 0 <= F < self.n:
+            return False
+        at = self.ins[F].offset
+        offsets = {self.ins[b.jump].argval for b in chain if self.ins[b.jump].target == F}
+        if at not in offsets:
+            return False
+        if not hasattr(self, "_raw_ops"):
+            raw = decode(self.code)
+            self._raw_ops = ([r.offset for r in raw], [r.opname for r in raw])
+        offs, ops = self._raw_ops
+        return any(
+            isinstance(o, int)
+            and o < at
+            and all(op == "NOP" for op in ops[bisect.bisect_left(offs, o):bisect.bisect_left(offs, at)])
+            for o in offsets
+        )
 
     def _falsy_arm_copy(
         self, blocks: list[Block], falls: dict[int, int], copies: dict[int, int], folded: dict[int, int]

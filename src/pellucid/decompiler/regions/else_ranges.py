@@ -141,7 +141,7 @@ class ElseOps:
             # loop body (3.12+ jump to the head): an if/else ending the body
             else_range = (F, stop)
         if else_range is None and F < stop and last is not None and last.op in TERMINAL:
-            E = self._inner_else_jump(T, then_stop, stop, loop)
+            E = self._inner_else_jump(T, then_stop, stop, loop, exits)
             if E is not None:
                 # the branch ends in a statement that returns, but an arm inside
                 # it jumps over the else (3.10+ thread the jumps)
@@ -254,20 +254,26 @@ class ElseOps:
     def _has_inner_loop(self, lo: int, hi: int) -> bool:
         return any(self.ins[k].op == "FOR_ITER" or k in self.latch for k in range(lo, hi))
 
-    def _inner_else_jump(self, T: int, end: int, stop: int, loop: Loop | None) -> int | None:
+    def _inner_else_jump(
+        self, T: int, end: int, stop: int, loop: Loop | None, exits: frozenset = frozenset()
+    ) -> int | None:
         """The one place past ``end`` (and within the block) that jumps inside
-        [T, end) reach (the clauses of its tries too): the end of an else that follows."""
+        [T, end) reach (the clauses of its tries too): the end of an else that follows.
+        A jump from the branch past the block to where falling off its end goes (3.12+
+        thread an inner if's false exit there) says the else ends the block."""
         moved = self.moved_handler_code(T, end)
-        outs = {
+        targets = {
             self.ins[j].target
             for j in sorted(set(range(T, end)) | moved)
             if self.reachable[j] and self.ins[j].target not in moved and self.ins[j].target is not None and self.ins[j].op != "FOR_ITER"
-            and end < self.ins[j].target <= stop
+            and (end < self.ins[j].target <= stop or (T <= j < end and self.ins[j].target > stop and self.ins[j].target in exits))
         }
+        leaving = loop.break_targets | loop.continue_targets if loop is not None else set()
+        outs = {min(t, stop) for t in targets if t <= stop or t not in leaving}
         if len(outs) != 1:
             return None
         (E,) = outs
-        if loop is not None and (E in loop.break_targets or E in loop.continue_targets):
+        if E in leaving:
             return None
         if self._goes_on_at(T, end, end):
             return None

@@ -177,6 +177,8 @@ class ForOps:
                 continue  # (an expression statement's pop of the value computed right before)
             if self._pops_boolop_copy(k):
                 continue  # (3.12+: an and/or value, or a chained comparison's link, goes on)
+            if self._pops_imported_module(k):
+                continue  # (`from m import a, b`: the module, once its names are stored)
             size = self._clause_end_len(k + 1)
             if size is not None:
                 # 3.13: the loop ends an except clause, whose end (pop the exception, leave
@@ -204,7 +206,9 @@ class ForOps:
         for k, size in candidates:
             for p in range(exit_ + 1, min(stop, self.n)):
                 starts = self._is_target(p) or self.ins[p - 1].op.startswith(("STORE_", "POP_TOP"))
-                if starts and self._same_code(k + 1, p, size):
+                if starts and self._same_code(k + 1, p, size) and not self._jumps_into(exit_, p, p + 1, stop - 1):
+                    # (the else is what runs before p: none of it jumps past p, as an if's
+                    # false exit does past the copy ending its then-branch)
                     return [p]
             if self._ends_in_terminal(exit_, stop):
                 # the else ends the function: the copy is the only code after the loop
@@ -222,6 +226,14 @@ class ForOps:
             and ins[k - 2].op == "COPY"
             and ins[k - 2].argval == 1
         )
+
+    def _pops_imported_module(self, k: int) -> bool:
+        """Is the POP_TOP at k the pop of the module a ``from m import a as b`` statement
+        imported: IMPORT_NAME, then IMPORT_FROM and a store per name, right before it?"""
+        q = k - 1
+        while q >= 1 and self.ins[q].op.startswith("STORE_") and self.ins[q - 1].op == "IMPORT_FROM":
+            q -= 2
+        return q < k - 1 and self.ins[q].op == "IMPORT_NAME"
 
     def _pops_matched_exception(self, k: int) -> bool:
         """Is the POP_TOP at k an except clause's pop of the exception it caught, not of an

@@ -93,6 +93,22 @@ class LoopLatchOps:
                 raise self.fail("loop continued only from an exception handler", self.ins[t], kind=Refusal.LOOP)
             last = self._back_edge_past_handlers(t, last, breaks) or self._back_edge_in_clause(t, last, breaks) or last
             self.latch[t] = last
+        self._extend_threaded_latches()
+
+    def _extend_threaded_latches(self) -> None:
+        """A `while` ending the body of the loop at h: its test's false exit is that loop's
+        jump back, threaded to h (3.14+ leave no other), so the inner loop's own jump back
+        comes last.  That jump is where h's body ends: h's latch."""
+        for h in sorted(self.latch):
+            last = self.latch[h]
+            if self.ins[last].op not in CONDITIONAL_JUMPS:
+                continue
+            inner = [
+                back for head, back in self.latch.items()
+                if h < head <= last < back and self.ins[back].op == "JUMP" and self.home[back] == self.home[last]
+            ]
+            if inner:
+                self.latch[h] = max(inner)
 
     def _body_before_exit(self, t: int, breaks: set[int]) -> int | None:
         """The last instruction of a loop at t whose only back edge is a handler's `continue`
