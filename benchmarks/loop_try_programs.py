@@ -10,7 +10,7 @@ For each CPython version pyenv has, a worker running that interpreter builds ``-
 random functions per seed (a loop whose body nests ifs, try statements with one or two
 clauses, else and finally, with statements, and break / continue / return / raise anywhere;
 code after the loop or not), decompiles each with ``verify=False`` (what a user gets by
-default), runs the original and the decompiled function on eight inputs, and compares results,
+default), runs the original and the decompiled function on nine inputs, and compares results,
 raised exceptions and what the context managers logged.  Columns: *same* (decompiled, behaves
 the same), *refused* (``DecompilationError``), *wrong* (decompiled, behaves differently: a
 decompiler bug), *crash* (any other exception).  Each wrong program is listed as
@@ -25,8 +25,8 @@ alone, in an if with or without an else, a try/except, a try/finally or a with (
 programs; listed as ``0:index``).  Random deep nesting missed shapes this small that were wrong
 on a whole version (``while c: if t: continue`` followed by a return).  ``--nested`` goes one
 level deeper: one compound statement (if, if/else, try/except with the tiny statement in its
-body or its clause, try/except/else, with) holding a tiny statement, then nothing, a call or a
-return (6,912 programs; ``-1:index``).  ``--const-returns`` draws the random programs with
+body or its clause, try/except/else with or without a finally, with) holding a tiny statement,
+then nothing, a call or a return (8,064 programs; ``-1:index``).  ``--const-returns`` draws the random programs with
 more leaves: ``return 5``, ``return None`` and ``return n`` besides the tuple return (the same
 seeds give other programs than without it).
 
@@ -55,7 +55,8 @@ LEAVES = ["break", "continue", "return ('r', log)", "pass", "log.append('x')", "
 # copies of enclosing finally bodies, unprotected: shapes the tuple return above never makes)
 CONST_LEAVES = LEAVES + ["return 5", "return None", "return n"]
 LOOPS = ["while True:", "for k in ks:", "while ks:"]
-INPUTS = [[], [1], [2, 3], [3, 1, 2], [0, 0, 0, 0, 1], [1, 2, 3, 4, 5, 6], [3, 3, 3], [2] * 20]
+# ([2, 1, 0]: an IndexError under `while ks:`, so an except clause runs and the loop goes on)
+INPUTS = [[], [1], [2, 3], [3, 1, 2], [0, 0, 0, 0, 1], [1, 2, 3, 4, 5, 6], [3, 3, 3], [2] * 20, [2, 1, 0]]
 
 PRELUDE = '''
 class CM:
@@ -66,6 +67,7 @@ def nxt(ks):
     if not ks: raise IndexError("empty")
     v = ks.pop()
     if v == 3: raise ValueError(v)
+    if v == 0: raise IndexError(v)
     return v
 '''
 
@@ -121,6 +123,7 @@ def program(rng, leaves=None):
             ["return ('end', log, n)"],
             ["log.append('after')", "return log, n, len(ks)"],
             ["if log:", "    return log", "return n"],
+            ["return n"],  # (small: 3.12+ copy it into each break's path)
         ])
     return _function(loop, body, after)
 
@@ -189,7 +192,7 @@ def finally_program(rng):
     """One random ``f(ks)``: a loop whose body nests try/finally statements -- their bodies and
     their finally clauses return, break or continue -- with try/except, with and inner loops."""
     body = _finally_block(rng, 0)
-    after = rng.choice([[], ["return ('end', log, n)"], ["log.append('after')", "return log, n"]])
+    after = rng.choice([[], ["return ('end', log, n)"], ["log.append('after')", "return log, n"], ["return n"]])
     return _function(rng.choice(LOOPS), body, after)
 
 
@@ -225,7 +228,7 @@ def tiny_programs():
 
 def nested_programs():
     """One compound statement whose arm holds a tiny statement, a leaf or a call or nothing
-    after it, in each of the three loops (6,912 programs): the tiny shapes one level deeper."""
+    after it, in each of the three loops (8,064 programs): the tiny shapes one level deeper."""
     calls = ["log.append(nxt(ks))"]
     outers = []
     for a in _tiny_statements():
@@ -237,11 +240,22 @@ def nested_programs():
             outers.append(["if nxt(ks) % 2:"] + _ind(a) + ["else:"] + _ind([b]))
             outers.append(["try:"] + _ind(a) + ["except IndexError:"] + _ind([b]))
             outers.append(["try:"] + _ind(calls) + ["except IndexError:"] + _ind(a) + ["else:"] + _ind([b]))
+    # (3.12+ copy a small return after the loop into a break's path through a finally body)
+    finals = []
+    for a in _tiny_statements():
+        for b in TINY_LEAVES:
+            finals.append(
+                ["try:"] + _ind(calls) + ["except IndexError:"] + _ind(a) + ["else:"] + _ind([b])
+                + ["finally:"] + _ind(["log.append('f')"])
+            )
     out = []
     for loop in LOOPS:
         for outer in outers:
             for after in ([], ["log.append('a')"], ["return ('x', log)"]):
                 out.append(_function(loop, outer + after, ["return ('end', log)"]))
+        for outer in finals:
+            for after in ([], ["log.append('a')"]):
+                out.append(_function(loop, outer + after, ["return n"]))
     return out
 
 
