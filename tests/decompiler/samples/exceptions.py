@@ -1339,3 +1339,39 @@ def exc_written_return_none_after_nested_clauses(k, flag):
             else:
                 log.append("b")
     return None
+
+
+@cases((0, 0), (1, 0), (2, 0), (1, 3))
+def exc_else_after_body_ending_in_try(k, j):
+    # 3.11 lays the inner try's clauses inline after the body: code the outer try protects,
+    # so the body ends after them and the else starts where they go on
+    log = []
+    try:
+        try:
+            log.append(risky(k))
+        except ValueError:
+            log.append("v")
+    except KeyError:
+        log.append("k")
+    else:
+        log.append(risky(j))
+    log.append("end")
+    return log
+
+
+@cases((0, 0), (1, 0), (2, 0), (1, 1), (1, 2))
+def exc_else_reached_only_from_inner_clause(k, j):
+    # the inner try's body always returns: only its clause reaches the outer else (3.11 lays
+    # it after the clause's code, before the jump over the outer handler)
+    log = []
+    try:
+        try:
+            return risky(k)
+        except ValueError:
+            log.append("v")
+    except KeyError:
+        log.append("k")
+    else:
+        log.append(risky(j))
+    log.append("end")
+    return log

@@ -2367,3 +2367,97 @@ def exl_clause_falls_into_returning_finally(xs, log, n):
         finally:
             log.append("f")
             break  # noqa: B012
+
+
+@cases(([(0, 0), (1, 0), (1, 2), (1, 3)],), ([],))
+def exl_try_else_after_try_in_clause(ks):
+    # 3.12+ lay handler code inside a clause inline: the middle try's body ends after the
+    # inner try's clauses, and its else starts where they go on
+    log = []
+    for a, b in ks:
+        try:
+            log.append(risky(a))
+        except ValueError:
+            try:
+                try:
+                    log.append(risky(b))
+                except KeyError:
+                    log.append("k")
+            except Err:
+                log.append("e")
+            else:
+                log.append("else")
+            log.append("after")
+    return log
+
+
+@cases(([0, 1, 5, 2],), ([],))
+def exl_rest_after_raising_try_in_if_arm(ks):
+    # 3.12+: only the inner clause reaches the rest of the arm, laid out cold past the
+    # handlers; it goes back to the loop's jump after the if
+    log = []
+    for k in ks:
+        try:
+            if k % 2:
+                log.append([0, 1, 2][k])
+            else:
+                try:
+                    raise KeyError(k)
+                except KeyError:
+                    log.append("c")
+                log.append("rest")
+        except IndexError:
+            log.append("i")
+    return log
+
+
+@cases(([0, 5],), ([],))
+def exl_rest_after_raising_try_ends_for_body(ks):
+    # 3.12+: the for body's only jumps back are in cold code (the rest, the clause)
+    log = []
+    for k in ks:
+        try:
+            try:
+                raise KeyError(k)
+            except KeyError:
+                log.append("c")
+            log.append([0, 1][k])
+        except IndexError:
+            log.append("i")
+    return log
+
+
+@cases(([1, 2, -1], [], 0), ([3, 3], [], 0), ([], [], 0))
+def exl_clause_break_past_falling_body(ks, log, n):
+    # the inner clause's break goes past the loop while the body falls off its end: the
+    # try goes on after the body (3.12+ refused it as continuing past its block)
+    while ks:
+        try:
+            if nxt(ks) % 2:
+                try:
+                    n += nxt(ks)
+                except IndexError:
+                    break
+        except IndexError:
+            log.append("i")
+    log.append("end")
+    return n, log
+
+
+@cases(([0, 2, 3, 1],), ([1, 0, 0],), ([],))
+def exl_else_after_try_whose_clause_returns(ks):
+    # 3.11: the inner clause's return (its pops and the return itself are unprotected) lies
+    # among the handler code the outer try protects: the outer body ends after all of it
+    log = []
+    for k in ks:
+        if k < 3:
+            try:
+                try:
+                    log.append(risky(k))
+                except ValueError:
+                    return log
+            except KeyError:
+                pass
+            else:
+                log.append(k)
+    return log

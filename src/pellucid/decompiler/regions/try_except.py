@@ -9,6 +9,7 @@ import ast
 import bisect
 from dataclasses import replace
 
+from pellucid.decompiler.cfg import reach
 from pellucid.decompiler.decode import decode
 from pellucid.decompiler.errors import Refusal
 from pellucid.decompiler.instructions import CONDITIONAL_JUMPS, TABLE, TERMINAL, Instr
@@ -40,6 +41,39 @@ class TryExceptOps:
         ):
             return frozenset({j})
         return frozenset()
+
+    def _past_inline_clauses(self, e: int, H: int, home: int, limit: int) -> int:
+        """The end of a try body [.., e) that ends in a try whose handler code is laid out
+        inline right after it (3.11; 3.12+ inside a handler): that code is covered by H, so
+        it is the body's, though its home is the inner handler; the body ends after it."""
+        if self._chains is None:
+            self._build_chains()
+        end = k = e
+        while k < limit and self.home[k] != home:
+            if H in self._chains[k]:
+                # (the inner handlers' clean-ups, never entered normally, have no home)
+                end = k + 1
+            elif self.ins[k].op not in _EXIT_PATH_OPS:
+                # (a clause's jump, or its return's pops, raise nothing: the table may leave
+                # them out; taken when more of the handler code follows)
+                break
+            k += 1
+        # (that code running into the end of the enclosing block before H's own code: the
+        # block as found ends inside the handler code, and this is not the shape)
+        return end if k < limit or k == H else e
+
+    def _unprotected_code_in(self, a: int, b: int, H: int, home: int) -> bool:
+        """Is there code of ``home`` in [a, b) that handler H does not protect (more than
+        the pops and jumps that end statements)?"""
+        if self._chains is None:
+            self._build_chains()
+        return any(
+            self.reachable[k]
+            and self.home[k] == home
+            and H not in self._chains[k]
+            and self.ins[k].op not in _EXIT_PATH_OPS
+            for k in range(a, b)
+        )
 
     def _check_nothing_protected_after(self, H: int, end: int) -> None:
         """Code that handler H protects is code of the try statement's body: none of it may
@@ -87,6 +121,17 @@ class TryExceptOps:
             return None
         return t
 
+    def _else_code_in(self, e: int, else_end: int, home: int) -> bool:
+        """Is there code of an else in [e, else_end), more than a jump to its end (the jump
+        to the follow that ends the body)?  Jumping over nothing skips nothing."""
+        return any(
+            self.reachable[k]
+            and self.home[k] == home
+            and self.ins[k].op != "NOP"
+            and not (self.ins[k].op == "JUMP" and self.ins[k].target == else_end)
+            for k in range(e, else_end)
+        )
+
     def _check_else_not_skipped(self, s: int, e: int, else_end: int, home: int | None) -> None:
         """Refuse an else [e, else_end) that a test in the body jumps into or over: falling
         off the body runs the whole else, so that code is something else (an arm of the if
@@ -112,6 +157,7 @@ class TryExceptOps:
             raise self.fail("try handler stack depth differs from the try's", ins[s], kind=Refusal.TRY)
         C = self._cleanup_of(H)
         e0, e = self._body_end_with_tails(H, home, stop)
+        e = self._past_inline_clauses(e, H, home, min(stop, H))
         p = H + 1
         base = list(stack)
         hstack = base + [ExcInfo(), CaughtException()]
@@ -126,6 +172,10 @@ class TryExceptOps:
             e = min(inside)
         follow = self._single_follow(follow_cands, normal_exit, "except clauses", ins[H])
         breaks_out = self._follow_leaves_loop(follow, stop, exits)
+        if breaks_out and normal_exit is None and not (ins[e - 1].op == "JUMP" and ins[e - 1].target == follow):
+            # only the clauses go where the loop's breaks go, the body falling off its end
+            # (or never): their jumps are `break`s, and the statement goes on after the body
+            breaks_out, follow = False, None
         clause_exits = None
         if self._clauses_continue(follow, normal_exit, s, e, stop, home, exits):
             # the code after the try follows it: the clauses' jumps are `continue`s
@@ -144,9 +194,13 @@ class TryExceptOps:
             breaks_out = False
             follow = None
         e = self._body_end_past_arm(s, e, else_end, follow)
-        if TABLE.cold_blocks_at_end and else_end > e:
+        if TABLE.cold_blocks_at_end and self._else_code_in(e, else_end, home):
             self._check_else_not_skipped(s, e, else_end, home)
         inherited = inherited_exits(follow, stop, exits)
+        rest = None if breaks_out else self._rest_past_block(s, C, H, follow, else_end, stop, exits, home)
+        if rest is not None:
+            # (the rest of the block follows the statement: it does not end the block)
+            inherited = frozenset()
         if follow is None and self._own_code_between(else_end, min(stop, self.n), home):
             # the statement goes on at else_end, where code of its own follows: it does not end
             # the enclosing block, so a jump to that block's exits (a loop's head) is written
@@ -176,8 +230,39 @@ class TryExceptOps:
         self._claim_block(C, C + 3)
         if reraise0 is not None:
             self.reachable[reraise0] = False
+        if rest is not None:
+            follow = None  # (said by the rest written after the statement)
         self._emit_try_except(body, handlers, orelse, follow, else_end, stop, exits)
+        if rest is not None:
+            self._emit_relocated_rest(s, rest, stack, stop, exits)
+            return stop
         return self._try_except_goes_on(s, e, follow, else_end, stop, exits, home)
+
+    def _rest_past_block(
+        self, s: int, C: int, H: int, follow: int | None, else_end: int, stop: int,
+        exits: frozenset, home: int,
+    ) -> tuple[int, int] | None:
+        """3.12+: (start, end) of the rest of the enclosing block when only the clauses reach
+        it (the body and any else never fall off the statement): cold code laid out past the
+        handlers, going back to the block's end.  None: not that shape."""
+        if (
+            follow is None
+            or follow <= stop
+            or follow in exits
+            or self.home[follow] != H
+            or self._own_code_between(else_end, stop, home)
+            or self._exit_copy_past_block(follow, stop, exits) is not None
+        ):
+            return None
+        # the body and else [s, else_end) leave only by raising, returning, or a loop's jump
+        # (a continue or break): a path going on past them, even into where a loop's breaks
+        # go, would skip the rest
+        jumps = self._loop_targets() - {else_end, stop}
+        if any(k not in jumps for k in reach(self.ins, [s], within=(s, else_end)).left):
+            return None
+        # (under the handlers around the statement, which its clean-up C is under)
+        end = self._relocated_rest(C, H, follow, stop, exits)
+        return None if end is None else (follow, end)
 
     def _except_clauses(self, H: int, C: int, hstack: list) -> tuple[list, int | None]:
         """The clauses of handler H: (type expression or None, name or None, body start, body
@@ -275,10 +360,12 @@ class TryExceptOps:
                     and not self._starts_after(self.home[j], e, home)
                 ):
                     # reached only from the clauses of a try that ends the body (3.11+ lays
-                    # them out inline): the body's normal exit, with no else before it
+                    # them out inline): the body's normal exit, with no else before it unless
+                    # code the handler does not protect comes first (that try's body never
+                    # falls off: only its clauses reach the else)
                     follow_cands.append(ins[j].target)
                     normal_exit = ins[j].target
-                    no_else = True
+                    no_else = not self._unprotected_code_in(e, j, H, self.home[j])
         if TABLE.copies_clause_ends and normal_exit is None:
             # 3.13: the body ends in a try whose clause ends in a try, and the innermost
             # clause's end jumps past this statement's handlers itself (merged jumps)

@@ -254,6 +254,8 @@ class WithOps:
             return None
         for lp in self.loops:
             latch = self.latch.get(lp.header)
+            if lp.item is not None:
+                continue  # (a `for` loop is its FOR_ITER's: found from no jump back)
             if latch is None or latch >= a or self.ins[latch].target != lp.header:
                 # (an enclosing loop found without its own jump back before this code,
                 # one whose only jump back is a clause's: the loop as found may not be
@@ -273,9 +275,10 @@ class WithOps:
         return R
 
     def _under_handlers_of(self, b: int, code) -> bool:
-        """Is all of ``code`` under every handler the statement at b is under?"""
+        """Is all of ``code`` under every handler the statement at b is under?  (Jumps raise
+        nothing: 3.12+ leave a block's last jump out of the ranges around it.)"""
         around = list(self._chain(b))
-        return all(self._in(q, H) for q in code for H in around)
+        return all(self._in(q, H) for q in code if self.ins[q].op != "JUMP" for H in around)
 
     def _emit_relocated_rest(self, b: int, rest: tuple[int, int], stack: list, stop: int, exits: frozenset) -> None:
         """Read the rest of the enclosing block laid out at ``rest`` after the statement."""
@@ -293,7 +296,8 @@ class WithOps:
             for q, t in moved.items():
                 self.ins[q].target = t
         if len(st) != len(stack):
-            raise self.fail("with continues past its enclosing block", self.ins[b], kind=Refusal.WITH)
+            what, kind = ("with", Refusal.WITH) if self.ins[b].op == "BEFORE_WITH" else ("try", Refusal.TRY)
+            raise self.fail(f"{what} continues past its enclosing block", self.ins[b], kind=kind)
         # (no other walk reads it again: it lies past the code of the blocks around)
         W = self.home[a]
         for q in range(a, R):
