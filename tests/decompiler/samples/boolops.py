@@ -252,6 +252,13 @@ def bool_and_or_statement_ends_function(x):
     x and x or x
 
 
+@cases((0, 1), (1, 2), (2, 0))
+def bool_ternary_walrus_arm_copied_tail(x, f4):
+    # 3.10, 3.12+: the store and return copied into each arm; a trial reading of the
+    # arms must not leave the walrus's store behind as a chained assignment's
+    z = (x if x > 1 else (w := f4)) if x else x
+
+
 @cases((0, 0), (1, 0), (2, 1), (None, 1))
 def bool_and_ternary_return_after_assert(x, kw):
     # the ternary's first arm ends in a copy of the return; the assert's test chain looks

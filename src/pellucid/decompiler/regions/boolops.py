@@ -335,13 +335,16 @@ class BoolOpOps:
                 continue  # an arm that leaves a try block is a statement (`if t: return a` in a try)
             if self._jumps_into(T, tail_start, tail_start + 1, F) or self._jumps_into(F, p, p + 1, p + n_s):
                 continue  # an arm's and/or ends inside the tail: the tail is part of its value
-            # a trial: walking code may retire exit copies it structures
-            reachable = list(self.reachable)
+            # a trial: walking code may retire exit copies it structures, and record the
+            # stores of a value kept on the stack (a walrus) as a chained assignment's
+            reachable, chains = list(self.reachable), dict(self.assign_chains)
             try:
                 a_stmts, a_st = self.walk(T, tail_start, list(stack), frozenset())
                 b_stmts, b_st = self.walk(F, p, list(stack), frozenset())
             except DecompilationError:
                 self.reachable[:] = reachable
+                self.assign_chains.clear()
+                self.assign_chains.update(chains)
                 continue
             if (
                 a_stmts
@@ -353,6 +356,8 @@ class BoolOpOps:
                 or not all(_is_value(v[-1]) for v in (a_st, b_st))  # `x += 1` halves are statements
             ):
                 self.reachable[:] = reachable
+                self.assign_chains.clear()
+                self.assign_chains.update(chains)
                 continue
             value = ast.IfExp(test=expr, body=self.as_expr(a_st[-1], None), orelse=self.as_expr(b_st[-1], None))
             stack.append(value)
