@@ -1339,3 +1339,33 @@ def exc_written_return_none_after_nested_clauses(k, flag):
             else:
                 log.append("b")
     return None
+
+
+@cases(([0],), ([1],), ([],), ([2],))
+def exc_try_ends_clause_of_raising_try(ks):
+    # 3.13+: the body never falls through, so the clause's end (its POP_EXCEPT and jump)
+    # comes right before the inner try's handler: the inner try goes on there, with no else
+    log = []
+    try:
+        raise KeyError("k")
+    except KeyError:
+        try:
+            log.append(risky(ks[0]))
+        except (IndexError, ValueError) as e:
+            log.append(type(e).__name__)
+    log.append("end")
+    return log
+
+
+@cases(([0],), ([],))
+def exc_try_ends_clause_of_raising_try_unnamed(ks):
+    log = []
+    try:
+        raise KeyError("k")
+    except KeyError:
+        try:
+            log.append(risky(ks[0]))
+        except IndexError:
+            log.append("i")
+    log.append("end")
+    return log

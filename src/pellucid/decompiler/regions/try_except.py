@@ -251,6 +251,14 @@ class TryExceptOps:
         normal_exit = None
         no_else = False
         for j in (e, H - 1):
+            if j == H - 1 > e and self.home[j] == home and self._clause_end_jump(e) == j:
+                # 3.11+: the try ends an enclosing except clause, whose end (its exception's
+                # POP_EXCEPT, its jump past its handlers) the body falls into: the statement
+                # goes on there, with no else
+                follow_cands.append(e)
+                normal_exit = e
+                no_else = True
+                break
             if (
                 s <= j < self.n
                 and j >= e
