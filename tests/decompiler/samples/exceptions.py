@@ -1369,3 +1369,23 @@ def exc_try_ends_clause_of_raising_try_unnamed(ks):
             log.append("i")
     log.append("end")
     return log
+
+
+@cases(([0],), ([],), ([1],))
+def exc_try_else_ends_named_clause(ks):
+    # 3.13+: the inner try's else falls into the enclosing clause's end, which the inner
+    # clauses' ends copy
+    log = []
+    try:
+        raise KeyError("k")
+    except KeyError as e:
+        try:
+            log.append(risky(ks[0]))
+        except IndexError:
+            log.append("i")
+        except ValueError:
+            log.append("v")
+        else:
+            log.append(str(e))
+    log.append("end")
+    return log
