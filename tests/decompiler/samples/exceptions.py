@@ -1355,6 +1355,20 @@ def exc_else_after_body_ending_in_try(k, j):
         log.append("k")
     else:
         log.append(risky(j))
+
+
+@cases(([0],), ([1],), ([],), ([2],))
+def exc_try_ends_clause_of_raising_try(ks):
+    # 3.13+: the body never falls through, so the clause's end (its POP_EXCEPT and jump)
+    # comes right before the inner try's handler: the inner try goes on there, with no else
+    log = []
+    try:
+        raise KeyError("k")
+    except KeyError:
+        try:
+            log.append(risky(ks[0]))
+        except (IndexError, ValueError) as e:
+            log.append(type(e).__name__)
     log.append("end")
     return log
 
@@ -1373,5 +1387,37 @@ def exc_else_reached_only_from_inner_clause(k, j):
         log.append("k")
     else:
         log.append(risky(j))
+
+
+@cases(([0],), ([],))
+def exc_try_ends_clause_of_raising_try_unnamed(ks):
+    log = []
+    try:
+        raise KeyError("k")
+    except KeyError:
+        try:
+            log.append(risky(ks[0]))
+        except IndexError:
+            log.append("i")
+    log.append("end")
+    return log
+
+
+@cases(([0],), ([],), ([1],))
+def exc_try_else_ends_named_clause(ks):
+    # 3.13+: the inner try's else falls into the enclosing clause's end, which the inner
+    # clauses' ends copy
+    log = []
+    try:
+        raise KeyError("k")
+    except KeyError as e:
+        try:
+            log.append(risky(ks[0]))
+        except IndexError:
+            log.append("i")
+        except ValueError:
+            log.append("v")
+        else:
+            log.append(str(e))
     log.append("end")
     return log

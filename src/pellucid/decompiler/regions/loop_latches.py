@@ -111,36 +111,51 @@ class LoopLatchOps:
                 self.latch[h] = max(inner)
 
     def _body_before_exit(self, t: int, breaks: set[int]) -> int | None:
-        """The last instruction of a loop at t whose only back edge is a handler's `continue`
-        and whose breaks all go to one place F, the code after it: the body is [t, F), when
-        the walk from t stays in it but for its jumps to F (the test's exit, its breaks), and
-        reaches all of its home's code there, which does not fall into F (the body's paths
-        return, raise or go round); nothing else of its home enters it past t.  None
-        otherwise (the walk past F reached code after the loop, which its breaks say ends)."""
-        if len(breaks) != 1:
-            return None
-        (F,) = breaks
+        """The last instruction of a loop at t whose only back edge is a handler's `continue`,
+        when the walk from t reached code after the loop (through the test's exit, or its
+        breaks): the body is [t, F) for the first place F, of where its breaks go and where the
+        test at its top exits, that ends it (see _ends_loop_at).  None when none does."""
+        cands = set(breaks)
+        k = t
+        while k < self.n and self.ins[k].target is None and self.ins[k].op not in TERMINAL:
+            k += 1  # (the straight code at the top: a `while` test ends in its exit's jump)
+        if k < self.n and self.ins[k].op in CONDITIONAL_JUMPS and self.ins[k].target > k:
+            cands.add(self.ins[k].target)
+        for F in sorted(cands):
+            if self._ends_loop_at(t, F):
+                return F - 1
+        return None
+
+    def _ends_loop_at(self, t: int, F: int) -> bool:
+        """Is [t, F) a loop body whose only back edges are handlers' jumps to t, and F the code
+        after it?  The walk from t stays in it but for its jumps to F and reaches all of its
+        home's code there, which does not fall into F (its paths return, raise, go round or
+        break); nothing else of its home enters it past t; the jumps back to t come from
+        handlers of tries in it.  (Code from F on never goes round, then: read after the
+        loop, it does what it did as the loop's last code.)"""
         ins, home = self.ins, self.home
         part = home[t]
         if not t < F <= self.n or home[F - 1] != part or ins[F - 1].op not in TERMINAL | {"JUMP"}:
-            return None
+            return False
         body = reach(ins, [t], part_of=home, part=part, within=(t, F))
         if body.left != {F}:
-            return None
+            return False
         if any(q not in body.reached for q in range(t, F) if home[q] == part):
-            return None
-        if any(
-            i.target is not None and t < i.target < F and not t <= i.index < F and home[i.index] == part
-            for i in ins
-        ):
-            return None
-        return F - 1
+            return False
+        for i in ins:
+            if i.target is None or t <= i.index < F:
+                continue
+            if t < i.target < F and home[i.index] == part:
+                return False  # (entered past its head)
+            if i.target == t and not t <= self._outer_try_start(home[i.index], part) < F:
+                return False  # (a jump back from a handler of a try after F)
+        return True
 
     def _inverted_while_body(self, t: int) -> int | None:
         """Where the body starts when t starts the test at the top of a `while` whose test the
         compiler copied before its jump back (undo/loop_tests.py): the test falls into the
-        body T, jumps forward past the loop, and the conditional jump back to T ends a copy of
-        all of it; None otherwise."""
+        body T and jumps forward (past the loop), and the conditional jump back to T ends a
+        copy of all of it; None otherwise."""
         for T, last in self.latch.items():
             lj = self.ins[last]
             top = self.ins[T - 1] if T > t else None
@@ -148,7 +163,7 @@ class LoopLatchOps:
                 top is not None
                 and top.op in CONDITIONAL_JUMPS
                 and top.target is not None
-                and top.target > last
+                and top.target > T
                 and lj.op in CONDITIONAL_JUMPS
                 and lj.target == T
                 and (lj.extra.get(TEST_COPY) or {}).get(T - 1, 0) >= T - t

@@ -325,12 +325,38 @@ class TryExceptOps:
                         # this clause's: the try continues at the enclosing clause's POP_EXCEPT
                         # (or at the one the body falls into, of which this is a copy)
                         n_copy = self._merged_jump(k) - j + 1
-                        if j != e and self._same_code(e, j, n_copy):
+                        p = self._enclosing_clause_end(e, H, j, n_copy)
+                        if p is not None:
                             merged_copies.append((j, n_copy))
-                            follow_cands.append(e)
+                            follow_cands.append(p)
                         else:
                             follow_cands.append(j)
         return follow_cands, merged_copies
+
+    def _enclosing_clause_end(self, e: int, H: int, j: int, n: int) -> int | None:
+        """3.13: where the enclosing clause's own end lies, of which [j, j + n) is a copy that
+        ends one of this statement's clauses: right at the body's end e, or (the statement
+        has an else) the first code after e, before the handler H, the same as the copy."""
+        home = self.home[e] if e < self.n else None
+        for p in range(e, min(H, self.n)):
+            if p == j:
+                return None
+            if self.home[p] == home and self._same_code(p, j, n):
+                return p
+            if p == e and self.ins[e].op == "POP_EXCEPT":
+                return None  # (the body ends in another clause end: not this statement's)
+        return None
+
+    def _enclosing_clause_end_before(self, e: int, H: int, home: int) -> int | None:
+        """Where the end of an enclosing except clause that jumps past its handlers at H - 1
+        starts, in this statement's home at or after the body's end e, or None."""
+        j = H - 1
+        if not e < j < self.n or self.home[j] != home or self.ins[j].op != "JUMP":
+            return None
+        for p in range(max(e, j - 4), j):
+            if self.ins[p].op == "POP_EXCEPT" and self.home[p] == home and self._clause_end_jump(p) == j:
+                return p
+        return None
 
     def _except_normal_exit(
         self, s: int, e: int, H: int, C: int, home: int, follow_cands: list
@@ -340,6 +366,13 @@ class TryExceptOps:
         ins = self.ins
         normal_exit = None
         no_else = False
+        end = self._enclosing_clause_end_before(e, H, home)
+        if end is not None:
+            # 3.11+: the try ends an enclosing except clause, whose end (its exception's
+            # POP_EXCEPT, its jump past its handlers) the body or the else falls into: the
+            # statement goes on there
+            follow_cands.append(end)
+            return end, end == e
         for j in (e, H - 1):
             if (
                 s <= j < self.n
