@@ -2223,3 +2223,24 @@ def exl_break_in_nested_finally_through_finally_with_if(ks, log, n):
             if nxt(ks) % 2:
                 log.append("g")
     return log, n
+
+
+@cases(([0, 1, 3], [], 0), ([0, 0, 2, 2, 2], [], 0), ([0, 2, 4, 1, 2], [], 0), ([], [], 0))
+def exl_break_overridden_by_continuing_finally_under_breaking_finally(ks, log, n):
+    # the break's copy of the inner finally body holds the outer finally body's copy, whose
+    # if leaves by jumps of its own: the break never runs (the continue overrides it)
+    for k in ks:
+        n += 1
+        try:
+            try:
+                if nxt(ks) % 2:
+                    break
+                log.append(nxt(ks))
+            finally:
+                log.append("f")
+                continue  # noqa: B012
+        finally:
+            log.append("g")
+            if nxt(ks) % 2:
+                break  # noqa: B012
+    return log, n
