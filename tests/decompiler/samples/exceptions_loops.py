@@ -2244,3 +2244,20 @@ def exl_break_overridden_by_continuing_finally_under_breaking_finally(ks, log, n
             if nxt(ks) % 2:
                 break  # noqa: B012
     return log, n
+
+
+@cases(([1], [], 0), ([3, -1, -1], [], 0), ([2, 5, -1], [], 0), ([2, -1, -1], [], 0))
+def exl_returning_finally_ends_except_clause(ks, log, n):
+    # 3.12+ lay the inner try's handlers out between its normal exit's copy and the end of
+    # the clause that holds it: the copy's fall-through path jumps over them
+    try:
+        log.append(nxt(ks))
+    except IndexError:
+        try:
+            n += nxt(ks)
+        except IndexError:
+            log.append("e")
+        finally:
+            if nxt(ks) % 2:
+                return -n  # noqa: B012
+    return log, n
