@@ -1339,3 +1339,13 @@ def exc_written_return_none_after_nested_clauses(k, flag):
             else:
                 log.append("b")
     return None
+
+
+@cases(([1, 0, 2], [5, 6]), ([], [5]), ([0], [5]), ([1], []))
+def exc_filtered_comprehension_in_finally(a, c):
+    # 3.13+ leave the filter's jump back unprotected in both copies of the finally body
+    try:
+        a.append(len(c))
+    finally:
+        x = [q for q in a if q for r in c]
+    return x
