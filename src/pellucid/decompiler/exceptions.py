@@ -167,8 +167,14 @@ class ExceptionStructure(
                 self.emit(self._overridden_exit(stack, before))
                 return i + c.length
             if i in self._jumping_copies and i + c.length != c.end:
-                # (the exit whose copy this is goes on by the copy's own jumps, unsaid)
-                raise self.fail("a finally body's copy on an exit path leaves by its own jumps", self.ins[i], kind=Refusal.TRY)
+                if not c.never_ends or self.ins[i - 1].op in TERMINAL or self.ins[i - 1].op == "JUMP":
+                    # (the exit whose copy this is goes on by the copy's own jumps, unsaid; or
+                    # the copy is reached by a jump only: where it was read is not its exit's)
+                    raise self.fail("a finally body's copy on an exit path leaves by its own jumps", self.ins[i], kind=Refusal.TRY)
+                # the finally body never ends: the exit whose copy this is never runs (its
+                # own jumps go where the finally body says), written back as a return
+                self.emit(self._overridden_exit(stack, before))
+                return i + c.length
             back = self._back_to_loop.get(i)
             if c.kind == "finally" and back is not None:
                 # the copy's own jumps go round the loop (the jump back after it threaded into

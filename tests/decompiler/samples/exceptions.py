@@ -1421,3 +1421,13 @@ def exc_try_else_ends_named_clause(ks):
             log.append(str(e))
     log.append("end")
     return log
+
+
+@cases(([1, 0, 2], [5, 6]), ([], [5]), ([0], [5]), ([1], []))
+def exc_filtered_comprehension_in_finally(a, c):
+    # 3.13+ leave the filter's jump back unprotected in both copies of the finally body
+    try:
+        a.append(len(c))
+    finally:
+        x = [q for q in a if q for r in c]
+    return x

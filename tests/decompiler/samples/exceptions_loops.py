@@ -2461,3 +2461,41 @@ def exl_else_after_try_whose_clause_returns(ks):
             else:
                 log.append(k)
     return log
+
+
+@cases(([0, 1, 3], [], 0), ([0, 0, 2, 2, 2], [], 0), ([0, 2, 4, 1, 2], [], 0), ([], [], 0))
+def exl_break_overridden_by_continuing_finally_under_breaking_finally(ks, log, n):
+    # the break's copy of the inner finally body holds the outer finally body's copy, whose
+    # if leaves by jumps of its own: the break never runs (the continue overrides it)
+    for k in ks:
+        n += 1
+        try:
+            try:
+                if nxt(ks) % 2:
+                    break
+                log.append(nxt(ks))
+            finally:
+                log.append("f")
+                continue  # noqa: B012
+        finally:
+            log.append("g")
+            if nxt(ks) % 2:
+                break  # noqa: B012
+    return log, n
+
+
+@cases(([1], [], 0), ([3, -1, -1], [], 0), ([2, 5, -1], [], 0), ([2, -1, -1], [], 0))
+def exl_returning_finally_ends_except_clause(ks, log, n):
+    # 3.12+ lay the inner try's handlers out between its normal exit's copy and the end of
+    # the clause that holds it: the copy's fall-through path jumps over them
+    try:
+        log.append(nxt(ks))
+    except IndexError:
+        try:
+            n += nxt(ks)
+        except IndexError:
+            log.append("e")
+        finally:
+            if nxt(ks) % 2:
+                return -n  # noqa: B012
+    return log, n

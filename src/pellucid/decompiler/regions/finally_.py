@@ -97,7 +97,7 @@ class FinallyOps:
 
         before = set(self._copies)
         end = self._register_copies(H, home, s, e, matches)
-        self._check_threaded_exits(set(self._copies) - before, end, stop, exits)
+        past_handlers = self._check_threaded_exits(set(self._copies) - before, end, stop, exits, H, C, home)
         for k in set(self._copies) - before:
             self._copies[k].never_ends = never_ends
         if L:
@@ -183,6 +183,10 @@ class FinallyOps:
             raise self.fail("finally body changes the stack", ins[H], kind=Refusal.TRY)
         self._claim_nested(H + 1, R)
         follow = end
+        if past_handlers != end:
+            if moved is not None:
+                raise self.fail("finally body's copy on the normal path not found", ins[end], kind=Refusal.TRY)
+            follow = past_handlers
         if moved is not None:
             end, follow = moved
             for k in set(self._copies) - before:
@@ -244,20 +248,43 @@ class FinallyOps:
             return False
         return other >= self.n or key is None or self._exit_key(other) != key
 
-    def _check_threaded_exits(self, new: set[int], end: int, stop: int, exits: frozenset) -> None:
+    def _check_threaded_exits(
+        self, new: set[int], end: int, stop: int, exits: frozenset, H: int, C: int, home: int | None
+    ) -> int:
         """A copy whose end jumps on past code not its own (``_threaded_exits``) is the normal
         exit's of a statement ending its block, and goes where that block goes on: the jump
-        the compiler threaded was the block's.  Anywhere else, what lies between is unread."""
+        the compiler threaded was the block's.  Or it jumps over the statement's own handler
+        code (3.12+ lay it out after the normal exit's copy, in a clause of an enclosing try)
+        to the code after the statement.  Anywhere else, what lies between is unread.
+        Returns where the statement goes on: ``end``, or past its handler code."""
+        follow = end
         for k in new:
             T = self._threaded_exits.get(k)
             if T is None:
                 continue
-            if not (
-                k + self._copies[k].length == end
-                and (end == stop or end in exits)
-                and T in self._exit_places(exits)
-            ):
-                raise self.fail("finally body's copy on the normal path not found", self.ins[k], kind=Refusal.TRY)
+            normal = k + self._copies[k].length == end
+            if normal and (end == stop or end in exits) and T in self._exit_places(exits):
+                continue
+            if normal and end < T <= stop and follow in (end, T) and self._own_handler_code(end, T, H, C, home):
+                follow = T
+                continue
+            raise self.fail("finally body's copy on the normal path not found", self.ins[k], kind=Refusal.TRY)
+        return follow
+
+    def _own_handler_code(self, a: int, b: int, H: int, C: int, home: int | None) -> bool:
+        """Is [a, b) code of the handlers of the try/finally whose handler is H (with clean-up
+        C): H's, C's, or of handlers nested in them or in the protected body, or a clean-up
+        block (``COPY 3; POP_EXCEPT; RERAISE 1``, of no home)?"""
+        cleanups = {c + d for c, h in self._handlers.items() if h.kind == "cleanup" and a <= c < b for d in range(3)}
+        for q in range(a, b):
+            hq = self.home[q]
+            if hq is None and q in cleanups:
+                continue
+            if hq is None or hq < 0 or hq == home:
+                return False
+            if not (hq in (H, C) or self._in(hq, H) or self._in(hq, C)):
+                return False
+        return True
 
     def _return_into_returning_copy(self, st: list, stack: list, end: int) -> ast.Return | None:
         """The body's last statement is ``return v`` and the finally body (or an enclosing

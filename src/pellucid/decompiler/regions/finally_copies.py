@@ -305,10 +305,11 @@ class FinallyCopyOps:
             return hx == H or (hx is not None and hx >= 0 and self._in(hx, C)) or self._in(x, C)
 
         work = [(H + 1, b)]
+        entries: set[tuple[int, int]] = set()  # (nested handlers, paired by exception edges)
         while work:
             x, y = work.pop()
             x = self._thread(x)
-            if x == R:
+            if x == R and (x, y) not in entries:
                 ends.add(y)
                 continue
             passed: set[int] = set()
@@ -361,7 +362,9 @@ class FinallyCopyOps:
             rpairs.setdefault(y, x)
             used.add(y)
             hx, hy = self._cover[x], self._cover[y]
-            if hx in hmap:
+            if hx is None and hy is None and a.target is not None:
+                pass  # (3.13+ leave a comprehension's `if` jump back unprotected in both copies)
+            elif hx in hmap:
                 if hmap[hx] != hy:
                     return None
             else:
@@ -374,6 +377,7 @@ class FinallyCopyOps:
                 delta = d
                 hmap[hx], hrev[hy] = hy, hx
                 work.append((hx, hy))
+                entries.add((hx, hy))  # (a handler starting at R: a nested try's, not the end)
             if swapped:
                 work += [(a.target, y + 1), (x + 1, c.target)]
                 continue
