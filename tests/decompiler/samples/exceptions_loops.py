@@ -2302,3 +2302,19 @@ def exl_clause_falls_into_returning_finally(xs, log, n):
         finally:
             log.append("f")
             break  # noqa: B012
+
+
+@cases(([], []), ([1, 2, 3], []), ([2, 4], []))
+def exl_if_ending_finally_in_if_arm(xs, log):
+    # 3.14+: each arm of the if ending the finally body's normal-path copy goes back to the
+    # loop by a jump of its own (one copy of the jump that follows the copy)
+    for x in xs:
+        if x % 2:
+            try:
+                log.append(x)
+            finally:
+                if x > 1:
+                    log.append("f")
+        else:
+            pass
+    return log
