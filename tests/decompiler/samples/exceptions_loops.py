@@ -2499,3 +2499,19 @@ def exl_returning_finally_ends_except_clause(ks, log, n):
             if nxt(ks) % 2:
                 return -n  # noqa: B012
     return log, n
+
+
+@cases(([], []), ([1, 2, 3], []), ([2, 4], []))
+def exl_if_ending_finally_in_if_arm(xs, log):
+    # 3.14+: each arm of the if ending the finally body's normal-path copy goes back to the
+    # loop by a jump of its own (one copy of the jump that follows the copy)
+    for x in xs:
+        if x % 2:
+            try:
+                log.append(x)
+            finally:
+                if x > 1:
+                    log.append("f")
+        else:
+            pass
+    return log

@@ -100,6 +100,7 @@ class FinallyOps:
         past_handlers = self._check_threaded_exits(set(self._copies) - before, end, stop, exits, H, C, home)
         for k in set(self._copies) - before:
             self._copies[k].never_ends = never_ends
+            self._claim_copied_end_jumps(k)
         if L:
             self._check_body_leaves_through_copies(s, e, H)
             self._check_unprotected_code_is_copies(s, e, H, home)
@@ -209,6 +210,27 @@ class FinallyOps:
         self._claim_block(C, C + 3)
         self.emit(try_finally_node(body, final))
         return follow
+
+    def _claim_copied_end_jumps(self, k: int) -> None:
+        """A copy at k followed by a jump may have paths that leave it through copies of that
+        jump (3.14: one per arm of an `if` ending the finally body, not threaded into one):
+        they are the copy's way to that jump, reached only from it.  Claimed, so that the
+        walk after the statement does not read each as one more jump (a second `continue`)."""
+        ins = self.ins
+        b = k + self._copies[k].length
+        if b >= self.n or ins[b].op != "JUMP":
+            return
+        for q in range(k, b):
+            t = ins[q].target
+            if t is None or k <= t <= b or t >= self.n:
+                continue
+            if (
+                ins[t].op == "JUMP"
+                and ins[t].target == ins[b].target
+                and (ins[t - 1].op in TERMINAL or ins[t - 1].op == "JUMP")
+                and all(p.target != t or k <= p.index < b for p in ins)
+            ):
+                self.reachable[t] = False
 
     def _claim_closed_clause_exits(self, clause_exits: frozenset) -> None:
         """The normal exit's copy reached only from a clause (``clause_exits``), of a finally
