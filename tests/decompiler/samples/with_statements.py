@@ -686,3 +686,13 @@ def with_return_then_rest_in_try_in_while_true(ks):
             log.append(items[5])
         except IndexError:
             log.append("index")
+
+
+@cases(([1, 0, 2],), ([0, 0],), ([],))
+def with_return_then_rest_in_for(ks):
+    # as with_return_then_rest_in_while_true in a for loop (its break pops the iterator)
+    log = []
+    for k in ks:
+        with CM(log, swallow=True):
+            return 10 // k, log
+        log.append(("swallowed", k))

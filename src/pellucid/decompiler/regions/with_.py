@@ -333,7 +333,10 @@ class WithOps:
 
     def _copied_return_value(self, k: int) -> bool:
         """Does the code at k compute a value and return it (not a return of the value
-        computed before an exit copy, nor of None)?"""
+        computed before an exit copy, nor of None; a for loop's iterator popped first,
+        from under that value or not)?"""
+        while k < self.n and self.ins[k].op in ("POP_TOP", "SWAP"):
+            k += 1
         length = self._exit_tail_len(k)
         if length <= 1:
             return False
