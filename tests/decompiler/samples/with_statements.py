@@ -644,3 +644,55 @@ def with_break_ending_except_clause_in_loop(ks):
                 break
         log.append(k)
     return log
+
+
+@cases(([1, 0, 1],), ([0],), ([],))
+def with_raising_in_with_ending_loop_body(ks):
+    # the inner with's body never ends normally: a swallowed exception goes on to the outer
+    # with's exit (3.12+ lay that copy past the handlers), the end of the outer body
+    log = []
+    items = list(ks)
+    while True:
+        if not items:
+            break
+        if items.pop():
+            with CM(log, "a"):
+                with CM(log, "b", swallow=True):
+                    raise KeyError("k")
+    return log
+
+
+@cases(([1, 0, 2],), ([0, 0],), ([],))
+def with_return_then_rest_in_while_true(ks):
+    # the body returns: the rest of the loop body runs only when the with swallows an
+    # exception, and only from there does the loop go round (3.12+: code past the function's)
+    log = []
+    items = list(ks)
+    while True:
+        with CM(log, swallow=True):
+            return 10 // (items.pop() if items else 5), log
+        log.append(("swallowed", len(items)))
+
+
+@cases(([1, 0, 2],), ([0],), ([1, 1, 1, 1, 1, 1, 1, 0],), ([],))
+def with_return_then_rest_in_try_in_while_true(ks):
+    # as above inside a try: the rest's jump to the try's follow is left unprotected
+    log = []
+    items = list(ks)
+    while True:
+        try:
+            with CM(log, swallow=True):
+                return 10 // (items.pop() if items else 5), log
+            log.append(items[5])
+        except IndexError:
+            log.append("index")
+
+
+@cases(([1, 0, 2],), ([0, 0],), ([],))
+def with_return_then_rest_in_for(ks):
+    # as with_return_then_rest_in_while_true in a for loop (its break pops the iterator)
+    log = []
+    for k in ks:
+        with CM(log, swallow=True):
+            return 10 // k, log
+        log.append(("swallowed", k))

@@ -43,6 +43,9 @@ class HandlerMap:
         # each with being walked whose suppressed path raises or leaves the with around it:
         # (where that path starts, its flag), innermost last
         self._raising_withs: list[tuple[int, str]] = []
+        # each with whose body is being walked: where its suppressed path goes on after
+        # popping the exception (``sup``), innermost last (see with_._ends_enclosing_with)
+        self._walked_withs: list[int] = []
         self._handlers: dict[int, Handler] = {}
         # an instruction left dead by _thread_clause_continues or _undo_exit_copies -> the live
         # ones that do its work now: the clause jumps threaded past it, or its twin

@@ -55,6 +55,12 @@ class WithOps:
                 follow, tail, leaves, claim_to, unread = sup, None, None, sup, None
         if unread is None and normal_follow is None and crossed is not None:
             unread = crossed
+        ends_enclosing = False
+        if unread is not None and self._ends_enclosing_with(W, sup, exit_copies, stop):
+            # (3.11) the body never ends normally and a suppressed exception runs on into the
+            # exit of the with around: the statement ends that with's body
+            follow, tail, crossed, leaves, claim_to, unread = None, None, None, None, sup, None
+            ends_enclosing = True
         if unread is not None:
             if not (
                 not TABLE.cold_blocks_at_end
@@ -80,6 +86,8 @@ class WithOps:
                 b, sup, follow, tail, claim_to, exit_copies, end, stop, home
             )
         follow, body_end, rest = self._with_body_end(b, k, W, follow, end, e, stop, exits, exit_copies)
+        if ends_enclosing and self._own_code_between(body_end, stop, home):
+            raise self.fail("with continues past its enclosing block", ins[b], kind=Refusal.WITH)
         # (a body followed by a rest laid out elsewhere does not end the block: its jumps
         # round the loop are continues)
         body_exits = exits if rest is None else frozenset()
@@ -237,7 +245,15 @@ class WithOps:
         else:
             # (each exit copy goes on inside the block: a return, break or continue of the body)
             inside = all(k <= c + 5 < stop for c in exit_copies)
-            at = self._relocated_rest(b, W, follow, stop, exits) if inside else None
+            if inside and self._ends_enclosing_with(W, follow, exit_copies, stop):
+                # the body never ends normally and a suppressed exception goes on to the
+                # exit of the with around (3.12+ lay it out past the handler): the statement
+                # ends that with's body, which has no other code after it
+                body_end = min(max(end, e), stop)
+                if self._own_code_between(body_end, stop, self.home[b]):
+                    raise self.fail("with continues past its enclosing block", ins[b], kind=Refusal.WITH)
+                return None, body_end, None
+            at = self._relocated_rest(b, W, follow, stop, exits, exit_copies) if inside else None
             if at is None:
                 raise self.fail("with continues past its enclosing block", ins[b], kind=Refusal.WITH)
             # the body never ends normally: the rest of the enclosing block, reached only
@@ -246,7 +262,40 @@ class WithOps:
             rest, follow, body_end = (follow, at), None, stop
         return follow, body_end, rest
 
-    def _relocated_rest(self, b: int, W: int, a: int, stop: int, exits: frozenset) -> int | None:
+    def _ends_enclosing_with(self, W: int, a: int, exit_copies: list[int], stop: int) -> bool:
+        """Is the code at ``a``, which only with's handler ``W`` reaches, the exit of the
+        with whose body is being walked (line-number NOPs, its ``__exit__`` copy, then where
+        that with's own suppressed path goes), and does no exit copy of this statement go
+        on past the enclosing block (``stop``; its body never ends normally)?  Then that
+        code is claimed: the statement ends the enclosing with's body."""
+        if not self._walked_withs or a >= self.n or self.home[a] != W:
+            return False
+        if not all(c + 5 < stop and self._pure_exit(c + 5) for c in exit_copies):
+            return False
+        ins = self.ins
+        q = self._past_nops(a)
+        cp = self._copies.get(q)
+        if cp is None or cp.kind != "with" or not self._is_exit_copy(q):
+            return False
+        after, enclosing = q + 5, self._walked_withs[-1]
+        if after < self.n and ins[after].op == "JUMP":
+            if self._thread(after) != self._thread(enclosing):
+                return False
+            claimed = range(a, after + 1)
+        else:
+            length = self._exit_tail_len(after)
+            if not length or not self._same(after, enclosing, length):
+                return False
+            claimed = range(a, after + length)
+        if any(i.target in claimed and self.home[i.index] != W for i in ins):
+            return False  # (other code goes on there too: not this statement's alone)
+        for k in claimed:
+            self.reachable[k] = False
+        return True
+
+    def _relocated_rest(
+        self, b: int, W: int, a: int, stop: int, exits: frozenset, exit_copies: list[int]
+    ) -> int | None:
         """The end of the code at ``a`` only with's handler ``W`` reaches, that goes on to the
         end of the enclosing block (``stop``, ``exits``) or an enclosing loop's head or follow
         (3.12+ lay it out past the code the entry reaches).  None: not that shape."""
@@ -254,6 +303,15 @@ class WithOps:
             return None
         for lp in self.loops:
             latch = self.latch.get(lp.header)
+            if latch is not None and latch < a and self.ins[latch].target != lp.header:
+                # a loop whose every jump back is in code laid out past the function's
+                # (see loop_latches): its body is the code its head reaches, which ends
+                # before this code.  (Not when an exit copy goes on into code computing a
+                # value to return: a `break` into a copy of the code after the loop, which
+                # no reading here tells from a return)
+                if any(self._copied_return_value(c + 5) for c in exit_copies):
+                    return None
+                continue
             if lp.item is not None:
                 continue  # (a `for` loop is its FOR_ITER's: found from no jump back)
             if latch is None or latch >= a or self.ins[latch].target != lp.header:
@@ -267,12 +325,24 @@ class WithOps:
         if any(self.home[q] != W for q in seen):
             return None
         # (under every handler the statement is: code past a try's protected range, its
-        # else, is no part of the block the with is in)
+        # else, is no part of the block the with is in; the jump ending a try body, which
+        # raises nothing, the compiler leaves unprotected)
         if not self._under_handlers_of(b, seen):
             return None
         if any(self.home[q] == W and q not in seen and self.reachable[q] for q in range(a, R)):
             return None
         return R
+
+    def _copied_return_value(self, k: int) -> bool:
+        """Does the code at k compute a value and return it (not a return of the value
+        computed before an exit copy, nor of None; a for loop's iterator popped first,
+        from under that value or not)?"""
+        while k < self.n and self.ins[k].op in ("POP_TOP", "SWAP"):
+            k += 1
+        length = self._exit_tail_len(k)
+        if length <= 1:
+            return False
+        return not (length == 2 and self.ins[k].op == "LOAD_CONST" and self.ins[k].argval is None)
 
     def _under_handlers_of(self, b: int, code) -> bool:
         """Is all of ``code`` under every handler the statement at b is under?  (Jumps raise
@@ -303,6 +373,11 @@ class WithOps:
         for q in range(a, R):
             if self.home[q] == W:
                 self.reachable[q] = False
+        # (where it goes on, when that is only a jump round or out of a loop it reached
+        # first, is the enclosing block's follow laid out as W's code: nothing walks it)
+        for t in set(moved.values()):
+            if self.home[t] == W and self.ins[t].op == "JUMP" and self.ins[t].target in self._loop_targets():
+                self.reachable[t] = False
         for s in stmts:
             self.emit(s)
 
@@ -330,9 +405,11 @@ class WithOps:
         self._claim_block(C, C + 3)
         inherited = inherited_exits(follow, stop, exits)
         fo = self._follow_exit(follow, k, exits)
+        self._walked_withs.append(Lb + 4)
         try:
             body, st = self.walk(k, body_end, list(stack), fo | {body_end} | inherited)
         finally:
+            self._walked_withs.pop()
             if raising_tail is not None:
                 self._raising_withs.pop()
         if len(st) == len(stack) and st[-1] is stack[-1]:
