@@ -682,8 +682,8 @@ SHAPES = {
                     log.append('f')
             return n
         """, [([],), ([1],), ([2, 1, 0],), ([2, 3],)]),
-    # 3.10 (still wrong, see STILL_WRONG): the clause's fall-off to the return after the try is
-    # read as the loop's exit, a `break` ending the inner try's body
+    # 3.10: the clause's fall-off to the return after the try was read as the loop's exit, a
+    # `break` ending the inner try's body, while the try took that code as its own (now refused)
     "clause_try_continues_or_falls_to_return_after_try": ("""
         def f(ks):
             log = []
@@ -746,11 +746,7 @@ def _assert_same_behaviour(out, namespace, inputs):
 
 # shapes still decompiled to different behaviour without verification, per version: the open
 # work queue (strict xfails, so a fix shows up)
-STILL_WRONG: dict[str, tuple[tuple[int, int], str]] = {
-    "clause_try_continues_or_falls_to_return_after_try": (
-        (3, 10), "the clause's fall-off to the return after the try read as the loop's exit"
-    ),
-}
+STILL_WRONG: dict[str, tuple[tuple[int, int], str]] = {}
 
 
 def _unverified_case(name):
