@@ -702,6 +702,50 @@ SHAPES = {
                 return ('x', log)
             return ('end', log)
         """, [([],), ([1],), ([2, 1, 0],), ([2, 3],), ([0, 0, 0, 0, 1],)]),
+    # 3.10: the same with the inner try's finally, and nothing returned after the loop
+    "clause_try_finally_continues_or_falls_to_return_after_try": ("""
+        def f(ks):
+            log = []
+            n = 0
+            while True:
+                if n > 12:
+                    break
+                n += 1
+                try:
+                    log.append(nxt(ks))
+                except IndexError:
+                    try:
+                        log.append(nxt(ks))
+                    except IndexError:
+                        continue
+                    finally:
+                        log.append(2)
+                return ('x', log)
+            log.append(7)
+        """, [([],), ([1],), ([2, 1, 0],), ([2, 3],), ([0, 0, 0, 0, 1],)]),
+    # 3.10: the same with the inner try's else and the outer try's else returning
+    "clause_try_else_continues_or_falls_to_return_after_try": ("""
+        def f(ks):
+            log = []
+            n = 0
+            while True:
+                if n > 12:
+                    break
+                n += 1
+                try:
+                    log.append(nxt(ks))
+                except IndexError:
+                    try:
+                        log.append(nxt(ks))
+                    except IndexError:
+                        continue
+                    else:
+                        log.append(1)
+                else:
+                    return ('r', log)
+                return log
+            return ('end', log)
+        """, [([],), ([1],), ([2, 1, 0],), ([2, 3],), ([0, 0, 0, 0, 1],)]),
 }
 
 
