@@ -682,8 +682,8 @@ SHAPES = {
                     log.append('f')
             return n
         """, [([],), ([1],), ([2, 1, 0],), ([2, 3],)]),
-    # 3.10 (still wrong, see STILL_WRONG): the clause's fall-off to the return after the try is
-    # read as the loop's exit, a `break` ending the inner try's body
+    # 3.10: the clause's fall-off to the return after the try was read as the loop's exit, a
+    # `break` ending the inner try's body, while the try took that code as its own (now refused)
     "clause_try_continues_or_falls_to_return_after_try": ("""
         def f(ks):
             log = []
@@ -700,6 +700,50 @@ SHAPES = {
                     except IndexError:
                         continue
                 return ('x', log)
+            return ('end', log)
+        """, [([],), ([1],), ([2, 1, 0],), ([2, 3],), ([0, 0, 0, 0, 1],)]),
+    # 3.10: the same with the inner try's finally, and nothing returned after the loop
+    "clause_try_finally_continues_or_falls_to_return_after_try": ("""
+        def f(ks):
+            log = []
+            n = 0
+            while True:
+                if n > 12:
+                    break
+                n += 1
+                try:
+                    log.append(nxt(ks))
+                except IndexError:
+                    try:
+                        log.append(nxt(ks))
+                    except IndexError:
+                        continue
+                    finally:
+                        log.append(2)
+                return ('x', log)
+            log.append(7)
+        """, [([],), ([1],), ([2, 1, 0],), ([2, 3],), ([0, 0, 0, 0, 1],)]),
+    # 3.10: the same with the inner try's else and the outer try's else returning
+    "clause_try_else_continues_or_falls_to_return_after_try": ("""
+        def f(ks):
+            log = []
+            n = 0
+            while True:
+                if n > 12:
+                    break
+                n += 1
+                try:
+                    log.append(nxt(ks))
+                except IndexError:
+                    try:
+                        log.append(nxt(ks))
+                    except IndexError:
+                        continue
+                    else:
+                        log.append(1)
+                else:
+                    return ('r', log)
+                return log
             return ('end', log)
         """, [([],), ([1],), ([2, 1, 0],), ([2, 3],), ([0, 0, 0, 0, 1],)]),
 }
@@ -746,11 +790,7 @@ def _assert_same_behaviour(out, namespace, inputs):
 
 # shapes still decompiled to different behaviour without verification, per version: the open
 # work queue (strict xfails, so a fix shows up)
-STILL_WRONG: dict[str, tuple[tuple[int, int], str]] = {
-    "clause_try_continues_or_falls_to_return_after_try": (
-        (3, 10), "the clause's fall-off to the return after the try read as the loop's exit"
-    ),
-}
+STILL_WRONG: dict[str, tuple[tuple[int, int], str]] = {}
 
 
 def _unverified_case(name):

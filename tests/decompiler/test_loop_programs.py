@@ -59,7 +59,7 @@ def test_tiny_loop_programs_never_decompile_to_wrong_code() -> None:
 # arm and falls off to the return after the try in the other (`while True:` ...
 # `return ('x', log)`) comes back with a `break` ending that arm (the return's copy after the
 # clause read as the loop's exit); taken on the input [2, 1, 0].
-NESTED_STILL_WRONG = {(3, 10): frozenset({344, 383, 392, 431})}
+NESTED_STILL_WRONG: dict = {}
 
 
 def test_nested_loop_programs_never_decompile_to_wrong_code() -> None:

@@ -228,6 +228,9 @@ class LoopOps:
         """The loop's body, walked with the loop entered, and the breaks its end means."""
         h, latch, body_end, loop = w.h, w.latch, w.body_end, w.loop
         conditional_latch, leaves_at_end, tail_end = w.conditional_latch, w.leaves_at_end, w.tail_end
+        exits_before = (
+            set() if TABLE.has_exception_table else {t for t in loop.break_targets if t < self.n and self.reachable[t]}
+        )
         self.loops.append(loop)
         try:
             # (through a conditional back edge, the body's end leaves the loop: a jump to
@@ -241,6 +244,7 @@ class LoopOps:
                 self.reachable[k] = True  # (the walk goes on at the loop's exit, in there)
         if len(st) != len(stack):
             raise self.fail("loop body changes the stack", ins, kind=Refusal.LOOP)
+        self._check_exits_kept(exits_before, body, ins)
         body = _trim_continue(body)
         if leaves_at_end and (_falls_off(body) if w.rest_leaves else not _ends_in_jump(body)):
             body = body + [ast.Break()]  # (the end of the body is where the loop's breaks go)
@@ -254,6 +258,15 @@ class LoopOps:
                 raise self.fail("loop left through its conditional back edge into an else", ins, kind=Refusal.LOOP)
             body = body + [ast.Break()]
         return body
+
+    def _check_exits_kept(self, exits_before: set[int], body: list[ast.stmt], ins: Instr) -> None:
+        """A `break` goes to the code where the loop's breaks go: if the body's reading took
+        that code as its own (3.10: the clause's end copied after an except clause, read as the
+        code after the try, when a `return` follows the try), nothing is left after the loop for
+        the break to reach, and the break would fall off the function.  (3.11+ mark handler
+        code a loop's follow may be in as read while reading the body: no such test there.)"""
+        if any(not self.reachable[t] for t in exits_before) and _has_break(body):
+            raise self.fail("a loop's exit was read as part of its body", ins, kind=Refusal.LOOP)
 
     def _while_exit(self, w: _While, stack: list, stop: int, exits: frozenset, ins: Instr) -> int:
         """Where the walk goes on after the loop (emitted): its follow, or the end of the block
@@ -597,3 +610,19 @@ class LoopOps:
         for t in copies:
             for k in range(t, t + len(key)):
                 self.reachable[k] = False
+
+
+def _has_break(stmts: list[ast.stmt]) -> bool:
+    """Is there a `break` of this loop in ``stmts`` (not one of a nested loop)?"""
+    todo = list(stmts)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Break):
+            return True
+        if isinstance(node, (ast.While, ast.For, ast.AsyncFor)):
+            todo.extend(node.orelse)  # (a break in a nested loop's body is that loop's)
+            continue
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        todo.extend(child for child in ast.iter_child_nodes(node) if isinstance(child, ast.stmt) or hasattr(child, "body"))
+    return False
