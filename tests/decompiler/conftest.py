@@ -97,6 +97,8 @@ KNOWN_BUGS: dict[str, Bug] = {
     "exceptions_loops.exl_break_in_except": Bug(mismatch="3.12, 3.13, 3.14, 3.15", why="a break whose target is the return after the loop comes back as that return"),
     "exceptions.exc_return_in_else": Bug(mismatch="3.10, 3.12, 3.13, 3.14, 3.15", why="a try's else that returns comes back as code after the try, the clause returning"),
     "exceptions.exc_named_handler_unbound_after": Bug(mismatch="3.12, 3.13, 3.14, 3.15", why="`return a, (x if c else y)` comes back as an if with two returns"),
+    "exceptions.exc_else_after_body_ending_in_try": Bug(mismatch="3.13-3.15", why="a try/except whose body is a try/except, with an else (3.13+: comes back with the same behaviour, not the same bytecode)"),
+    "exceptions.exc_else_reached_only_from_inner_clause": Bug(mismatch="3.12-3.15", why="an else reached only from the inner try's clause, the inner body returning (3.12+: comes back with the same behaviour, not the same bytecode)"),
     "exceptions.exc_try_in_else": Bug(mismatch="3.10", why="a try's else holding a try comes back as code after the try, the clause returning"),
     "async_samples.async_await_try": Bug(mismatch="3.10", why="`return <constant>` ending a try body comes back after the try (it cannot raise)"),
     "exceptions_loops.exl_else_try_breaks_ending_function": Bug(refused="3.12, 3.13, 3.14, 3.15", mismatch="3.11", why="a try/except/else ending a loop that ends the function, the else a try in a try that breaks (3.11: written with `return None` for the copied break; 3.12+: the loop's test is reached only from handler code past the function's)"),

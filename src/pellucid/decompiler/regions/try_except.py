@@ -261,7 +261,7 @@ class TryExceptOps:
         if any(k not in jumps for k in reach(self.ins, [s], within=(s, else_end)).left):
             return None
         # (under the handlers around the statement, which its clean-up C is under)
-        end = self._relocated_rest(C, H, follow, stop, exits)
+        end = self._relocated_rest(C, H, follow, stop, exits, [])
         return None if end is None else (follow, end)
 
     def _except_clauses(self, H: int, C: int, hstack: list) -> tuple[list, int | None]:
