@@ -2206,3 +2206,18 @@ def exl_forever_break_through_two_finallys(ks, log, n):
         finally:
             log.append("g")
     return n
+
+
+@cases(([1], [], 0), ([-1], [], 0), ([1], [], 2), ([], [], 0))
+def exl_break_then_try_finally_returning(ks, log, n):
+    # 3.9/3.10: the finally handler's return keeps its value above the exception (ROT_FOUR),
+    # then pops the iterator: no copy of the code after the loop standing for a break
+    for k in list(ks):
+        if n > 1:
+            break
+        n += 1
+        try:
+            log.append(nxt(ks))
+        finally:
+            return -n  # noqa: B012
+    return n
