@@ -644,3 +644,17 @@ def with_break_ending_except_clause_in_loop(ks):
                 break
         log.append(k)
     return log
+
+
+@cases((0, 0), (1, 0), (3, 0), (2, 1))
+def with_break_ending_body_in_while(n, k):
+    # 3.9: the break's exit is the with's last one (its normal exit is dead code), and a
+    # suppressed exception goes round the loop
+    log = []
+    while n:
+        n -= 1
+        with CM(log, swallow=True):
+            log.append(risky(k))
+            break
+    return log, n
+
