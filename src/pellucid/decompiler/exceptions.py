@@ -140,7 +140,9 @@ class ExceptionStructure(
                 # copy this is (a return, break or continue) never runs, the compiler dropped
                 # it, and the copy ends the path.  Written back as a return (of the value it
                 # computed first, if any): through the finally it does what the exit did.
-                self.emit(self._overridden_exit(stack, before))
+                node = self._overridden_exit(stack, before)
+                node.left_copy = not TABLE.has_exception_table  # (3.9/3.10: see _left_copy39)
+                self.emit(node)
                 return i + c.length
             back = self._back_to_loop.get(i)
             if c.kind == "finally" and back is not None:

@@ -2221,3 +2221,16 @@ def exl_break_then_try_finally_returning(ks, log, n):
         finally:
             return -n  # noqa: B012
     return n
+
+
+@cases(*NXT_SEQS)
+def exl_finally_break_falls_into_for_exit(ks, log, n):
+    # 3.9/3.10: the finally handler's break falls into the loop's follow, laid right after it
+    for _ in list(ks):
+        try:
+            log.append(nxt(ks))
+        finally:
+            log.append("f")
+            break
+    log.append("after")
+    return log
