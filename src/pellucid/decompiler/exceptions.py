@@ -164,7 +164,9 @@ class ExceptionStructure(
                 # copy this is (a return, break or continue) never runs, the compiler dropped
                 # it, and the copy ends the path.  Written back as a return (of the value it
                 # computed first, if any): through the finally it does what the exit did.
-                self.emit(self._overridden_exit(stack, before))
+                node = self._overridden_exit(stack, before)
+                node.left_copy = not TABLE.has_exception_table  # (3.9/3.10: see _left_copy39)
+                self.emit(node)
                 return i + c.length
             if i in self._jumping_copies and i + c.length != c.end:
                 if not c.never_ends or self.ins[i - 1].op in TERMINAL or self.ins[i - 1].op == "JUMP":

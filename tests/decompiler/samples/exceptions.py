@@ -1431,3 +1431,31 @@ def exc_filtered_comprehension_in_finally(a, c):
     finally:
         x = [q for q in a if q for r in c]
     return x
+
+
+@cases((0,), (1,), (2,), (3,))
+def exc_clause_return_through_returning_finally(k):
+    # 3.9/3.10: the first clause's return runs the finally's copy, which returns instead; the
+    # next clause's type test follows that copy
+    n = k
+    try:
+        risky(k)
+    except ValueError:
+        return n
+    except KeyError:
+        n += 1
+    finally:
+        return -n  # noqa: B012
+
+
+@cases((0,), (1,))
+def exc_inner_finally_exit_into_returning_finally(k):
+    # 3.10: the inner finally's copy on the normal exit is followed by the outer one's copy,
+    # which returns: the path ends there
+    try:
+        try:
+            risky(k)
+        finally:
+            print("inner")
+    finally:
+        return -k  # noqa: B012

@@ -2514,4 +2514,31 @@ def exl_if_ending_finally_in_if_arm(xs, log):
                     log.append("f")
         else:
             pass
+
+
+@cases(([1], [], 0), ([-1], [], 0), ([1], [], 2), ([], [], 0))
+def exl_break_then_try_finally_returning(ks, log, n):
+    # 3.9/3.10: the finally handler's return keeps its value above the exception (ROT_FOUR),
+    # then pops the iterator: no copy of the code after the loop standing for a break
+    for k in list(ks):
+        if n > 1:
+            break
+        n += 1
+        try:
+            log.append(nxt(ks))
+        finally:
+            return -n  # noqa: B012
+    return n
+
+
+@cases(*NXT_SEQS)
+def exl_finally_break_falls_into_for_exit(ks, log, n):
+    # 3.9/3.10: the finally handler's break falls into the loop's follow, laid right after it
+    for _ in list(ks):
+        try:
+            log.append(nxt(ks))
+        finally:
+            log.append("f")
+            break
+    log.append("after")
     return log

@@ -696,3 +696,16 @@ def with_return_then_rest_in_for(ks):
         with CM(log, swallow=True):
             return 10 // k, log
         log.append(("swallowed", k))
+
+
+@cases((0, 0), (1, 0), (3, 0), (2, 1))
+def with_break_ending_body_in_while(n, k):
+    # 3.9: the break's exit is the with's last one (its normal exit is dead code), and a
+    # suppressed exception goes round the loop
+    log = []
+    while n:
+        n -= 1
+        with CM(log, swallow=True):
+            log.append(risky(k))
+            break
+    return log, n

@@ -4,6 +4,8 @@ after each POP_BLOCK of the statement must match it.
 
 from __future__ import annotations
 
+import ast
+
 from pellucid.decompiler.errors import Refusal
 from pellucid.decompiler.instructions import TERMINAL, arg_key
 from pellucid.decompiler.regions.exc_markers import (
@@ -30,7 +32,11 @@ class BlockFinallyOps:
             # path): it ends where its last path leaves
             R = self._handler_end(H)
             last = ins[R - 1]
-            if last.op not in TERMINAL and not (last.op == "JUMP" and not self._owned(last.target, H)):
+            if (
+                last.op not in TERMINAL
+                and not (last.op == "JUMP" and not self._owned(last.target, H))
+                and not self._falls_into_for_exit39(R)
+            ):
                 raise self.fail("finally body without its re-raise", ins[H], kind=Refusal.TRY)
         for k in range(H, R):
             if not self._owned(k, H) and self._b_stack[k] is not None:  # 3.9 keeps dead code
@@ -73,6 +79,9 @@ class BlockFinallyOps:
         follow_copy = copied_follows.get(P + 1) if P is not None else None
         hstack = list(stack) + [ExcInfo(), ExcInfo(), ExcInfo(), CaughtException(), CaughtException(), CaughtException()]
         final, st = self.walk(H, R, hstack, frozenset({R}))
+        if not ends and self._falls_into_for_exit39(R) and len(st) == len(stack) - 1:
+            final.append(ast.Break())  # (it popped the exception, then the iterator)
+            st = hstack
         if len(st) != len(hstack):
             raise self.fail("finally body changes the stack", ins[H], kind=Refusal.TRY)
         end_pt = cont if body_end == P else None
@@ -94,6 +103,18 @@ class BlockFinallyOps:
                 for q in range(x, x + size):
                     self.reachable[q] = False
         return self._cont(cont, stop, exits, ins[s])
+
+    def _falls_into_for_exit39(self, R: int) -> bool:
+        """Does the finally handler ending at R fall into the innermost for loop's exit, laid
+        right after it: a `break` ending the body (its jump dropped: ``POP_EXCEPT``, the
+        iterator's ``POP_TOP``, then the loop's follow)?"""
+        if not self.loops or self.loops[-1].item is None or R >= self.n:
+            return False
+        return (
+            R in self.loops[-1].break_targets
+            and self.ins[R - 1].op == "POP_TOP"
+            and self.ins[R - 2].op == "POP_EXCEPT"
+        )
 
     def _finally_ends(self, H: int, want: tuple) -> list[int]:
         """The re-raises ending finally handler H's body, the last one last.
@@ -255,6 +276,9 @@ class BlockFinallyOps:
                     break
                 seen.add((y, x))
                 a, b = ins[y], ins[x]
+                if b.op == "JUMP" and b.target == y and a.op != "JUMP" and used:
+                    used.add(x)  # (the handler's copy falls into where this one jumps)
+                    break
                 if a.op != b.op:
                     return None
                 used.add(x)

@@ -52,7 +52,7 @@ class BlockTryExceptOps:
             tail_code = None
         else_to_handler = False
         if body_tail is not None and follow is not None:
-            if self._const_return(body_tail):
+            if self._const_return(self._past_enclosing_exits39(body_tail)):
                 body_tail, body_end = None, H  # the body's own `return <constant>`
             else:
                 # code after the POP_BLOCK is not protected: an else that returns
@@ -363,6 +363,15 @@ class BlockTryExceptOps:
         constant (it cannot raise, so the place makes no difference)."""
         return self.ins[k].op == "LOAD_CONST" and k + 1 < self.n and self.ins[k + 1].op == "RETURN_VALUE"
 
+    def _past_enclosing_exits39(self, k: int) -> int:
+        """Where code at k goes on past the POP_BLOCKs of enclosing try/with statements and
+        their exit copies: a `return <constant>` leaves them all before loading the constant
+        (3.10 copies the finally bodies it runs on the way)."""
+        while k < self.n and self.ins[k].op == "POP_BLOCK" and k in self._b_pops:
+            c = self._copies.get(k + 1)
+            k += 1 + (c.length if c is not None and c.kind in ("finally", "with") else 0)
+        return k
+
     def _starts_statement(self, k: int) -> bool:
         """Does code at k start a statement, not unwind one (a return leaving its
         blocks, a with exit, a finally copy)?"""
@@ -399,7 +408,10 @@ class BlockTryExceptOps:
                     k -= 1
                 break
             # enclosing try/with blocks (and their exit copies), enclosing handlers
-            k += 1 + (self._copies[k + 1].length if k + 1 in self._copies else 0)
+            c = self._copies.get(k + 1) if ins[k].op == "POP_BLOCK" else None
+            k += 1 + (c.length if c is not None else 0)
+            if c is not None and c.kind == "finally" and c.never_ends and self._closed_copy39(k - c.length, k):
+                return True  # through a finally body that always leaves (its copy returns)
             if k >= self.n:
                 return False  # (the copies stepped over end the code: no exit read here)
         if k == j:

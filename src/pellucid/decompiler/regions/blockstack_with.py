@@ -60,12 +60,7 @@ class BlockWithOps:
                     cont_n = stop
             else:
                 P = None  # a return/break path, not the normal exit
-        for p in pops:
-            c = p + 2 if ins[p + 1].op == "SWAP" else p + 1
-            self._copies[c] = Copy(5, "with", normal_end)
-        if COPIES_EXITS and P is not None:
-            same = [p for p in pops if p < H and self.home[p] == home and ins[p + 1].op != "SWAP"]
-            self._merge_exit_copies39(P, normal_end, same)
+        # where a suppressed exception goes on
         sup_tail = None
         if self.home[sup] != H:
             cont_s = sup
@@ -77,6 +72,14 @@ class BlockWithOps:
                 raise self.fail("with handler continues into unrecognized code", ins[sup], kind=Refusal.WITH)
             sup_tail = (sup, TL)
             cont_s = None
+        if cont_n is not None and self._last_exit_leaves39(cont_n, cont_s):
+            P, cont_n, normal_end = None, None, -1  # (the body ends in a break or return)
+        for p in pops:
+            c = p + 2 if ins[p + 1].op == "SWAP" else p + 1
+            self._copies[c] = Copy(5, "with", normal_end)
+        if COPIES_EXITS and P is not None:
+            same = [p for p in pops if p < H and self.home[p] == home and ins[p + 1].op != "SWAP"]
+            self._merge_exit_copies39(P, normal_end, same)
         if cont_n is not None:
             if sup_tail is not None:
                 if not self._same(cont_n, sup, sup_tail[1]):
@@ -129,3 +132,14 @@ class BlockWithOps:
         if cont_s is not None:
             return self._cont(cont_s, stop, exits, ins[w])
         return self._cont(sup + sup_tail[1], stop, exits, ins[w])
+
+    def _last_exit_leaves39(self, cont_n: int, cont_s: int | None) -> bool:
+        """Is the exit taken for the with's normal one a `break` ending its body, whose own
+        normal exit is dead code (3.9 keeps it)?  It jumps where the loop's breaks go, and a
+        suppressed exception goes on elsewhere.  (3.10 copies the code after the loop in
+        place of the jump: not recognised here.)"""
+        if COPIES_EXITS or not self.loops or cont_s is None:
+            return False
+        if self._through_jump(cont_s) == self._through_jump(cont_n):
+            return False
+        return cont_n in self.loops[-1].break_targets

@@ -325,7 +325,10 @@ class ExitCopyOps:
     def _pure_exit(self, k: int) -> bool:
         while k < self.n:
             if k in self._copies:
-                k += self._copies[k].length
+                c = self._copies[k]
+                if c.never_ends and self._never_reaches(k, k + c.length):
+                    return True  # (3.9/3.10: the path ends in a finally body that always leaves)
+                k += c.length
                 continue
             op = self.ins[k].op
             if op in ("POP_TOP", "SWAP", "POP_EXCEPT", "POP_BLOCK", "ROT_FOUR"):  # (3.9/3.10: a

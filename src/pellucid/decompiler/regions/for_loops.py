@@ -165,6 +165,8 @@ class ForOps:
         """[p] when a `break` in the for body at h was compiled as a copy of the
         small block at p, past the loop's else (3.10+): POP_TOP (the iterator)
         then the same code, which a `return` in the body cannot be."""
+        if not TABLE.copies_exit_blocks:
+            return []  # (3.9 jumps to the code after the loop, never copies it)
         candidates = []
         copies = getattr(self, "_copies", {})
         in_copy = {q for c, cp in copies.items() if h < c < exit_ for q in range(c + 1, c + cp.length)}
@@ -190,13 +192,14 @@ class ForOps:
             if (
                 size is None
                 or size < 2
-                or self.ins[k + 1].op in ("POP_TOP", "SWAP", "ROT_TWO", "POP_EXCEPT", "POP_BLOCK")
+                or self.ins[k + 1].op in ("POP_TOP", "SWAP", "ROT_TWO", "ROT_FOUR", "POP_EXCEPT", "POP_BLOCK")
                 or (size == 2 and self.ins[k + 1].op == "LOAD_CONST")
                 or self.ins[k - 1].op in ("SWAP", "ROT_THREE")
             ):
                 # `return <value>` keeps its value above the iterator (and pops the iterator
                 # from under it after a finally body's copy ends in POP_TOP); a handler's
-                # exception is popped before the iterator
+                # exception is popped before the iterator (3.9/3.10: a return in a finally
+                # handler keeps its value above the exception, ROT_FOUR)
                 continue
             if self._same_code(k + 1, exit_, size):
                 return []  # a copy of the code right after the loop: a plain break
