@@ -312,17 +312,7 @@ class Walker(
                 ):
                     if until_cond:
                         raise self.fail("try inside a condition", ins, kind=Refusal.CONDITION)
-                    # a try is "started" only while it is being structured: a
-                    # later walk of the same code (a trial, then the real one)
-                    # must structure it again, not read it as plain code
-                    started = set(getattr(self, "_started", ()))
-                    try:
-                        i = self.do_try(i, stack, stop, exits)
-                    finally:
-                        if hasattr(self, "_started"):
-                            self._started &= started
-                    if self.block and getattr(self.block[-1], "overridden_exit", False):
-                        stack[:] = snapshot  # (the path ended, as after a return)
+                    i = self._walk_try(i, stack, stop, exits, snapshot)
                     continue
                 cands = self._match_candidates
                 if not until_cond and (cands is None or i in cands) and self.match_at(i, stack):
@@ -410,6 +400,20 @@ class Walker(
             self.cur_base = saved_base
             self.cur_stack = saved_stack
             self.cur_snapshot = saved_snapshot
+
+    def _walk_try(self, i: int, stack: list, stop: int, exits: frozenset, snapshot: list) -> int:
+        """The try statement at i, structured; where the walk goes on.  (A try is "started"
+        only while it is being structured: a later walk of the same code, a trial then the
+        real one, must structure it again, not read it as plain code.)"""
+        started = set(getattr(self, "_started", ()))
+        try:
+            i = self.do_try(i, stack, stop, exits)
+        finally:
+            if hasattr(self, "_started"):
+                self._started &= started
+        if self.block and getattr(self.block[-1], "overridden_exit", False):
+            stack[:] = snapshot  # (the path ended, as after a return)
+        return i
 
     def _until_at(self, i: int, until, stack: list) -> bool:
         self.walk_at = i  # (where the walk is, for ``until``)

@@ -113,22 +113,10 @@ class ConditionOps:
                 # a loop's head (3.9's `while` tests at its top): the loop starts here, not
                 # another test of this chain (`if c: while d:` jumps where the loop exits)
                 break
-            # (a trial: what its walk read, such as the copies an and/or took for its
-            # jumps, is read again by the walk that comes there when it is no test)
-            reachable = list(self.reachable)
-            try:
-                stmts, st = self.walk(k, self.n, list(stack), frozenset(), until_cond=True)
-            except DecompilationError:
-                self.reachable[:] = reachable
+            test = self._next_test(k, stack)
+            if test is None:
                 break
-            if stmts:
-                self.reachable[:] = reachable
-                break
-            jj = st.pop()
-            e = self.as_expr(st.pop(), self.ins[jj])
-            if len(st) != len(stack) or any(a is not b for a, b in zip(st, stack)):
-                self.reachable[:] = reachable
-                break
+            e, jj = test
             blocks.append(self._block(e, jj, k))
             k = self._next(jj)
         for size in range(len(blocks), 0, -1):
@@ -221,6 +209,26 @@ class ConditionOps:
                 self.last_chain = (chain, starts + [T])
                 return expr, T, F
         return None
+
+    def _next_test(self, k: int, stack: list) -> tuple[ast.expr, int] | None:
+        """The next test of a chain, read at k: (expression, index of its jump), or None when
+        the code at k is no test.  (A trial: what its walk read, such as the copies an and/or
+        took for its jumps, is given back when it is no test, for the walk that comes there.)"""
+        reachable = list(self.reachable)
+        try:
+            stmts, st = self.walk(k, self.n, list(stack), frozenset(), until_cond=True)
+        except DecompilationError:
+            self.reachable[:] = reachable
+            return None
+        if stmts:
+            self.reachable[:] = reachable
+            return None
+        jj = st.pop()
+        e = self.as_expr(st.pop(), self.ins[jj])
+        if len(st) != len(stack) or any(a is not b for a, b in zip(st, stack)):
+            self.reachable[:] = reachable
+            return None
+        return e, jj
 
     def _else_pass_between(self, chain: list[Block], F: int) -> bool:
         """Do the chain's jumps to F land on two offsets with only line NOPs between them (an

@@ -105,6 +105,62 @@ class FinallyOps:
             self._check_body_leaves_through_copies(s, e, H)
             self._check_unprotected_code_is_copies(s, e, H, home)
             self._check_clause_exits_are_copies(H, home)
+        clause_exits, moved = self._clause_exits_through_copies(before, end, stop, exits, H, home)
+        for k, extra in extras.items():
+            if k in self._copies:
+                for q in extra:
+                    self.reachable[q] = False
+        if (
+            L  # (`finally: pass`: the copies are empty, the body falls into what follows)
+            and e < self.n
+            and self.home[e] == home
+            and e not in self._copies
+            and ins[e - 1].op not in TERMINAL
+            and ins[e - 1].op != "JUMP"
+        ):
+            # the body falls off its end into code that is not the finally body's copy:
+            # reading it as the code after the statement would run the body twice
+            raise self.fail("finally body's copy on the normal path not found", ins[e], kind=Refusal.TRY)
+        hstack = list(stack[: h.depth]) + [ExcInfo(), CaughtException()]
+        final, st = self.walk(H + 1, R, hstack, frozenset({R}))
+        if len(st) != len(hstack):
+            raise self.fail("finally body changes the stack", ins[H], kind=Refusal.TRY)
+        self._claim_nested(H + 1, R)
+        follow = end
+        if past_handlers != end:
+            if moved is not None:
+                raise self.fail("finally body's copy on the normal path not found", ins[end], kind=Refusal.TRY)
+            follow = past_handlers
+        if moved is not None:
+            end, follow = moved
+            for k in set(self._copies) - before:
+                self._copies[k].end = follow
+        inherited = inherited_exits(follow, stop, exits)
+        body, st = self.walk(
+            s, end, list(stack), frozenset({end}) | inherited | clause_exits,
+            base_stack=list(stack[: h.depth]),
+        )
+        self._claim_closed_clause_exits(clause_exits)
+        if len(outer) != h.depth:
+            stack[:] = self._left_by_body(body, st, outer, ins[s])
+        elif len(st) != len(stack):
+            ret = self._return_into_returning_copy(st, stack, end)
+            if ret is None:
+                raise self.fail("try body changes the stack", ins[s], kind=Refusal.TRY)
+            body.append(ret)
+        self._claim(H, H, None)
+        self._claim_block(R, last_reraise + 1)
+        self._claim_block(C, C + 3)
+        self.emit(try_finally_node(body, final))
+        return follow
+
+    def _clause_exits_through_copies(
+        self, before: set, end: int, stop: int, exits: frozenset, H: int, home: int
+    ) -> tuple[frozenset, tuple[int, int] | None]:
+        """The copies of this statement's finally body that a clause of a try in its body
+        leaves through (3.12+), checked to go on where the statement does; and where the
+        body's end moves when its copied exit is a break's (or None)."""
+        ins = self.ins
         # 3.12+: the normal exit's copy reached only from a clause of a try in the body (the
         # body itself returns) lies with that clause's code: a clause jumping there leaves
         # this statement too
@@ -163,53 +219,7 @@ class FinallyOps:
                 # on with the code after the statement: the copied exit is not the statement's
                 # follow, and the walk would place it after the whole statement)
                 raise self.fail("a clause leaves the try/finally for elsewhere than its end", ins[k], kind=Refusal.TRY)
-        for k, extra in extras.items():
-            if k in self._copies:
-                for q in extra:
-                    self.reachable[q] = False
-        if (
-            L  # (`finally: pass`: the copies are empty, the body falls into what follows)
-            and e < self.n
-            and self.home[e] == home
-            and e not in self._copies
-            and ins[e - 1].op not in TERMINAL
-            and ins[e - 1].op != "JUMP"
-        ):
-            # the body falls off its end into code that is not the finally body's copy:
-            # reading it as the code after the statement would run the body twice
-            raise self.fail("finally body's copy on the normal path not found", ins[e], kind=Refusal.TRY)
-        hstack = list(stack[: h.depth]) + [ExcInfo(), CaughtException()]
-        final, st = self.walk(H + 1, R, hstack, frozenset({R}))
-        if len(st) != len(hstack):
-            raise self.fail("finally body changes the stack", ins[H], kind=Refusal.TRY)
-        self._claim_nested(H + 1, R)
-        follow = end
-        if past_handlers != end:
-            if moved is not None:
-                raise self.fail("finally body's copy on the normal path not found", ins[end], kind=Refusal.TRY)
-            follow = past_handlers
-        if moved is not None:
-            end, follow = moved
-            for k in set(self._copies) - before:
-                self._copies[k].end = follow
-        inherited = inherited_exits(follow, stop, exits)
-        body, st = self.walk(
-            s, end, list(stack), frozenset({end}) | inherited | clause_exits,
-            base_stack=list(stack[: h.depth]),
-        )
-        self._claim_closed_clause_exits(clause_exits)
-        if len(outer) != h.depth:
-            stack[:] = self._left_by_body(body, st, outer, ins[s])
-        elif len(st) != len(stack):
-            ret = self._return_into_returning_copy(st, stack, end)
-            if ret is None:
-                raise self.fail("try body changes the stack", ins[s], kind=Refusal.TRY)
-            body.append(ret)
-        self._claim(H, H, None)
-        self._claim_block(R, last_reraise + 1)
-        self._claim_block(C, C + 3)
-        self.emit(try_finally_node(body, final))
-        return follow
+        return clause_exits, moved
 
     def _claim_copied_end_jumps(self, k: int) -> None:
         """A copy at k followed by a jump may have paths that leave it through copies of that
