@@ -326,7 +326,7 @@ class ExitCopyOps:
         while k < self.n:
             if k in self._copies:
                 c = self._copies[k]
-                if c.never_ends and self._never_reaches(k, k + c.length):
+                if not TABLE.has_exception_table and c.never_ends and self._never_reaches(k, k + c.length):
                     return True  # (3.9/3.10: the path ends in a finally body that always leaves)
                 k += c.length
                 continue
