@@ -709,3 +709,112 @@ def with_break_ending_body_in_while(n, k):
             log.append(risky(k))
             break
     return log, n
+
+
+@cases((0, 0), (1, 0), (3, 0), (2, 1), (3, 1))
+def with_break_ending_body_in_if_then_rest(n, k):
+    # 3.10: the with's normal exit is the break (a jump to the loop's follow), a suppressed
+    # exception goes on to the code after the with
+    log = []
+    while n:
+        n -= 1
+        if n % 2:
+            with CM(log, swallow=True):
+                log.append(risky(k))
+                break
+            log.append(("swallowed", n))
+    log.append("after")
+    return log, n
+
+
+@cases((0, 0), (1, 0), (3, 0), (2, 1), (3, 1))
+def with_break_into_copied_follow(n, k):
+    # 3.10: the break's jump is replaced by a copy of the small block after the loop
+    log = []
+    while n:
+        n -= 1
+        if n % 2:
+            with CM(log, swallow=True):
+                log.append(risky(k))
+                break
+            log.append(("swallowed", n))
+    return log, n
+
+
+@cases((0, 0), (1, 0), (2, 1), (3, 1))
+def with_break_through_nested_withs_forever(n, k):
+    # 3.10: the break leaves two withs, each exit copied, then a copy of the code after a
+    # `while True:` that no jump reaches
+    log = []
+    while True:
+        if n <= 0:
+            break
+        n -= 1
+        with CM(log, "outer"):
+            with CM(log, "inner", swallow=True):
+                log.append(risky(k))
+                break
+            log.append(("swallowed", n))
+    return log, n
+
+
+@cases((0, 0), (1, 0), (2, 1))
+def with_return_constant_in_while_true(n, k):
+    # 3.10: `return 5` after the exit call looks like a copied follow; a suppressed
+    # exception goes round the loop
+    log = []
+    while True:
+        if n <= 0:
+            break
+        n -= 1
+        with CM(log, swallow=True):
+            log.append(risky(k))
+            return 5
+    log.append("after")
+    return log, n
+
+
+@cases((0, 0), (1, 0), (1, 1))
+def with_return_constant_then_rest(a, k):
+    log = []
+    if a:
+        with CM(log, swallow=True):
+            log.append(risky(k))
+            return 5
+        log.append("swallowed")
+    return log
+
+
+@cases((0, 0), (1, 0), (3, 0), (3, 1))
+def with_ending_try_whose_finally_returns(n, k):
+    # 3.10: both exits of the with go on to a copy of the try's normal exit (its finally
+    # body, which returns)
+    log = []
+    for i in range(n):
+        if i % 2:
+            try:
+                with CM(log, swallow=True):
+                    log.append(risky(k))
+            finally:
+                log.append("f")
+                return -i, log  # noqa: B012
+        log.append(i)
+    return log
+
+
+@cases(([1], 0, 0, []), ([1], 0, 1, []), ([1], 1, 1, []), ([], 0, 0, []))
+def with_return_through_finally_holding_if(ks, k, c, log):
+    # 3.10: the return's path (the inner finally body's copy, which holds an if, then the
+    # outer one's, then the return) is copied into both arms of that if
+    for i in ks:
+        try:
+            try:
+                with CM(log):
+                    log.append(risky(k))
+                    return 1
+            finally:
+                if c:
+                    log.append("c")
+        finally:
+            log.append("f")
+    return 2

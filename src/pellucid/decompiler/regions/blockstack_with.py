@@ -72,7 +72,10 @@ class BlockWithOps:
                 raise self.fail("with handler continues into unrecognized code", ins[sup], kind=Refusal.WITH)
             sup_tail = (sup, TL)
             cont_s = None
-        if cont_n is not None and self._last_exit_leaves39(cont_n, cont_s):
+        if cont_n is not None and (
+            (self._last_exit_leaves39(cont_n, cont_s) and (not COPIES_EXITS or ins[normal_end].op == "JUMP"))
+            or self._last_exit_leaves310(cont_n, cont_s)
+        ):
             P, cont_n, normal_end = None, None, -1  # (the body ends in a break or return)
         for p in pops:
             c = p + 2 if ins[p + 1].op == "SWAP" else p + 1
@@ -93,6 +96,8 @@ class BlockWithOps:
             elif cont_s != cont_n:
                 # 3.10 copies a small follow into the normal exit
                 TL = self._straight_tail(cont_n)
+                if TL is None or not self._same(cont_n, cont_s, TL):
+                    TL = self._left_through_copies(cont_n)
                 if TL is None or not self._same(cont_n, cont_s, TL):
                     raise self.fail("with exits continue at different places", ins[w], kind=Refusal.WITH)
                 if cont_n > stop and cont_n not in exits:
@@ -136,10 +141,67 @@ class BlockWithOps:
     def _last_exit_leaves39(self, cont_n: int, cont_s: int | None) -> bool:
         """Is the exit taken for the with's normal one a `break` ending its body, whose own
         normal exit is dead code (3.9 keeps it)?  It jumps where the loop's breaks go, and a
-        suppressed exception goes on elsewhere.  (3.10 copies the code after the loop in
-        place of the jump: not recognised here.)"""
-        if COPIES_EXITS or not self.loops or cont_s is None:
+        suppressed exception goes on elsewhere.  (3.10: only when the exit jumps there; it may
+        copy the code after the loop in place of the jump: ``_last_exit_leaves310``.)"""
+        if not self.loops or cont_s is None:
             return False
         if self._through_jump(cont_s) == self._through_jump(cont_n):
             return False
         return cont_n in self.loops[-1].break_targets
+
+    def _last_exit_leaves310(self, cont_n: int, cont_s: int | None) -> bool:
+        """3.10: is the code the with's normal exit goes on to a `return` of a constant or a
+        `break` ending its body (the small block after the loop copied in place of its jump)?
+        A suppressed exception goes on elsewhere, to code that is no copy of it (the with's
+        real follow)."""
+        if not COPIES_EXITS or cont_s is None:
+            return False
+        if self._through_jump(cont_s) == self._through_jump(cont_n):
+            return False
+        TL = self._straight_tail(cont_n)
+        if TL is not None and self._same(cont_n, cont_s, TL):
+            return False  # (the with's follow, copied into its normal exit)
+        if self.ins[cont_n].op == "LOAD_CONST" and self.ins[cont_n + 1].op == "RETURN_VALUE":
+            # a `return` of a constant ending the body (its value is loaded last); not of
+            # None, which may be the function's implicit return copied for a `break`
+            return self.ins[cont_n].argval is not None
+        if not self.loops:
+            return False
+        loop = self.loops[-1]
+        k = cont_n
+        while k < self.n and (k in self._copies or self._is_exit_copy39(k) or self.ins[k].op == "POP_BLOCK"):
+            k += self._copies[k].length if k in self._copies else 5 if self._is_exit_copy39(k) else 1
+        t = self._exit_tail_len(k)
+        if self.ins[k].op == "LOAD_CONST" and t == 2:
+            return False  # (read as the return it also is, not as a `break`)
+        if loop.item is not None or not t:
+            return False  # (a for loop's `break` pops its iterator first)
+        f = loop.follow
+        if loop.forever and (f >= self.n or not self._is_target(f)):
+            # `while True:` whose breaks all copy the code after it: that code is the first
+            # such copy (``_break_into_copied_follow`` checks the others against it)
+            return loop.copied_follow is None or (
+                loop.copied_follow[1] == t and self._same(k, loop.copied_follow[0], t)
+            )
+        return any(
+            c != k and c < self.n and self._exit_tail_len(c) == t and self._same(k, c, t)
+            for c in (loop.follow, *sorted(loop.outer_exits))
+        )
+
+    def _left_through_copies(self, k: int) -> int | None:
+        """Length of the POP_BLOCKs and exit copies from k up to the end of an enclosing
+        finally body's copy that always leaves (a return ending every path): how the
+        enclosing try's normal exit ends, which 3.10 copies into each path reaching it.
+        None when that is not what is at k."""
+        j = k
+        while j < self.n:
+            if self.ins[j].op == "POP_BLOCK":
+                j += 1
+                continue
+            c = self._copies.get(j)
+            if c is None:
+                return None
+            if c.kind == "finally" and c.never_ends and self._closed_terminal(j, j + c.length):
+                return j + c.length - k
+            j += c.length
+        return None

@@ -220,6 +220,16 @@ class ExitCopyOps:
         loop = self.loops[-1] if self.loops else None
         if loop is None or not COPIES_EXITS:
             return None
+        start = k
+        while (
+            not TABLE.has_exception_table
+            and k < self.n
+            and (self.ins[k].op == "POP_BLOCK" or k in self._copies)
+            and not self._is_target(k)
+        ):
+            # (3.9/3.10: the break leaves enclosing with/finally statements too, through
+            # their own copies)
+            k += self._copies[k].length if k in self._copies else 1
         if loop.item is not None:
             if self.ins[k].op != "POP_TOP" or not stack or not isinstance(stack[-1], V.Iterator):
                 return None
@@ -242,7 +252,7 @@ class ExitCopyOps:
             for c in (f, *sorted(loop.outer_exits))
         ):
             return None
-        for q in range(k, k + t):
+        for q in range(start, k + t):
             self.reachable[q] = False
         return k + t
 
