@@ -2542,3 +2542,49 @@ def exl_finally_break_falls_into_for_exit(ks, log, n):
             break
     log.append("after")
     return log
+
+
+@cases(([0, 2, 0],), ([3, 1],), ([2, 2],), ([],), ([0],))
+def exl_with_suppressing_return_in_try_finally(ks):
+    # 3.12/3.13: only the with's swallowing goes round the loop: that path's finally copy,
+    # laid out with the with's handler, jumps on to the loop's test copied after the handlers
+    log = []
+    items = list(ks)
+    while items:
+        k = items.pop()
+        try:
+            with CM(log, swallow=k > 1):
+                log.append(risky(k))
+                return log
+        finally:
+            log.append("f")
+    return log
+
+
+@cases(*[(seq, []) for (seq,) in SEQS])
+def exl_finally_if_in_except_clause_in_for(ks, log):
+    # 3.13+: the finally body's copy on the swallowing with's path ends in an if whose arms
+    # each end the except clause (`POP_EXCEPT` and the jump back, copied per arm)
+    for k in ks:
+        try:
+            log.append(risky(k))
+        except ValueError:
+            try:
+                with CM(log, swallow=True):
+                    raise KeyError(k)
+            finally:
+                if k % 2:
+                    pass
+
+
+@cases(*SEQS)
+def exl_return_in_try_finally_pass_in_while(ks):
+    # 3.11+: `finally: pass` has no copy on the return's path: the returned value is left
+    # on the stack at the end of the protected range, the return right after it
+    log = []
+    while True:
+        log.append(len(ks))
+        try:
+            return log
+        finally:
+            pass

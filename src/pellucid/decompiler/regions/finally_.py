@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
+from pellucid.decompiler.cfg import reach
 from pellucid.decompiler.errors import Refusal
 from pellucid.decompiler.evaluate import name
 from pellucid.decompiler.instructions import TABLE, TERMINAL, Instr
@@ -145,6 +146,10 @@ class FinallyOps:
             stack[:] = self._left_by_body(body, st, outer, ins[s])
         elif len(st) != len(stack):
             ret = self._return_into_returning_copy(st, stack, end)
+            if ret is None and not L and follow == end:
+                ret = self._return_past_empty_finally(st, stack, end)
+                if ret is not None:
+                    follow = end + 1
             if ret is None:
                 raise self.fail("try body changes the stack", ins[s], kind=Refusal.TRY)
             body.append(ret)
@@ -191,6 +196,13 @@ class FinallyOps:
                 after = self._past_nops(self._thread(past))
                 while after < self.n and ins[after].op in ("POP_TOP", "POP_EXCEPT"):  # (unwinding)
                     after = self._past_nops(self._thread(after + 1))
+            if after == stop != end and moved in (None, (end, stop)) and self._loop_follow_at_end(end, stop, home):
+                # the body never goes on at its end (it returns; the enclosing loop's follow
+                # is laid out there): the statement goes on where its clauses' paths do, the
+                # end of the loop body (3.13: a with in the body that suppresses, its path
+                # through the finally's copy to the loop's next test)
+                moved = (end, stop)
+                continue
             if (
                 # (a clause's `continue` or `break` through the finally, or code after the
                 # statement outside the block being read: laid out past it, 3.12+, which the
@@ -220,6 +232,18 @@ class FinallyOps:
                 # follow, and the walk would place it after the whole statement)
                 raise self.fail("a clause leaves the try/finally for elsewhere than its end", ins[k], kind=Refusal.TRY)
         return clause_exits, moved
+
+    def _loop_follow_at_end(self, end: int, stop: int, home: int | None) -> bool:
+        """Is the code at ``end`` the enclosing loop's follow, a small return block that no
+        path of the statement falls into, and the only code of ``home`` up to ``stop``?"""
+        ins = self.ins
+        loop = self.loops[-1] if self.loops else None
+        if loop is None or loop.follow != end or end == 0:
+            return False
+        if ins[end - 1].op not in TERMINAL and ins[end - 1].op != "JUMP":
+            return False
+        t = self._exit_tail_len(end)
+        return bool(t) and self._only_loop_follow_between(end, stop, home, t)
 
     def _claim_copied_end_jumps(self, k: int) -> None:
         """A copy at k followed by a jump may have paths that leave it through copies of that
@@ -342,6 +366,19 @@ class FinallyOps:
         ret.overridden_exit = True
         return ret
 
+    def _return_past_empty_finally(self, st: list, stack: list, end: int) -> ast.Return | None:
+        """``finally: pass`` has no copies: the body's last statement ``return v`` computes v
+        inside the protected range and returns right after it, at ``end`` (3.11+).  That
+        return, claimed; None when the body ends otherwise."""
+        if len(st) != len(stack) + 1 or not isinstance(st[-1], ast.expr):
+            return None
+        if any(a is not b for a, b in zip(st, stack)):
+            return None
+        if end >= self.n or self.ins[end].op != "RETURN_VALUE" or not self.reachable[end]:
+            return None
+        self._claim_block(end, end + 1)
+        return ast.Return(value=self.as_expr(st[-1], None))
+
     def _check_body_leaves_through_copies(self, s: int, e: int, H: int) -> None:
         """Every jump out of a try body runs the finally body first: it lands on a copy of
         it (after the pops that unwind a loop or a handler).  A jump landing elsewhere means
@@ -404,13 +441,26 @@ class FinallyOps:
         return, a jump).  Anything else is a copy not recognized (3.14: the copy on a
         nested finally body's `break`, its jump merged into the copy's if), which the walk
         would read as code of the nested finally body, run without this finally body.
-        (Code an except clause of a nested try reaches may be the code after that try.)"""
+        (Code an except clause of a nested try reaches may be the code after that try.)
+        Code reached from those handlers only through a copy of this finally body is where
+        that copy's path goes on (the loop's next test, the code after the statement),
+        whatever handler's code it was counted as: the finally body has run."""
         if not TABLE.has_exception_table:
             return
+        nested = [
+            hk for hk in self._handlers
+            if hk not in (H, home) and self._in(hk, H) and self._is_finally(hk)
+        ]
+        own_copies = {
+            q for k, c in self._copies.items() if c.owner == H for q in range(k, k + c.length)
+        }
+        before_copy = reach(self.ins, nested, avoid=own_copies).reached
+
         def elsewhere(k: int) -> bool:
             hk = self.home[k]
             return (
-                hk is None
+                k not in before_copy
+                or hk is None
                 or hk < 0
                 or hk in (H, home)
                 or not self._in(hk, H)

@@ -393,8 +393,9 @@ class FinallyCopyOps:
         if len({self._thread(y) for y in ends}) > 1:
             # 3.12+ copy the small exit block after the statement (a return) into
             # each end of the body: the copies after the contiguous part are part
-            # of it, the last one is where the statement continues
-            t = self._exit_tail_len(F)
+            # of it, the last one is where the statement continues.  (Or, in an except
+            # clause, its unwinding and jump on: one copy per arm of an if ending the body.)
+            t = self._exit_tail_len(F) or self._unwinding_jump_len(F)
             if not t or any(not self._same(F, y, t) for y in ends) or used & ends:
                 return None
             while F + t in ends:
@@ -427,6 +428,16 @@ class FinallyCopyOps:
         if jumping:
             self._jumping_copies.add(b)
         return F - b, extra
+
+    def _unwinding_jump_len(self, k: int) -> int:
+        """Length of an except clause's end at k: ``POP_EXCEPT`` (with the pops before it)
+        then a jump on, a small block the compiler copies into each jump to it; else 0."""
+        q = k
+        while q < self.n and q - k < 4 and self.ins[q].op in ("POP_TOP", "SWAP"):
+            q += 1
+        if q + 1 >= self.n or self.ins[q].op != "POP_EXCEPT" or self.ins[q + 1].op != "JUMP":
+            return 0
+        return q + 2 - k
 
     def _copied_end_tail(self, x1: int | None, x2: int, R: int) -> bool:
         """Is the code at x2 a copy of the code at x1 up to the end R of a finally body's

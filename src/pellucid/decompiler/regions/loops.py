@@ -515,7 +515,7 @@ class LoopOps:
             self.written_elsewhere(after_exit)
             for k in outside:
                 self.reachable[k] = True
-            for k in range(body_end, exit_ + 1):
+            for k in range(body_end, exit_ + self._bottom_exit_len(exit_, F)):
                 self.reachable[k] = False
         if follow in exits:
             return stop
@@ -532,13 +532,22 @@ class LoopOps:
         if (
             not TABLE.cold_blocks_at_end
             or not T < F < body_end
-            or exit_ >= self.n
-            or ins[exit_].op != "JUMP"
-            or ins[exit_].target != F
+            or not self._bottom_exit_len(exit_, F)
             or ins[F - 1].op not in TERMINAL | {"JUMP"}
         ):
             return None
         return self._unreached_by_body(T, F, body_end)
+
+    def _bottom_exit_len(self, exit_: int, F: int) -> int:
+        """Length of the bottom test's exit at ``exit_`` to the code after the loop at F: a
+        jump there, or (3.12+) a copy of it when it is a small return block; else 0."""
+        ins = self.ins
+        if exit_ >= self.n:
+            return 0
+        if ins[exit_].op == "JUMP":
+            return 1 if ins[exit_].target == F else 0
+        t = self._exit_tail_len(F)
+        return t if t and self._exit_tail_len(exit_) == t and self._same(exit_, F, t) else 0
 
     def _unreached_by_body(self, T: int, F: int, body_end: int) -> list[int] | None:
         """The instructions in [T, body_end) a loop body starting at T does not reach (through
