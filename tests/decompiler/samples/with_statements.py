@@ -818,3 +818,20 @@ def with_return_through_finally_holding_if(ks, k, c, log):
         finally:
             log.append("f")
     return 2
+
+
+@cases(([1, 2, 0],), ([],), ([1, 1],))
+def with_try_else_return_then_rest_in_for(ks):
+    # 3.12+: the body ends normally only through its except clause; the code after the
+    # statement is laid out past the with's handler and reached first from that clause
+    log = []
+    for k in ks:
+        with CM(log, swallow=k == 2):
+            try:
+                risky(k)
+            except ValueError:
+                log.append("caught")
+            else:
+                return "returned", log
+        log.append(("after", k))
+    return log

@@ -91,6 +91,10 @@ class WithOps:
         # (a body followed by a rest laid out elsewhere does not end the block: its jumps
         # round the loop are continues)
         body_exits = exits if rest is None else frozenset()
+        if rest is not None and follow is not None:
+            # (the clauses inside the body that end it jump to the statement's exit copies
+            # laid out with the rest: reaching one ends the body)
+            body_exits = self._exit_copies_into(W, follow, k, body_end)
         body, flag, raised = self._walk_with_body(
             b, k, W, C, Lb, claim_to, stack, follow, body_end, stop, body_exits, raising_tail, leaves
         )
@@ -256,10 +260,12 @@ class WithOps:
             at = self._relocated_rest(b, W, follow, stop, exits, exit_copies) if inside else None
             if at is None:
                 raise self.fail("with continues past its enclosing block", ins[b], kind=Refusal.WITH)
-            # the body never ends normally: the rest of the enclosing block, reached only
-            # when an exception is suppressed, is cold code laid out past it (3.12+); the
-            # body goes on to the block's end
-            rest, follow, body_end = (follow, at), None, stop
+            # the rest of the enclosing block, reached when an exception is suppressed (and
+            # from the exits of clauses inside the body, whose handlers flood it first), is
+            # cold code laid out past it (3.12+); the body goes on to the block's end
+            rest, body_end = (follow, at), stop
+            if self.home[follow] == W:
+                follow = None  # (the body never ends normally)
         return follow, body_end, rest
 
     def _ends_enclosing_with(self, W: int, a: int, exit_copies: list[int], stop: int) -> bool:
@@ -299,10 +305,15 @@ class WithOps:
         """The end of the code at ``a`` only with's handler ``W`` reaches, that goes on to the
         end of the enclosing block (``stop``, ``exits``) or an enclosing loop's head or follow
         (3.12+ lay it out past the code the entry reaches).  None: not that shape."""
-        if not TABLE.cold_blocks_at_end or self.home[a] != W:
+        owned = self._with_homes(W)
+        if not TABLE.cold_blocks_at_end or self.home[a] not in owned:
             return None
+        avoid = set(exits) | {stop} | self._loop_targets()
+        seen = reach(self.ins, [a], within=(a, self.n), avoid=avoid).reached
         for lp in self.loops:
             latch = self.latch.get(lp.header)
+            if latch in seen and self.ins[latch].target == lp.header:
+                continue  # (the rest ends the loop's body: its jump back, the loop's own)
             if latch is not None and latch < a and self.ins[latch].target != lp.header:
                 # a loop whose every jump back is in code laid out past the function's
                 # (see loop_latches): its body is the code its head reaches, which ends
@@ -319,19 +330,46 @@ class WithOps:
                 # one whose only jump back is a clause's: the loop as found may not be
                 # the source's)
                 return None
-        avoid = set(exits) | {stop} | self._loop_targets()
-        seen = reach(self.ins, [a], within=(a, self.n), avoid=avoid).reached
         R = max(seen) + 1
-        if any(self.home[q] != W for q in seen):
+        if any(self.home[q] not in owned for q in seen):
             return None
         # (under every handler the statement is: code past a try's protected range, its
         # else, is no part of the block the with is in; the jump ending a try body, which
         # raises nothing, the compiler leaves unprotected)
         if not self._under_handlers_of(b, seen):
             return None
-        if any(self.home[q] == W and q not in seen and self.reachable[q] for q in range(a, R)):
+        if any(self.home[q] in owned and q not in seen and self.reachable[q] for q in range(a, R)):
             return None
         return R
+
+    def _exit_copies_into(self, W: int, a: int, k: int, body_end: int) -> frozenset:
+        """The exit copies of with's handler ``W`` outside its body [k, body_end) that go on
+        to ``a`` (directly or through one jump), claimed: what reaching one does, the
+        statement's end and then ``a``, the reading says once."""
+        out = set()
+        for c, cp in self._copies.items():
+            if cp.kind != "with" or cp.owner != W or k <= c < body_end:
+                continue
+            after = c + cp.length
+            if after != a and not (self.ins[after].op == "JUMP" and self.ins[after].target == a):
+                continue
+            out.add(c)
+            for q in range(c, after + (after != a)):
+                self.reachable[q] = False
+        return frozenset(out)
+
+    def _with_homes(self, W: int) -> frozenset:
+        """W and the handlers of the except clauses inside its body: code reached only from
+        them is the statement's (homes go to the handler that floods first, by address).
+        (Not a with's inside: its suppressed path ends the body, read by its own walk.)"""
+        return frozenset(
+            {W}
+            | {
+                H
+                for H, h in self._handlers.items()
+                if h.kind == "try" and self.home[H] is not None and self._in(H, W)
+            }
+        )
 
     def _copied_return_value(self, k: int) -> bool:
         """Does the code at k compute a value and return it (not a return of the value
