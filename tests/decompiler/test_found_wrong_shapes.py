@@ -746,6 +746,30 @@ SHAPES = {
                 return log
             return ('end', log)
         """, [([],), ([1],), ([2, 1, 0],), ([2, 3],), ([0, 0, 0, 0, 1],)]),
+    # 3.11: the if's second arm is a try whose body only breaks (its jump left out of the
+    # protected range, its handler dead); the first arm jumps past it, to the follow: it is
+    # no else of the try around
+    "try_body_if_arm_jumps_past_break_read_as_else": ("""
+        def f(ks):
+            log = []
+            n = 0
+            for k in ks:
+                try:
+                    if nxt(ks) % 2:
+                        try:
+                            log.append(nxt(ks))
+                        finally:
+                            log.append('f')
+                    else:
+                        try:
+                            break
+                        except IndexError as e:
+                            log.append(nxt(ks))
+                except IndexError as e:
+                    log.append(2)
+                log.append(1)
+            return n, log
+        """, [([],), ([1],), ([1, 1, 0],), ([3, 3, 3, 3],), ([1, 0, 1, 1, 1, 1],)]),
 }
 
 

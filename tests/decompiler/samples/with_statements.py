@@ -834,4 +834,34 @@ def with_try_else_return_then_rest_in_for(ks):
             else:
                 return "returned", log
         log.append(("after", k))
+
+
+@cases((0, 0, True), (1, 0, True), (1, 2, True), (1, 2, False))
+def with_return_then_rest_in_except_clause(k, j, swallow):
+    # the with's body never ends normally: the rest of the clause runs only when the with
+    # swallows an exception (3.11 runs on from the handler into the clause's end,
+    # POP_EXCEPT; JUMP, which its clean-up no longer covers)
+    log = []
+    try:
+        log.append(risky(k))
+    except ValueError:
+        with CM(log, swallow=swallow):
+            return risky(j), log
+        log.append("rest")
+    log.append("after")
+    return log
+
+
+@cases((0, 0, True), (1, 0, True), (1, 2, True), (1, 2, False))
+def with_return_then_rest_in_named_except_clause(k, j, swallow):
+    # as with_return_then_rest_in_except_clause, the clause's end clearing its name
+    log = []
+    try:
+        log.append(risky(k))
+    except ValueError as e:
+        log.append(e.args)
+        with CM(log, swallow=swallow):
+            return risky(j), log
+        log.append("rest")
+    log.append("after")
     return log

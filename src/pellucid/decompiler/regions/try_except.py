@@ -121,6 +121,25 @@ class TryExceptOps:
             return None
         return t
 
+    def _inline_arm_past_body(self, s: int, e: int, else_end: int, follow: int | None) -> int | None:
+        """3.11: where the if ending a try body ends, when its second arm, which leaves (a
+        break's or return's unwinding pops the try's block), lies past the protected range:
+        a test of the body jumps to e, and the first arm's jump goes past that arm, to its
+        end, the body's jump to the follow.  The arm is the body's, not an else."""
+        ins, home = self.ins, self.home[s]
+        tests = [q.index for q in ins[s:e] if q.op in CONDITIONAL_JUMPS and q.target == e and self.home[q.index] == home]
+        jumps = [q for q in ins[s:e] if q.op == "JUMP" and q.target is not None and e < q.target <= else_end]
+        if not tests or len(jumps) != 1 or self.home[jumps[0].index] != home or jumps[0].index < min(tests):
+            return None
+        t = jumps[0].target
+        if ins[t - 1].op not in TERMINAL and ins[t - 1].op != "JUMP":
+            return None
+        if follow is None or not (ins[t].op == "JUMP" and ins[t].target == follow):
+            return None
+        if any(q.target is not None and e < q.target < t and not e <= q.index < t for q in ins):
+            return None
+        return t
+
     def _else_code_in(self, e: int, else_end: int, home: int) -> bool:
         """Is there code of an else in [e, else_end), more than a jump to its end (the jump
         to the follow that ends the body)?  Jumping over nothing skips nothing."""
@@ -132,18 +151,24 @@ class TryExceptOps:
             for k in range(e, else_end)
         )
 
-    def _check_else_not_skipped(self, s: int, e: int, else_end: int, home: int | None) -> None:
+    def _check_else_not_skipped(
+        self, s: int, e: int, else_end: int, home: int | None, follow: int | None
+    ) -> None:
         """Refuse an else [e, else_end) that a test in the body jumps into or over: falling
         off the body runs the whole else, so that code is something else (an arm of the if
-        laid out past the protected range, 3.13) and the reading would be wrong code."""
+        laid out past the protected range, 3.13) and the reading would be wrong code.  (3.11
+        lays an if's arms out in order: the first arm's jump past the second, to the else's
+        end or the follow, skips the "else" when the compiler left the second, which leaves by
+        a jump, out of the protected range.)"""
         loop = self.loops[-1] if self.loops else None
         loop_targets = loop.continue_targets | loop.break_targets if loop is not None else set()
+        jumps = CONDITIONAL_JUMPS if TABLE.cold_blocks_at_end else CONDITIONAL_JUMPS | {"JUMP"}
         for j in self.ins[s:e]:
             t = j.target
             if (
-                j.op in CONDITIONAL_JUMPS
+                j.op in jumps
                 and t is not None
-                and e < t <= else_end
+                and (e < t <= else_end or (j.op == "JUMP" and t == follow))
                 and t not in loop_targets
                 and self.home[j.index] == home
             ):
@@ -194,8 +219,8 @@ class TryExceptOps:
             breaks_out = False
             follow = None
         e = self._body_end_past_arm(s, e, else_end, follow)
-        if TABLE.cold_blocks_at_end and self._else_code_in(e, else_end, home):
-            self._check_else_not_skipped(s, e, else_end, home)
+        if self._else_code_in(e, else_end, home):
+            self._check_else_not_skipped(s, e, else_end, home, follow)
         inherited = inherited_exits(follow, stop, exits)
         rest = None if breaks_out else self._rest_past_block(s, C, H, follow, else_end, stop, exits, home)
         if rest is not None:
@@ -444,10 +469,13 @@ class TryExceptOps:
         return else_end
 
     def _body_end_past_arm(self, s: int, e: int, else_end: int, follow: int | None) -> int:
-        """The end of the try body: ``e``, or (3.12+) the end of the if ending it whose arm lies
-        past the protected range."""
-        arm_end = self._arm_past_body(s, e, else_end) if TABLE.cold_blocks_at_end else None
-        if arm_end is not None and not (follow is None or follow < s or follow == arm_end):
+        """The end of the try body: ``e``, or the end of the if ending it whose arm lies past
+        the protected range (3.12+: laid out cold; 3.11: inline, left unprotected)."""
+        if TABLE.cold_blocks_at_end:
+            arm_end = self._arm_past_body(s, e, else_end)
+        else:
+            arm_end = self._inline_arm_past_body(s, e, else_end, follow)
+        if TABLE.cold_blocks_at_end and arm_end is not None and not (follow is None or follow < s or follow == arm_end):
             # (the test's false exit going to the statement's follow skips [e, arm_end): no
             # else is skipped that way, so that code is the arm; going elsewhere, it may be)
             arm_end = None
@@ -481,7 +509,7 @@ class TryExceptOps:
         if TABLE.inline_handlers and orelse:
             # (3.11 lays clauses inline, so the else range may hold them: checked once the
             # else is known to hold code of its own)
-            self._check_else_not_skipped(s, e, else_end, home)
+            self._check_else_not_skipped(s, e, else_end, home, None)
         return body, orelse
 
     def _walk_except_clauses(

@@ -384,9 +384,31 @@ class WithOps:
 
     def _under_handlers_of(self, b: int, code) -> bool:
         """Is all of ``code`` under every handler the statement at b is under?  (Jumps raise
-        nothing: 3.12+ leave a block's last jump out of the ranges around it.)"""
+        nothing: 3.12+ leave a block's last jump out of the ranges around it.)  Past the
+        ``POP_EXCEPT`` ending an except clause the statement is in, the clause's clean-ups
+        no longer cover the code: that is the clause's end (a return's unwinding, the
+        ``POP_EXCEPT; JUMP`` to the try's follow), still the block's."""
         around = list(self._chain(b))
-        return all(self._in(q, H) for q in code if self.ins[q].op != "JUMP" for H in around)
+        ended = 0  # how many of the innermost handlers around a clause end has left
+        for q in sorted(code):
+            if self.ins[q].op == "JUMP":
+                continue
+            missing = [H for H in around if not self._in(q, H)]
+            if not missing:
+                continue
+            if len(missing) <= ended and missing == around[: len(missing)]:
+                continue
+            if self.ins[q].op == "POP_EXCEPT" and self._ends_clause_of(around, missing):
+                ended = len(missing)
+                continue
+            return False
+        return True
+
+    def _ends_clause_of(self, around: list[int], missing: list[int]) -> bool:
+        """Are ``missing``, the handlers a ``POP_EXCEPT`` is not under, the innermost of
+        ``around`` and an except clause's clean-ups (its name's, then its own)?"""
+        kinds = [self._handlers[H].kind for H in missing]
+        return missing == around[: len(missing)] and kinds in (["cleanup"], ["name_cleanup", "cleanup"])
 
     def _emit_relocated_rest(self, b: int, rest: tuple[int, int], stack: list, stop: int, exits: frozenset) -> None:
         """Read the rest of the enclosing block laid out at ``rest`` after the statement."""
