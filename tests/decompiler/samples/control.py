@@ -422,3 +422,18 @@ def ctl_if_not_of_membership_and_identity(x, xs):
     if x is not None and not isinstance(x, str):
         out.append("non-str")
     return out
+
+
+@cases(([1], 0), ([], 0), ([], 1), ([2, 3], 1))
+def ctl_if_not_and_truthy_constant_else(x, g):
+    # `not (x and 'ab')`: the folded constant is a jump to the else, the test's true exit,
+    # after which the then-branch is laid out; it jumps past the else (3.10+)
+    out = []
+    if not (x and "ab"):
+        if g:
+            return "early"
+        out.append("then")
+    else:
+        del x[0]
+        out.append("else")
+    return out, x
