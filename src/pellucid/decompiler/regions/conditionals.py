@@ -12,6 +12,7 @@ nothing are a conditional expression.
 from __future__ import annotations
 
 import ast
+import dataclasses
 from typing import Any
 
 from pellucid.decompiler.assignments import _CONSTANT, _STORE
@@ -31,6 +32,8 @@ from pellucid.decompiler.regions.build import (
 from pellucid.decompiler.regions.conditions import EMPTY_IF
 from pellucid.decompiler.regions.exc_markers import _ends_in_jump
 from pellucid.decompiler.regions.loops import Loop
+
+_COPY_JUMPS = frozenset({"POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE"})  # (3.12+: `COPY 1` before, an and/or)
 
 
 class IfOps:
@@ -226,7 +229,12 @@ class IfOps:
             # no conditional expression is possible: name the values first, and
             # walk the branches once (try structuring must not run twice)
             self.materialize(stack)
-        then_body, st1 = self.walk(T, then_stop, list(stack), branch_exits)
+        saved = self._value_jumps_to_follow_copy(T, F, then_stop, else_range)
+        try:
+            then_body, st1 = self.walk(T, then_stop, list(stack), branch_exits)
+        finally:
+            for k, c in saved.items():
+                self.ins[k] = c
         if (
             else_range is None
             and len(then_body) == 1
@@ -253,6 +261,27 @@ class IfOps:
         # (the false exit assigns the temporaries of slots the then-branch changed)
         self.emit(ast.If(test=expr, body=then_body or [ast.Pass()], orelse=fall[0] or orelse))
         return then_stop if F > stop else F
+
+    def _value_jumps_to_follow_copy(
+        self, T: int, F: int, then_stop: int, else_range: tuple[int, int] | None
+    ) -> dict[int, Instr]:
+        """3.12+ copy the small block after the if (X) onto the end of a then-branch that
+        falls into it, [then_stop, F): an and/or ending the branch's value (`y = x = (a and
+        b) if c else d`) still jumps to X.  Those jumps are made to go to the copy, the
+        branch's end, for its walk; the instructions they replace are returned."""
+        if else_range is None or not then_stop < F <= else_range[0] < else_range[1]:
+            return {}
+        X = else_range[1]
+        if self.reachable[then_stop] or not self._same_code(then_stop, X, F - then_stop):
+            return {}
+        saved = {
+            k: self.ins[k]
+            for k in range(T, then_stop)
+            if self.ins[k].target == X and self.ins[k].op in _COPY_JUMPS and k > T and self.ins[k - 1].op == "COPY"
+        }
+        for k, c in saved.items():
+            self.ins[k] = dataclasses.replace(c, target=then_stop)
+        return saved
 
     def _jump_first_arm(
         self, expr: ast.expr, T: int, F: int, stop: int, exits: frozenset
