@@ -364,8 +364,13 @@ class CodeWalker(Walker):
         super().op_POP_TOP(ins, stack)
 
     def _closure_tuple(self, ins: Instr) -> bool:
+        """Is the tuple built at ``ins`` the cells of the function made next?  (Only a code
+        with free variables takes one: a tuple of names before one without them is its
+        defaults, `lambda a=(y := b): 0`.)"""
         j = ins.index + 1
-        return j < self.n and self.ins[j].op == "LOAD_CONST" and hasattr(self.ins[j].argval, "co_code")
+        if not (j < self.n and self.ins[j].op == "LOAD_CONST" and hasattr(self.ins[j].argval, "co_code")):
+            return False
+        return len(self.ins[j].argval.co_freevars) == ins.arg
 
     def function_expr(self, fv: V.FunctionValue, ins: Instr | None) -> ast.expr:
         if fv.code.co_name != "<lambda>":

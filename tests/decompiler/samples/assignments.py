@@ -270,3 +270,11 @@ def asg_augmented_place_read_once(log, t):
 
     d[key(1)] += [9] if t else [q for q in range(2)]
     return dict(d)
+
+
+@cases((1, 1), (0, 1), (1, 0), ([], "k"))
+def asg_chained_ternary_with_and_arm(a, kw):
+    # 3.12+ copy the stores and the return onto the end of the first arm: its and/or still
+    # jumps to the second arm's copy
+    y = x = a and True if kw else 1
+    return x, y  # noqa: RET504

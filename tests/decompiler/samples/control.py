@@ -422,3 +422,37 @@ def ctl_if_not_of_membership_and_identity(x, xs):
     if x is not None and not isinstance(x, str):
         out.append("non-str")
     return out
+
+
+@cases(([1], 0), ([], 0), ([], 1), ([2, 3], 1))
+def ctl_if_not_and_truthy_constant_else(x, g):
+    # `not (x and 'ab')`: the folded constant is a jump to the else, the test's true exit,
+    # after which the then-branch is laid out; it jumps past the else (3.10+)
+    out = []
+    if not (x and "ab"):
+        if g:
+            return "early"
+        out.append("then")
+    else:
+        del x[0]
+        out.append("else")
+    return out, x
+
+
+@cases((1, 0, 1), (0, 0, 1), (1, 0, 0), (1, 1, 0))
+def ctl_if_ternary_with_constant_arms_in_else(x, a, c):
+    # `0.0 if a else 2`: the falsy arm is a jump to the false exit after a's test (3.12+ copy
+    # the small exit block there), the truthy one falls into the then-branch
+    if x if c else (0.0 if a else 2):
+        x = "then"
+    return x
+
+
+@cases((1, 0, 1), (0, 0, 1), (1, 0, 0), (1, 1, 0))
+def ctl_if_ternary_with_constant_arms_before_code(x, a, c):
+    out = [x]
+    if x if c else (0.0 if a else 2):
+        out.append("then")
+    out.append(a)
+    out.append(c)
+    return out

@@ -113,3 +113,13 @@ def lam_conditional_arms(a, b):
     g = (lambda x, y=b: x + y) if a else (lambda x: -x)
     h = (lambda: a) if b > 3 else None
     return g(3), h() if h else h
+
+
+@cases((1,), ("s",))
+def lam_default_is_assignment_expression(g):
+    # the defaults tuple is a tuple of names before a code without free variables: not
+    # the cells of a closure
+    f = lambda a=(y := g): a  # noqa: E731
+    def h(b=(z := g)):
+        return b
+    return f(), h(), y, z

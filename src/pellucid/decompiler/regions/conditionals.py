@@ -12,6 +12,7 @@ nothing are a conditional expression.
 from __future__ import annotations
 
 import ast
+import dataclasses
 from typing import Any
 
 from pellucid.decompiler.assignments import _CONSTANT, _STORE
@@ -31,6 +32,8 @@ from pellucid.decompiler.regions.build import (
 from pellucid.decompiler.regions.conditions import EMPTY_IF
 from pellucid.decompiler.regions.exc_markers import _ends_in_jump
 from pellucid.decompiler.regions.loops import Loop
+
+_COPY_JUMPS = frozenset({"POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE"})  # (3.12+: `COPY 1` before, an and/or)
 
 
 class IfOps:
@@ -198,6 +201,9 @@ class IfOps:
         when false: where its else is (see :mod:`.else_ranges`), then a conditional expression
         if its arms make one value, else the statement."""
         ins = self.ins[j]
+        swapped = self._jump_first_arm(expr, T, F, stop, exits)
+        if swapped is not None:
+            expr, T, F = swapped
         if F > stop and F not in exits and self.ins[F].op == "JUMP" and self.ins[F].target in exits:
             # 3.9: the false path jumps to a jump to where this block ends (a loop's
             # back edge after an else): it falls off the block
@@ -223,7 +229,12 @@ class IfOps:
             # no conditional expression is possible: name the values first, and
             # walk the branches once (try structuring must not run twice)
             self.materialize(stack)
-        then_body, st1 = self.walk(T, then_stop, list(stack), branch_exits)
+        saved = self._value_jumps_to_follow_copy(T, F, then_stop, else_range)
+        try:
+            then_body, st1 = self.walk(T, then_stop, list(stack), branch_exits)
+        finally:
+            for k, c in saved.items():
+                self.ins[k] = c
         if (
             else_range is None
             and len(then_body) == 1
@@ -250,6 +261,59 @@ class IfOps:
         # (the false exit assigns the temporaries of slots the then-branch changed)
         self.emit(ast.If(test=expr, body=then_body or [ast.Pass()], orelse=fall[0] or orelse))
         return then_stop if F > stop else F
+
+    def _value_jumps_to_follow_copy(
+        self, T: int, F: int, then_stop: int, else_range: tuple[int, int] | None
+    ) -> dict[int, Instr]:
+        """3.12+ copy the small block after the if (X) onto the end of a then-branch that
+        falls into it, [then_stop, F): an and/or ending the branch's value (`y = x = (a and
+        b) if c else d`) still jumps to X.  Those jumps are made to go to the copy, the
+        branch's end, for its walk; the instructions they replace are returned."""
+        if else_range is None or not then_stop < F <= else_range[0] < else_range[1]:
+            return {}
+        X = else_range[1]
+        if self.reachable[then_stop] or not self._same_code(then_stop, X, F - then_stop):
+            return {}
+        saved = {
+            k: self.ins[k]
+            for k in range(T, then_stop)
+            if self.ins[k].target == X and self.ins[k].op in _COPY_JUMPS and k > T and self.ins[k - 1].op == "COPY"
+        }
+        for k, c in saved.items():
+            self.ins[k] = dataclasses.replace(c, target=then_stop)
+        return saved
+
+    def _jump_first_arm(
+        self, expr: ast.expr, T: int, F: int, stop: int, exits: frozenset
+    ) -> tuple[ast.expr, int, int] | None:
+        """`if not (x and 'ab'): A else: B` (3.10+): the folded truthy operand is a jump to
+        B, the test's true exit; A follows it, does not fall into B, and jumps past B (to
+        where the statement ends), and that jump is the one way into B.  Read as the test
+        of A, spelled so that it compiles to the same jumps: ``not x or False``.  (expr, T,
+        F) of that if, or None."""
+        if not (T < F < stop and self.ins[T].op == "JUMP" and self._past_dead(T + 1) == F):
+            return None
+        B = self.ins[T].target
+        if B is None or not F < B < stop or self._jumps_to(B, 0, self.n) != {T}:
+            return None
+        if self.ins[B - 1].op != "JUMP" and self.ins[B - 1].op not in TERMINAL:
+            return None
+        loop = self.loops[-1] if self.loops else None
+        leaving = loop.break_targets | loop.continue_targets if loop is not None else set()
+        past = {
+            t
+            for k in range(F, B)
+            if self.reachable[k] and (t := self.ins[k].target) is not None and t > B
+        }
+        if not past or any(t in leaving or not (t <= stop or t in exits) for t in past):
+            return None
+        if any(
+            (start <= T < end or start < B < end) and not (start <= T and end >= stop)
+            for start, end, *_ in self.exc_entries
+        ):
+            return None  # (a try around part of it: its statements are the try's)
+        test = ast.BoolOp(op=ast.Or(), values=[_negate(expr), ast.Constant(value=False)])
+        return test, F, B
 
     def _branch_exits(
         self, else_range: tuple[int, int] | None, then_stop: int, F: int, stop: int, exits: frozenset
