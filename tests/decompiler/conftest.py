@@ -83,7 +83,6 @@ KNOWN_BUGS: dict[str, Bug] = {
     "boolops.bool_deep_nesting": Bug(mismatch="3.9-3.11", why="deep and/or/not comes back De Morgan-transformed"),
     "boolops.bool_group_end_test_skipped": Bug(mismatch="3.9-3.11", why="an and/or group's false exits threaded past the test after it come back with that test's operand repeated inside the group (same behaviour)"),
     "control.ctl_empty_return_vs_none": Bug(mismatch="3.9", why="bare return vs implicit return jump target"),
-    "loops.loop_inner_break_in_if_else_ending_body": Bug(unstable="3.9", dead="3.9", why="a loop that breaks inside an if/elif ending the outer loop body (3.9 threads the jumps): verified equivalent, but its recompiled bytecode, laid out otherwise, is read with another if/else nesting, and the elif arm comes back once more as dead code after the inner loop's `else: continue`"),
     "tricky.tr_assert_in_loop": Bug(mismatch="3.9", why="assert at the end of a loop body"),
     "exceptions.exc_while_true_try_else_break": Bug(mismatch="3.10", why="the else's break reaches a return 3.10 copied into it"),
     "loops.loop_forever_inner_while_else_break": Bug(mismatch="3.9", why="a `while True` whose body starts with a while-else (3.9 gives both loops one head)"),
