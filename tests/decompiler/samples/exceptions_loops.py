@@ -2588,3 +2588,107 @@ def exl_return_in_try_finally_pass_in_while(ks):
             return log
         finally:
             pass
+
+
+@cases(([1, 0, 1],), ([],), ([0],))
+def exl_try_finally_ending_if_arm_then_continue(ks):
+    # 3.11: the try's normal exit jumps over its handler code to the loop's closing jump
+    # back, the `continue`: read once, where it is
+    log = []
+    while ks:
+        if ks.pop():
+            try:
+                log.append(len(ks))
+            finally:
+                log.append("f")
+            continue
+    return log
+
+
+@cases(([0],), ([1],), ([0, 1],), ([1, 1],), ([0, 0],), ([],))
+def exl_try_else_return_in_finally_in_with(ks):
+    # 3.11: the else's return runs the finally body's copy, then the with's exit, laid out
+    # right after the body; the clause's path goes on after the statement
+    log = []
+    while ks:
+        with CM(log):
+            try:
+                try:
+                    log.append(risky(ks.pop()))
+                except ValueError:
+                    log.append("v")
+                else:
+                    return None
+            finally:
+                if ks:
+                    log.append("g")
+            return log
+    return len(log)
+
+
+@cases(([0],), ([1],), ([0, 1],), ([1, 1],), ([0, 0],), ([],), ([1, 0, 1],))
+def exl_try_else_after_finally_if_continue(ks):
+    # 3.12+: the inner finally body's copy ends the try body, its `continue` arm (through
+    # the outer finally's copy) laid out after the protected code: no code of the else
+    log = []
+    while ks:
+        try:
+            try:
+                try:
+                    k = risky(ks.pop())
+                finally:
+                    if len(ks) % 2:
+                        continue
+            except ValueError:
+                return log
+            else:
+                log.append(k)
+        finally:
+            log.append("f")
+            continue
+    return log
+
+
+@cases(([0, 1],), ([1, 1],), ([0, 1, 1],), ([1, 0, 1],), ([0, 0, 1, 1],))
+def exl_break_through_finally_in_clause_then_return(ks):
+    # 3.12+: the body's break runs the finally body's copy and the copied return after the
+    # loop; the clause's path goes on at the code after the statement
+    log = []
+    while True:
+        try:
+            with CM(log):
+                risky(ks.pop())
+        except ValueError:
+            try:
+                log.append(risky(ks.pop()))
+                break
+            except ValueError:
+                log.append("v")
+            finally:
+                log.append("f")
+            return 5, log
+    return log
+
+
+@cases(([0, 0, 1],), ([1, 0, 1, 1],), ([1, 1, 1],), ([0, 1, 1, 0, 0, 1],), ([0, 0, 0, 1, 0],))
+def exl_break_in_if_arm_through_finally_in_clause(ks):
+    # an if arm's break runs the finally body's copy (an if whose arm returns) and the copied
+    # return after the loop; the clause's path goes on at the code after the statement
+    log = []
+    n = 0
+    while True:
+        try:
+            n += risky(ks.pop())
+        except ValueError:
+            try:
+                if ks.pop():
+                    raise KeyError("k")
+                else:
+                    break
+            except KeyError:
+                log.append("k")
+            finally:
+                if ks.pop():
+                    return 1, log
+            log.append(2)
+    return n, log

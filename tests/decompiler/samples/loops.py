@@ -1115,3 +1115,18 @@ def loop_elif_continues_each(items):
             continue
         out.append(d)
     return out
+
+
+@cases((1, 1, 5), (1, 0, 5), (0, 0, 5))
+def loop_while_else_return_in_if_arm_break_past_else(a, b, c):
+    # 3.9: the while's breaks jump past the if's else (its follow): the loop's else, a
+    # return, ends the arm, and the if's else is no code of it
+    v = 0
+    if a:
+        while b:
+            break
+        else:
+            return 1
+    else:
+        v = c
+    return 2, v

@@ -226,6 +226,14 @@ class FinallyOps:
                     # statement goes on where the clause's path does)
                     moved = (after_end + t, after)
                     continue
+                r = self._returning_path_end(after_end)
+                if moved is None and r is not None and r <= after < stop and not any(
+                    self.reachable[q] and self.home[q] == home for q in range(r, after)
+                ):
+                    # (the body's path returns: the copy it falls into is the return's, and
+                    # the statement goes on where the clause's path does)
+                    moved = (r, after)
+                    continue
                 # (3.12+: the body's path leaves the block, an else's `break` through the
                 # finally body then a copy of the code after the loop, while a clause's goes
                 # on with the code after the statement: the copied exit is not the statement's
@@ -297,12 +305,50 @@ class FinallyOps:
         """Does the body's path fall off its last copy at ``end`` into code at ``at`` (past
         line NOPs) that leaves the block, a return or a copied exit block, where the code
         at ``other`` is not the same exit?"""
-        if at >= self.n or end == 0 or self.ins[end - 1].op in TERMINAL or self.ins[end - 1].op == "JUMP":
+        if at >= self.n or end == 0 or not self._falls_off_copy(end):
+            return False
+        # (an enclosing with's or finally's exit copy, the unwinding of a clause: then the exit)
+        at = self._past_copies(at)
+        while at < self.n and self.ins[at].op in ("POP_TOP", "POP_EXCEPT"):
+            at = self._past_copies(self._past_nops(at + 1))
+        if at >= self.n:
             return False
         key = self._exit_key(at)
-        if key is None and self.ins[at].op not in TERMINAL:
+        tail = self._exit_tail_len(at)  # (a straight block that returns a value it computes)
+        if key is None and self.ins[at].op not in TERMINAL and not tail:
             return False
-        return other >= self.n or key is None or self._exit_key(other) != key
+        if other >= self.n:
+            return True
+        if key is None and tail:
+            return not (self._exit_tail_len(other) == tail and self._same(at, other, tail))
+        return key is None or self._exit_key(other) != key
+
+    def _falls_off_copy(self, end: int) -> bool:
+        """Does the path through the copy ending at ``end`` go on there: its last instruction
+        falls through, or (an ``if`` ending the finally body, its arm returning last) one of
+        its jumps goes there?"""
+        if self.ins[end - 1].op not in TERMINAL and self.ins[end - 1].op != "JUMP":
+            return True
+        return any(
+            k + c.length == end and any(self.ins[q].target == end for q in range(k, end))
+            for k, c in self._copies.items()
+        )
+
+    def _returning_path_end(self, k: int) -> int | None:
+        """Past the return that the path at k reaches through the copies laid out there (of
+        enclosing with and finally bodies), a small straight block; None if it does not."""
+        q = self._past_copies(k)
+        t = self._exit_tail_len(q) if q < self.n else 0
+        return q + t if t else None
+
+    def _past_copies(self, k: int) -> int:
+        """Where the path at k goes on past the registered copies (of enclosing with and
+        finally bodies) laid out there."""
+        seen = set()
+        while k in self._copies and k not in seen:
+            seen.add(k)
+            k = self._past_nops(k + self._copies[k].length)
+        return k
 
     def _check_threaded_exits(
         self, new: set[int], end: int, stop: int, exits: frozenset, H: int, C: int, home: int | None

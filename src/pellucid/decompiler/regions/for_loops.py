@@ -50,6 +50,17 @@ class ForOps:
             allowed = {follow} | set(exits)
             if not set(breaks) <= allowed:
                 raise self.fail("for loop with several break targets", ins, kind=Refusal.LOOP)
+        if (
+            breaks
+            and follow > stop
+            and follow not in exits
+            and self.ins[follow].op == "JUMP"
+            and self.ins[follow].target in exits
+        ):
+            # 3.9: the breaks jump to a jump to where this block ends (the loop ends an if
+            # arm whose follow goes round an enclosing loop): they leave the block, and
+            # the code between is no else of this loop
+            follow = stop
         # `break` whose target is the end of an enclosing loop body arrives
         # threaded to that loop's head: pop our iterator, jump back there
         outer = self.loops[-1] if self.loops else None

@@ -37,6 +37,10 @@ class JumpOps:
             and t not in exits
             and self._is_back_edge(t, loop)
         ):
+            if i < t < stop and self._dead_between(i + 1, t):
+                # over handler code only to the closing jump back, which is read where it
+                # is (a try statement's normal exit ending an if arm that goes round)
+                return t
             t = self.ins[t].target  # a jump to the loop's closing jump back: where it goes
         if loop is not None and t in loop.continue_targets:
             if t in exits and (i + 1 == stop or self._dead_between(i + 1, stop)):

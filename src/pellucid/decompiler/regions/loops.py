@@ -173,7 +173,9 @@ class LoopOps:
                 loop.break_targets = {F} | self._breaks_leaving_clause(h, body_end, stop, exits)
                 w.rest_leaves = self._conditional_jump_to_end(body_end, F)
             if F < w.follow and F not in exits:
-                w.orelse, st = self.walk(F, w.follow, list(stack), _exits_at(w.follow, stop, exits))
+                # (breaks that leave the block past its end: the else is what runs up to it)
+                else_end = stop if F < stop < w.follow and w.follow in exits else w.follow
+                w.orelse, st = self.walk(F, else_end, list(stack), _exits_at(else_end, stop, exits))
                 if len(st) != len(stack):
                     raise self.fail("while-else leaves values on the stack", ins, kind=Refusal.LOOP)
             elif F > w.follow:

@@ -261,7 +261,8 @@ class TryExceptOps:
         if rest is not None:
             self._emit_relocated_rest(s, rest, stack, stop, exits)
             return stop
-        return self._try_except_goes_on(s, e, follow, else_end, stop, exits, home)
+        goes_on = self._try_except_goes_on(s, e, follow, else_end, stop, exits, home)
+        return max(goes_on, self._body_read_past(s, e, stop)) if goes_on <= stop else goes_on
 
     def _rest_past_block(
         self, s: int, C: int, H: int, follow: int | None, else_end: int, stop: int,
@@ -499,6 +500,9 @@ class TryExceptOps:
         body, st = self.walk(s, e, list(stack), body_exits | {e} | self._exit_jump_after(e, H, home))
         if len(st) != len(stack):
             raise self.fail("try body changes the stack", ins[s], kind=Refusal.TRY)
+        # (a copy of an inner finally body that the body's reading read past its protected
+        # code, the arm of an `if` ending it that leaves, is no code of the else)
+        e = self._body_read_past(s, e, else_end)
         orelse, st = self.walk(e, else_end, list(stack), fo | {else_end} | inherited) if else_end > e else ([], stack)
         if orelse:
             # an else runs outside the try: code the try protects is its body's, not the else's
@@ -511,6 +515,13 @@ class TryExceptOps:
             # else is known to hold code of its own)
             self._check_else_not_skipped(s, e, else_end, home, None)
         return body, orelse
+
+    def _body_read_past(self, s: int, e: int, bound: int) -> int:
+        """Where the reading of the body [s, e) ended: past e when a copy of an inner finally
+        body starting in it goes on past e, up to ``bound`` (the arm of an ``if`` ending that
+        body that leaves, unprotected: read with the copy, no code of an else nor of what
+        follows the statement)."""
+        return max([e] + [k + c.length for k, c in self._copies.items() if s <= k < e < k + c.length <= bound])
 
     def _walk_except_clauses(
         self, clauses: list, H: int, base: list, follow: int | None, merged_copies: list,
