@@ -2692,3 +2692,35 @@ def exl_break_in_if_arm_through_finally_in_clause(ks):
                     return 1, log
             log.append(2)
     return n, log
+
+
+@cases(*NXT_SEQS)
+def exl_finally_rest_only_after_clause(ks, log, n):
+    # 3.12+: the try body returns, so only the except clause reaches the code after the
+    # statement, laid out past the handlers: the rest of the loop body
+    for _ in list(ks):
+        try:
+            return (nxt(ks), log)
+        except IndexError:
+            n += 1
+        finally:
+            log.append("f")
+        log.append(n)
+    return log
+
+
+@cases(([1, 0, -1], [], 0), ([-1, 0], [], 0), ([-1, -2], [], 0), ([3], [], 0), ([], [], 0))
+def exl_finally_continue_before_clause_rest(ks, log, n):
+    # 3.12+: as above, with an arm of the body going round the loop through the finally:
+    # with the rest written after the statement, that jump is a `continue`
+    for _ in list(ks):
+        try:
+            if nxt(ks) > 0:
+                return log
+            continue
+        except IndexError:
+            n += 1
+        finally:
+            log.append("f")
+        log.append(n)
+    return log

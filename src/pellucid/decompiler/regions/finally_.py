@@ -106,7 +106,7 @@ class FinallyOps:
             self._check_body_leaves_through_copies(s, e, H)
             self._check_unprotected_code_is_copies(s, e, H, home)
             self._check_clause_exits_are_copies(H, home)
-        clause_exits, moved = self._clause_exits_through_copies(before, end, stop, exits, H, home)
+        clause_exits, moved, rest = self._clause_exits_through_copies(before, s, end, stop, exits, H, C, home)
         for k, extra in extras.items():
             if k in self._copies:
                 for q in extra:
@@ -136,7 +136,9 @@ class FinallyOps:
             end, follow = moved
             for k in set(self._copies) - before:
                 self._copies[k].end = follow
-        inherited = inherited_exits(follow, stop, exits)
+        # (with the rest of the block written after the statement, the body's jumps to the
+        # block's exits are continues and breaks)
+        inherited = inherited_exits(follow, stop, exits) if rest is None else frozenset()
         body, st = self.walk(
             s, end, list(stack), frozenset({end}) | inherited | clause_exits,
             base_stack=list(stack[: h.depth]),
@@ -157,14 +159,20 @@ class FinallyOps:
         self._claim_block(R, last_reraise + 1)
         self._claim_block(C, C + 3)
         self.emit(try_finally_node(body, final))
+        if rest is not None:
+            if follow != end:
+                raise self.fail("a clause leaves the try/finally for elsewhere than its end", ins[s], kind=Refusal.TRY)
+            self._emit_relocated_rest(s, rest, stack, stop, exits)
+            return stop
         return follow
 
     def _clause_exits_through_copies(
-        self, before: set, end: int, stop: int, exits: frozenset, H: int, home: int
-    ) -> tuple[frozenset, tuple[int, int] | None]:
+        self, before: set, s: int, end: int, stop: int, exits: frozenset, H: int, C: int, home: int
+    ) -> tuple[frozenset, tuple[int, int] | None, tuple[int, int] | None]:
         """The copies of this statement's finally body that a clause of a try in its body
-        leaves through (3.12+), checked to go on where the statement does; and where the
-        body's end moves when its copied exit is a break's (or None)."""
+        leaves through (3.12+), checked to go on where the statement does; where the
+        body's end moves when its copied exit is a break's (or None); and the rest of the
+        enclosing block laid out past it, when only those clauses reach it (or None)."""
         ins = self.ins
         # 3.12+: the normal exit's copy reached only from a clause of a try in the body (the
         # body itself returns) lies with that clause's code: a clause jumping there leaves
@@ -179,23 +187,14 @@ class FinallyOps:
         jumped_to = (
             {q.target for q in ins if q.op == "JUMP" and self.initially_reachable[q.index]} if clause_exits else set()
         )
-        moved = None
+        moved = rest = None
         for k in clause_exits & jumped_to:
             # a clause leaving through such a copy leaves the statement only if the copy goes
             # on where the statement does, when the body falls off into code of its own level
             # (3.12 104:171: the copy went round the loop, while the statement, read inside an
             # if's arm, went on at the code after the if).  (A body that never falls off ends
             # at its handler: the clauses' copies say where the statement goes on.)
-            after, seen, closed = k, set(), False
-            while after in self._copies and after not in seen:  # (and enclosing finallys' copies)
-                seen.add(after)
-                copy = self._copies[after]
-                past = after + copy.length
-                # (a finally body that never ends: the copy goes on only by its own jumps)
-                closed = copy.never_ends or self._closed_terminal(after, past)
-                after = self._past_nops(self._thread(past))
-                while after < self.n and ins[after].op in ("POP_TOP", "POP_EXCEPT"):  # (unwinding)
-                    after = self._past_nops(self._thread(after + 1))
+            after, closed = self._past_clause_copy(k)
             if after == stop != end and moved in (None, (end, stop)) and self._loop_follow_at_end(end, stop, home):
                 # the body never goes on at its end (it returns; the enclosing loop's follow
                 # is laid out there): the statement goes on where its clauses' paths do, the
@@ -216,6 +215,17 @@ class FinallyOps:
                 # (ending the enclosing block, the statement goes where the block's exits go)
                 and not ((end == stop or end in exits) and after in self._exit_places(exits))
             ):
+                # (the body never falls off: only the clauses go on, into the rest of the
+                # enclosing block laid out past it, cold code of the clause's handler)
+                hk = self.home[after] if after < self.n else None
+                found = (
+                    None
+                    if moved is not None or hk is None or hk < 0 or not self._in(hk, H)
+                    else self._rest_past_block(s, C, hk, after, end, stop, exits, home)
+                )
+                if found is not None and rest in (None, found):
+                    rest = found
+                    continue
                 raise self.fail("a clause leaves the try/finally for elsewhere than its end", ins[k], kind=Refusal.TRY)
             if after != after_end and not closed and self._body_path_leaves(end, after_end, after):
                 t = self._copied_follow_len(after_end)
@@ -239,7 +249,37 @@ class FinallyOps:
                 # on with the code after the statement: the copied exit is not the statement's
                 # follow, and the walk would place it after the whole statement)
                 raise self.fail("a clause leaves the try/finally for elsewhere than its end", ins[k], kind=Refusal.TRY)
-        return clause_exits, moved
+        if rest is not None and (moved is not None or self._clause_copies_go_on(clause_exits) != {rest[0]}):
+            # (every clause going on goes on with the rest: one going elsewhere, to the
+            # statement's end, would read as falling off into it)
+            raise self.fail("a clause leaves the try/finally for elsewhere than its end", ins[s], kind=Refusal.TRY)
+        return clause_exits, moved, rest
+
+    def _past_clause_copy(self, k: int) -> tuple[int, bool]:
+        """Where the path through the copy at k (and the enclosing finally bodies' copies
+        after it, and the pops that unwind) goes on, and whether the copy's path ends
+        there instead (a finally body that never ends, or a closed terminal copy)."""
+        ins = self.ins
+        after, seen, closed = k, set(), False
+        while after in self._copies and after not in seen:  # (and enclosing finallys' copies)
+            seen.add(after)
+            copy = self._copies[after]
+            past = after + copy.length
+            # (a finally body that never ends: the copy goes on only by its own jumps)
+            closed = copy.never_ends or self._closed_terminal(after, past)
+            after = self._past_nops(self._thread(past))
+            while after < self.n and ins[after].op in ("POP_TOP", "POP_EXCEPT"):  # (unwinding)
+                after = self._past_nops(self._thread(after + 1))
+        return after, closed
+
+    def _clause_copies_go_on(self, clause_exits: frozenset) -> set[int]:
+        """Where the paths through the clauses' copies go on into code (not a return)."""
+        out = set()
+        for k in clause_exits:
+            after, closed = self._past_clause_copy(k)
+            if not closed and (after >= self.n or self.ins[after].op not in TERMINAL):
+                out.add(after)
+        return out
 
     def _loop_follow_at_end(self, end: int, stop: int, home: int | None) -> bool:
         """Is the code at ``end`` the enclosing loop's follow, a small return block that no
