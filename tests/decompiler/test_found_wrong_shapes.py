@@ -770,6 +770,27 @@ SHAPES = {
                 log.append(1)
             return n, log
         """, [([],), ([1],), ([1, 1, 0],), ([3, 3, 3, 3],), ([1, 0, 1, 1, 1, 1],)]),
+
+
+    # 3.13+: the else's return runs the inner finally body's copy, then the outer (empty)
+    # finally, unprotected: the outer try seemed to end inside that copy, and its `return 1`
+    # came back as code after the statement, run when the finally body's test was false
+    "return_through_finally_copy_past_empty_finally": ("""
+        def f(ks):
+            log = []
+            try:
+                try:
+                    log.append(nxt(ks))
+                except IndexError:
+                    log.append(1)
+                else:
+                    return None
+                finally:
+                    if nxt(ks) % 2:
+                        return 1
+            finally:
+                pass
+        """, [([2, 0],), ([1, 0],), ([2, 5],), ([1, 5],), ([],)]),
 }
 
 

@@ -98,6 +98,7 @@ class FinallyOps:
 
         before = set(self._copies)
         end = self._register_copies(H, home, s, e, matches)
+        own = set(self._copies) - before
         past_handlers = self._check_threaded_exits(set(self._copies) - before, end, stop, exits, H, C, home)
         for k in set(self._copies) - before:
             self._copies[k].never_ends = never_ends
@@ -144,6 +145,14 @@ class FinallyOps:
             base_stack=list(stack[: h.depth]),
         )
         self._claim_closed_clause_exits(clause_exits)
+        for k, c in self._copies.items():
+            if k not in own and s <= k < follow < k + c.length and not any(k <= j < k + c.length for j in own):
+                # a copy of a nested finally body (read with the body) runs on past where
+                # this statement goes on: its code would be read twice, as the copy and as
+                # the code after the statement (3.13+: a return's path through an empty
+                # `finally: pass`, which its handler leaves unprotected).  (A nested copy
+                # holding this statement's own copy, on a break's path, is read as such.)
+                raise self.fail("a nested finally body's copy runs past the try's end", ins[follow], kind=Refusal.TRY)
         if len(outer) != h.depth:
             stack[:] = self._left_by_body(body, st, outer, ins[s])
         elif len(st) != len(stack):
