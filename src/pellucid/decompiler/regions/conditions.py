@@ -72,53 +72,7 @@ class ConditionOps:
         Returns (expression, T, F): the whole test is true exactly when control
         reaches T (the fallthrough after the chain) and false when it reaches F.
         """
-        blocks = [self._block(first, j, start)]
-        k = self._next(j)
-        falls: dict[int, int] = {}
-        copies: dict[int, int] = {}
-        arm_jumps: dict[int, int] = {}  # where an arm's closing jump is -> where it goes
-        folded: dict[int, int] = {}  # block -> where its jump over a folded constant arm goes
-        entered: set[int] = set()  # blocks whose jump over the next arm is its only way in
-        while k < self.n and self.reachable[k]:
-            over = self._arm_jump(k)
-            if (
-                self.ins[k].op == "JUMP"
-                and self.ins[k].target == k + 1
-                and len(blocks) >= 2
-                and blocks[-1].target != k + 1  # (not `if t: pass` / `else: pass`)
-            ):
-                # `c if c else 1` as a test: the constant arm the jump goes over is folded
-                # away (see _build_ternary)
-                folded[len(blocks) - 1] = arm_jumps[k] = k + 1
-                k += 1
-            elif over is not None:
-                falls[len(blocks) - 1] = over
-                arm_jumps[k] = over
-                # an arm's start is entered from the test only (not a loop's test copy that
-                # the body's other paths reach too)
-                if all(blocks[0].start <= q < k for q in self._jumps_to(k + 1, 0, self.n)):
-                    entered.add(len(blocks) - 1)
-                k = self._past_dead(k + 1)
-            elif (size := self._arm_copy(k)) is not None:
-                # 3.10+ copy a small `return` body onto the end of the first arm
-                if copies and not self._same_copy(falls, copies, k, size):
-                    # every copied body of a chain is a copy of the code after it, and this
-                    # one differs from the first: no longer chain can hold both (an elif
-                    # chain of different returns), so the scan stops here, keeping it linear
-                    break
-                falls[len(blocks) - 1] = k
-                copies[len(blocks) - 1] = size
-                k = self._past_dead(k + size)
-            if k in self.latch:
-                # a loop's head (3.9's `while` tests at its top): the loop starts here, not
-                # another test of this chain (`if c: while d:` jumps where the loop exits)
-                break
-            test = self._next_test(k, stack)
-            if test is None:
-                break
-            e, jj = test
-            blocks.append(self._block(e, jj, k))
-            k = self._next(jj)
+        blocks, falls, copies, arm_jumps, folded, entered = self._scan_chain(j, first, stack, start)
         last_jump = self._last_arm_jump(blocks, falls, copies, arm_jumps)
         sizes = [(size, False) for size in range(len(blocks), 0, -1)]
         if last_jump is not None:
@@ -223,6 +177,60 @@ class ConditionOps:
                 self.last_chain = (chain, starts + [T])
                 return expr, T, F
         return None
+
+    def _scan_chain(
+        self, j: int, first: ast.expr, stack: list, start: int
+    ) -> tuple[list[Block], dict[int, int], dict[int, int], dict[int, int], dict[int, int], set[int]]:
+        """The tests of the chain starting with ``first`` at ``j``, with what lies between
+        them: (blocks, falls, copies, arm_jumps, folded, entered), as condition_chain uses them."""
+        blocks = [self._block(first, j, start)]
+        k = self._next(j)
+        falls: dict[int, int] = {}
+        copies: dict[int, int] = {}
+        arm_jumps: dict[int, int] = {}  # where an arm's closing jump is -> where it goes
+        folded: dict[int, int] = {}  # block -> where its jump over a folded constant arm goes
+        entered: set[int] = set()  # blocks whose jump over the next arm is its only way in
+        while k < self.n and self.reachable[k]:
+            over = self._arm_jump(k)
+            if (
+                self.ins[k].op == "JUMP"
+                and self.ins[k].target == k + 1
+                and len(blocks) >= 2
+                and blocks[-1].target != k + 1  # (not `if t: pass` / `else: pass`)
+            ):
+                # `c if c else 1` as a test: the constant arm the jump goes over is folded
+                # away (see _build_ternary)
+                folded[len(blocks) - 1] = arm_jumps[k] = k + 1
+                k += 1
+            elif over is not None:
+                falls[len(blocks) - 1] = over
+                arm_jumps[k] = over
+                # an arm's start is entered from the test only (not a loop's test copy that
+                # the body's other paths reach too)
+                if all(blocks[0].start <= q < k for q in self._jumps_to(k + 1, 0, self.n)):
+                    entered.add(len(blocks) - 1)
+                k = self._past_dead(k + 1)
+            elif (size := self._arm_copy(k)) is not None:
+                # 3.10+ copy a small `return` body onto the end of the first arm
+                if copies and not self._same_copy(falls, copies, k, size):
+                    # every copied body of a chain is a copy of the code after it, and this
+                    # one differs from the first: no longer chain can hold both (an elif
+                    # chain of different returns), so the scan stops here, keeping it linear
+                    break
+                falls[len(blocks) - 1] = k
+                copies[len(blocks) - 1] = size
+                k = self._past_dead(k + size)
+            if k in self.latch:
+                # a loop's head (3.9's `while` tests at its top): the loop starts here, not
+                # another test of this chain (`if c: while d:` jumps where the loop exits)
+                break
+            test = self._next_test(k, stack)
+            if test is None:
+                break
+            e, jj = test
+            blocks.append(self._block(e, jj, k))
+            k = self._next(jj)
+        return blocks, falls, copies, arm_jumps, folded, entered
 
     def _last_arm_jump(
         self, blocks: list[Block], falls: dict[int, int], copies: dict[int, int], arm_jumps: dict[int, int]
