@@ -314,15 +314,18 @@ class BlockStackOps:
             return None
         return stop
 
-    def _tail_length(self, k: int) -> int | None:
-        """Length of straight-line code from k up to a return/raise, or None."""
+    def _tail_length(self, k: int, limit: int = 8, ends: frozenset[str] | set[str] = TERMINAL) -> int | None:
+        """Length of straight-line code from k up to a return/raise (one of ``ends``; any
+        other terminal instruction: None), at most ``limit`` long, or None."""
         j = k
-        while j < self.n and j - k < 8:
+        while j < self.n and j - k < limit:
             op = self.ins[j].op
             if self.ins[j].target is not None or op.startswith("SETUP_"):
                 return None
-            if op in TERMINAL:
+            if op in ends:
                 return j + 1 - k
+            if op in TERMINAL:
+                return None
             j += 1
         return None
 

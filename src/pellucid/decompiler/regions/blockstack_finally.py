@@ -255,7 +255,7 @@ class BlockFinallyOps:
                 # 3.10 copies the rest of a return's path (the enclosing statements' exits,
                 # the return) into each end of the copy that holds an if: longer than a small
                 # exit block, the same code up to the return
-                size = self._straight_run(E)
+                size = self._tail_length(E, 64, {"RETURN_VALUE"})  # (up to a return)
             if size is None or not self._same(x, E, size):
                 return None
             if not a <= x < E and self._only_reached_from(x, a, E):
@@ -264,20 +264,6 @@ class BlockFinallyOps:
             for q in range(x, x + length):
                 self.reachable[q] = False
         return E - a
-
-    def _straight_run(self, k: int) -> int | None:
-        """Length of the code from k up to a return, with no jump in it, or None."""
-        j = k
-        while j < self.n and j - k < 64:
-            op = self.ins[j].op
-            if self.ins[j].target is not None or op.startswith("SETUP_"):
-                return None
-            if op == "RETURN_VALUE":
-                return j + 1 - k
-            if op in TERMINAL:
-                return None
-            j += 1
-        return None
 
     def _exit_path_matches39(self, y: int, x: int) -> set[int] | None:
         """3.9/3.10: the rest of an exit from a finally body, the same at y (the handler's
