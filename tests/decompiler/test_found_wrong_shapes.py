@@ -791,6 +791,21 @@ SHAPES = {
             finally:
                 pass
         """, [([2, 0],), ([1, 0],), ([2, 5],), ([1, 5],), ([],)]),
+    # 3.12+ (inspect.unwrap): the `return func` copied into the break after an and-test in a
+    # while body was read as a folded constant arm of the test, the loop's exit block being
+    # the same code: the chain went on past it and the break's return became `pass`
+    "break_copy_read_as_constant_arm_of_test": ("""
+        def f(func, stop):
+            memo = {0}
+            while not isinstance(func, str) and func > 0:
+                if stop is not None and stop(func):
+                    break
+                func = func - 1
+                if func in memo or len(memo) >= 5:
+                    raise ValueError(func)
+                memo.add(func)
+            return func
+        """, [(3, None), (3, bool), (0, bool), ('s', None), (7, None)]),
 }
 
 

@@ -437,22 +437,3 @@ def ctl_if_not_and_truthy_constant_else(x, g):
         del x[0]
         out.append("else")
     return out, x
-
-
-@cases((1, 0, 1), (0, 0, 1), (1, 0, 0), (1, 1, 0))
-def ctl_if_ternary_with_constant_arms_in_else(x, a, c):
-    # `0.0 if a else 2`: the falsy arm is a jump to the false exit after a's test (3.12+ copy
-    # the small exit block there), the truthy one falls into the then-branch
-    if x if c else (0.0 if a else 2):
-        x = "then"
-    return x
-
-
-@cases((1, 0, 1), (0, 0, 1), (1, 0, 0), (1, 1, 0))
-def ctl_if_ternary_with_constant_arms_before_code(x, a, c):
-    out = [x]
-    if x if c else (0.0 if a else 2):
-        out.append("then")
-    out.append(a)
-    out.append(c)
-    return out

@@ -143,13 +143,6 @@ def _build(chain: list[Block], lo: int, hi: int, t_true: int, t_false: int, star
             exits = (b.target, fall)
         else:
             exits = (fall, b.target)
-        if b.jumps and not b.folded and b.fall in (t_true, t_false) and hi == len(chain):
-            # the last test, then a jump to an exit: a conditional expression whose arms are
-            # constants, folded (`0.0 if a else 2`: a jump to the false exit when a holds)
-            if b.target not in (t_true, t_false) or b.target == b.fall:
-                return None
-            test = b.expr if not b.when else _negate(b.expr)
-            return ast.IfExp(test=test, body=ast.Constant(b.fall == t_true), orelse=ast.Constant(b.target == t_true))
         if exits == (t_true, t_false):
             return b.expr
         if exits == (t_false, t_true):

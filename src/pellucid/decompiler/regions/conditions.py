@@ -73,19 +73,11 @@ class ConditionOps:
         reaches T (the fallthrough after the chain) and false when it reaches F.
         """
         blocks, falls, copies, arm_jumps, folded, entered = self._scan_chain(j, first, stack, start)
-        last_jump = self._last_arm_jump(blocks, falls, copies, arm_jumps)
-        sizes = [(size, False) for size in range(len(blocks), 0, -1)]
-        if last_jump is not None:
-            sizes.insert(1, (len(blocks), True))
-        for size, through in sizes:
+        for size in range(len(blocks), 0, -1):
             # the arms' copied bodies must be copies of what follows this chain: checked before
             # the chain is built, so that a long elif chain of returns stays quadratic, not cubic
             T = folded.get(size - 1, self._next(blocks[size - 1].jump))
-            if through:
-                # the last test's jump over what follows is a folded constant arm's (see
-                # _last_arm_jump): the chain goes on past it
-                T = last_jump[0]
-            falsy = None if through else self._falsy_arm_copy(blocks[:size], falls, copies, folded)
+            falsy = self._falsy_arm_copy(blocks[:size], falls, copies, folded)
             if falsy is not None:
                 T = falsy[2]
             used = self._copies_of(T, size, falls, copies)
@@ -110,8 +102,8 @@ class ConditionOps:
                     arm_jumps.get(b.target, b.target) if b.target < blocks[size - 1].start else b.target,
                     b.start,
                     b.jump,
-                    falls.get(n, folded.get(n)) if n < size - 1 or through else folded.get(n),
-                    arm_ends[n] or (through and n == size - 1),
+                    falls.get(n, folded.get(n)) if n < size - 1 else folded.get(n),
+                    arm_ends[n],
                     forward and n in folded,
                 )
                 for n, b in enumerate(blocks[:size])
@@ -126,8 +118,6 @@ class ConditionOps:
             for n, b in enumerate(chain):
                 if n in copies and b.fall is not None:
                     b.fall = T
-            if through:
-                chain[-1].fall = last_jump[1]
             starts = [b.start for b in chain]
             outside = {t for b in chain for t in _exits(b) if t not in starts[1:] and t != T}
             if len(outside) > 1:
@@ -157,8 +147,6 @@ class ConditionOps:
             (F,) = outside
             if self._else_pass_between(chain, F):
                 continue
-            if through and not self._both_exits_before(chain, T, F):
-                continue
             expr = _build_test(chain, size, T, F, starts + [T])
             if expr is not None and any(b.fall is not None for b in chain) and not _has_ifexp(expr):
                 # an arm's jump or copied body read as an and/or: two `if`s
@@ -170,8 +158,6 @@ class ConditionOps:
                     copied.append(range(cleanup_copy[0] - 1, sum(cleanup_copy)))
                 if falsy is not None:
                     copied.append(range(falsy[0], T))
-                if through and size - 1 in copies:
-                    copied.append(range(last_jump[2], last_jump[2] + copies[size - 1]))
                 for i in (q for r in copied for q in r):
                     self.reachable[i] = False  # (read once, as this test)
                 self.last_chain = (chain, starts + [T])
@@ -231,37 +217,6 @@ class ConditionOps:
             blocks.append(self._block(e, jj, k))
             k = self._next(jj)
         return blocks, falls, copies, arm_jumps, folded, entered
-
-    def _last_arm_jump(
-        self, blocks: list[Block], falls: dict[int, int], copies: dict[int, int], arm_jumps: dict[int, int]
-    ) -> tuple[int, int, int] | None:
-        """The code after the chain's last test, when it reads as an arm's end that jumps to
-        an exit: in `x if c else (0.0 if a else 2)` the folded `0.0` is a jump to the false
-        exit after `a`'s test (3.10+: or a copy of that exit's small block).  (where the
-        chain goes on past it, the exit it goes to, where that jump or copy starts), or None."""
-        n = len(blocks) - 1
-        if n < 2 or n not in falls:
-            return None
-        k = self._next(blocks[n].jump)
-        if n in copies:
-            if falls[n] != k:
-                return None
-            resume = self._past_dead(k + copies[n])
-            for b in blocks[:n]:
-                if b.target >= resume and self._same_code(k, b.target, copies[n]):
-                    return resume, b.target, k
-            return None
-        if self.ins[k].op != "JUMP" or arm_jumps.get(k) != falls[n]:
-            return None
-        return self._past_dead(k + 1), falls[n], k
-
-    @staticmethod
-    def _both_exits_before(chain: list[Block], T: int, F: int) -> bool:
-        """Do the tests before the last one reach both exits?  Then a jump after the last
-        test to one of them is a constant arm inside the test, not an if's jump over its
-        else (`if a: pass` / `else: ...`)."""
-        reached = {t for b in chain[:-1] for t in _exits(b)}
-        return T in reached and F in reached
 
     def _next_test(self, k: int, stack: list) -> tuple[ast.expr, int] | None:
         """The next test of a chain, read at k: (expression, index of its jump), or None when
