@@ -2724,3 +2724,81 @@ def exl_finally_continue_before_clause_rest(ks, log, n):
             log.append("f")
         log.append(n)
     return log
+
+
+@cases(([1], [], 0), ([2, -1], [], 1), ([-1], [], 0))
+def exl_finally_else_returns_through_outer_finally(ks, log, n):
+    # 3.12+: the inner else's return runs the outer finally body's copy, laid out at the
+    # inner statement's end; only the except clause goes on, through both normal-exit
+    # copies, to where the outer block ends
+    if n:
+        log.append(n)
+    try:
+        try:
+            log.append(nxt(ks))
+        except IndexError:
+            log.append("e")
+        else:
+            return 1
+        finally:
+            if ks:
+                log.append("g")
+    finally:
+        log.append("f")
+
+
+@cases(([1], [], 0), ([2, -1], [], 1), ([-1], [], 0))
+def exl_finally_else_returns_clause_rest(ks, log, n):
+    # 3.12+: as above, with code after the inner statement that only the clause reaches,
+    # laid out past the handlers
+    if n:
+        log.append(n)
+    try:
+        try:
+            log.append(nxt(ks))
+        except IndexError:
+            log.append("e")
+        else:
+            return 1
+        finally:
+            if ks:
+                log.append("g")
+        log.append(n)
+    finally:
+        log.append("f")
+
+
+@cases(([1, 1], [], 0), ([2, -1], [], 0), ([-1, -2], [], 0), ([], [], 0))
+def exl_for_clause_falls_through_outer_finally(ks, log, n):
+    # 3.12+: the try's else returns, so only its except clause goes round the loop: through
+    # the finally body's copy and the jump back laid out with the clause's code
+    for _ in list(ks):
+        try:
+            try:
+                log.append(nxt(ks))
+            except IndexError:
+                log.append("e")
+            else:
+                return 1
+        finally:
+            log.append("f")
+    return log
+
+
+@cases(([1, 1], [], 0), ([2, -1], [], 0), ([-1, -2], [], 0), ([-1, 3], [], 0), ([], [], 0))
+def exl_for_clause_falls_through_two_finallys(ks, log, n):
+    # 3.12+: as above, the inner statement with its own finally body holding an if
+    for _ in list(ks):
+        try:
+            try:
+                log.append(nxt(ks))
+            except IndexError:
+                log.append("e")
+            else:
+                return 1
+            finally:
+                if ks:
+                    log.append("g")
+        finally:
+            log.append("f")
+    return log

@@ -145,6 +145,8 @@ class FinallyOps:
             base_stack=list(stack[: h.depth]),
         )
         self._claim_closed_clause_exits(clause_exits)
+        if rest is None and (follow == stop or follow in exits):
+            self._claim_clause_exit_jumps(clause_exits, exits)
         for k, c in self._copies.items():
             if k not in own and s <= k < follow < k + c.length and not any(k <= j < k + c.length for j in own):
                 # a copy of a nested finally body (read with the body) runs on past where
@@ -211,6 +213,18 @@ class FinallyOps:
                 # through the finally's copy to the loop's next test)
                 moved = (end, stop)
                 continue
+            r = self._returning_path_end(after_end) if after_end < self.n else None
+            if (
+                r == stop != end
+                and moved in (None, (r, stop))
+                and self._clause_path_reaches(k, self._exit_places(exits))
+            ):
+                # the body never falls off (its path at its end is a return's, through the
+                # enclosing finally bodies' copies, up to the end of the block), and the clause
+                # goes on where the block does: the statement ends the block (3.13: an else
+                # that returns, an except clause that falls through an enclosing finally's copy)
+                moved = (r, stop)
+                continue
             if (
                 # (a clause's `continue` or `break` through the finally, or code after the
                 # statement outside the block being read: laid out past it, 3.12+, which the
@@ -222,18 +236,23 @@ class FinallyOps:
                 and (after >= self.n or self.ins[after].op not in TERMINAL)  # (a return's copy)
                 and not closed  # (the copy's path does not go on with the statement's)
                 # (ending the enclosing block, the statement goes where the block's exits go)
-                and not ((end == stop or end in exits) and after in self._exit_places(exits))
+                and not ((end == stop or end in exits) and self._goes_on_as(after, self._exit_places(exits)))
             ):
                 # (the body never falls off: only the clauses go on, into the rest of the
                 # enclosing block laid out past it, cold code of the clause's handler)
+                # (a body whose path at its end returns, through enclosing finally bodies'
+                # copies, ends past that return)
+                body_end = r if r is not None and end < r <= stop else end
                 hk = self.home[after] if after < self.n else None
                 found = (
                     None
-                    if moved is not None or hk is None or hk < 0 or not self._in(hk, H)
-                    else self._rest_past_block(s, C, hk, after, end, stop, exits, home)
+                    if moved not in (None, (body_end, body_end)) or hk is None or hk < 0 or not self._in(hk, H)
+                    else self._rest_past_block(s, C, hk, after, body_end, stop, exits, home)
                 )
                 if found is not None and rest in (None, found):
                     rest = found
+                    if body_end != end:
+                        moved = (body_end, body_end)
                     continue
                 raise self.fail("a clause leaves the try/finally for elsewhere than its end", ins[k], kind=Refusal.TRY)
             if after != after_end and not closed and self._body_path_leaves(end, after_end, after):
@@ -258,7 +277,9 @@ class FinallyOps:
                 # on with the code after the statement: the copied exit is not the statement's
                 # follow, and the walk would place it after the whole statement)
                 raise self.fail("a clause leaves the try/finally for elsewhere than its end", ins[k], kind=Refusal.TRY)
-        if rest is not None and (moved is not None or self._clause_copies_go_on(clause_exits) != {rest[0]}):
+        if rest is not None and (
+            (moved is not None and moved[0] != moved[1]) or self._clause_copies_go_on(clause_exits) != {rest[0]}
+        ):
             # (every clause going on goes on with the rest: one going elsewhere, to the
             # statement's end, would read as falling off into it)
             raise self.fail("a clause leaves the try/finally for elsewhere than its end", ins[s], kind=Refusal.TRY)
@@ -280,6 +301,35 @@ class FinallyOps:
             while after < self.n and ins[after].op in ("POP_TOP", "POP_EXCEPT"):  # (unwinding)
                 after = self._past_nops(self._thread(after + 1))
         return after, closed
+
+    def _clause_path_reaches(self, k: int, places: set[int]) -> bool:
+        """Does the path through the copy at k (and the enclosing finally bodies' copies after
+        it, and the pops that unwind) reach one of ``places`` before it goes on into code?"""
+        ins = self.ins
+        at, seen = k, set()
+        while at in self._copies and at not in seen:
+            seen.add(at)
+            copy = self._copies[at]
+            if copy.never_ends or self._closed_terminal(at, at + copy.length):
+                return False
+            at = self._past_nops(self._thread(at + copy.length))
+            while at < self.n and ins[at].op in ("POP_TOP", "POP_EXCEPT"):
+                at = self._past_nops(self._thread(at + 1))
+            if at in places:
+                return True
+        return False
+
+    def _goes_on_as(self, at: int, places: set[int]) -> bool:
+        """Does the code at ``at`` go on as the code at one of ``places``: it is one of them, or
+        a copy of the small return block there (3.12+ copy it into each arm of an ``if``
+        ending a finally body's copy)?"""
+        if at in places:
+            return True
+        t = self._exit_tail_len(at) if at < self.n else 0
+        return bool(t) and any(
+            p < self.n and self._exit_tail_len(self._past_nops(p)) == t and self._same(at, self._past_nops(p), t)
+            for p in places
+        )
 
     def _clause_copies_go_on(self, clause_exits: frozenset) -> set[int]:
         """Where the paths through the clauses' copies go on into code (not a return)."""
@@ -332,6 +382,23 @@ class FinallyOps:
             c = self._copies[k]
             if c.never_ends and self._never_reaches(k, k + c.length):
                 self._claim_block(k, k + c.length)
+
+    def _claim_clause_exit_jumps(self, clause_exits: frozenset, exits: frozenset) -> None:
+        """The jump after the normal exit's copy reached only from a clause (``clause_exits``)
+        of a statement that ends its block, going where the block's exits go (3.12+: the
+        jump back to the loop's head, laid out with the clause's code): what falling off
+        the statement does, read as its end.  Claimed, so that no walk reads it again."""
+        places = self._exit_places(exits)
+        for k in clause_exits:
+            b = k + self._copies[k].length
+            if (
+                b < self.n
+                and self.ins[b].op == "JUMP"
+                and self.reachable[b]
+                and self._past_nops(self._thread(b)) in places
+                and not any(q.target == b for q in self.ins)
+            ):
+                self.reachable[b] = False
 
     def _copied_follow_len(self, k: int) -> int:
         """The length of the copy at k of the small block after the enclosing loop (a
