@@ -1459,3 +1459,34 @@ def exc_inner_finally_exit_into_returning_finally(k):
             print("inner")
     finally:
         return -k  # noqa: B012
+
+
+@cases((0, [1]), (1, [1]), (2, [1]), (1, []))
+def exc_finally_exit_at_clause_end(k, c):
+    # the body returns: the try/finally's normal exit (3.10: its finally copy and the jump
+    # past its handler) lies at the end of the inner try's last except clause
+    try:
+        try:
+            return risky(k)
+        except ValueError:
+            c.append("v")
+        except KeyError:
+            pass
+    finally:
+        c.append("fin")
+    if c[0]:
+        c.append("after")
+    return c
+
+
+@cases((0, True), (1, True), (1, False), (2, False))
+def exc_empty_display_return_after_try(k, b):
+    # 3.10 copies the small `return {}` after the statement into the body's exit and the
+    # clause's end
+    if b:
+        k += 0
+    try:
+        risky(k)
+    except ValueError:
+        pass
+    return {}

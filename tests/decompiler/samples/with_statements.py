@@ -865,3 +865,35 @@ def with_return_then_rest_in_named_except_clause(k, j, swallow):
         log.append("rest")
     log.append("after")
     return log
+
+
+@cases((0, 0, True), (1, 0, True), (0, 1, True), (0, 1, False), (0, 0, False))
+def with_ending_finally_body_then_rest(k, j, swallow):
+    # the finally body ends in a with: 3.10 copies the body's re-raise into the with's
+    # normal exit in the exception-path copy, where the inlined copy jumps to its end
+    log = []
+    try:
+        log.append(risky(k))
+    finally:
+        with CM(log, swallow=swallow):
+            log.append(risky(j))
+    if swallow:
+        log.append("rest")
+    return log
+
+
+@cases((0, 0, True), (1, 0, True), (2, 0, True), (1, 1, False), (1, 1, True))
+def with_exit_at_clause_end(k, j, swallow):
+    # the with's body returns but for its except clause: the with's normal exit (3.10: its
+    # exit call and the jump past its handler) lies at the clause's end
+    log = []
+    with CM(log, swallow=swallow):
+        try:
+            return risky(k), log
+        except ValueError:
+            log.append(risky(j))
+        except KeyError:
+            pass
+    if swallow:
+        log.append("after")
+    return log

@@ -19,6 +19,14 @@ from pellucid.decompiler.instructions import TERMINAL
 from pellucid.decompiler.regions.exc_markers import Copy
 
 
+def _starts_value(ins) -> bool:
+    """Does the instruction push a value without using any (a load, an empty display)?"""
+    return ins.op.startswith("LOAD_") or (ins.op in _EMPTY_DISPLAYS and ins.arg == 0)
+
+
+_EMPTY_DISPLAYS = frozenset({"BUILD_MAP", "BUILD_LIST", "BUILD_SET", "BUILD_TUPLE"})
+
+
 class BlockStackOps:
     """Walker mixin: the 3.9/3.10 block stack and the queries its readings share."""
 
@@ -184,7 +192,7 @@ class BlockStackOps:
         pushed before it (``SWAP; POP_TOP; RETURN_VALUE`` is a return's unwinding)."""
         if j < self.n and self.ins[j].op == "RAISE_VARARGS" and self.ins[j].arg == 0:
             return 1 if limit is None or j < limit else None  # a bare `raise`
-        if j >= self.n or not (self.ins[j].op.startswith("LOAD_") or self.ins[j].op == "POP_BLOCK"):
+        if j >= self.n or not (_starts_value(self.ins[j]) or self.ins[j].op == "POP_BLOCK"):
             return None
         k = j
         leading = True  # still in the POP_BLOCKs and exit copies it starts with
@@ -196,8 +204,10 @@ class BlockStackOps:
             if ins.target is not None or ins.op.startswith("SETUP_"):
                 return None
             if leading and ins.op != "POP_BLOCK":
-                if not ins.op.startswith("LOAD_"):
-                    return None  # uses a value computed before: a return's unwinding
+                if not ins.op.startswith("LOAD_") and not (k == j and _starts_value(ins)):
+                    # uses a value computed before: a return's unwinding (an empty display
+                    # after the exits, built before them, would be another statement's)
+                    return None
                 leading = False
             if ins.op in ("RETURN_VALUE", "RAISE_VARARGS"):
                 return k + 1 - j

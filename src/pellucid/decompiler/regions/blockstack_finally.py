@@ -67,6 +67,11 @@ class BlockFinallyOps:
                     and not any(k in self._b_setup_of for k in range(after, after + TL))
                 ):  # (not a nested try's handler, laid out there)
                     body_end, cont, norm_end = P, after, after
+        if body_end == H and ends:
+            Q = self._nested_normal_exit_fin39(s, H, R, home, pops, lengths)
+            if Q is not None:
+                P, body_end, cont, norm_end = Q, Q, ins[Q + 1 + lengths[Q]].target, Q + 1 + lengths[Q]
+                normal = [Q]
         if body_end == P and self._leaves_loop_at(cont, stop):
             # not the normal exit but a `break` ending the body (its own exit is dead code)
             body_end, cont, norm_end = H, (R + 1 if ends else R), -1
@@ -103,6 +108,22 @@ class BlockFinallyOps:
                 for q in range(x, x + size):
                     self.reachable[q] = False
         return self._cont(cont, stop, exits, ins[s])
+
+    def _nested_normal_exit_fin39(self, s: int, H: int, R: int, home, pops: list, lengths: dict) -> int | None:
+        """The try/finally's normal exit inside code nested in its body, when its body's own
+        code never falls off (an except clause's end, that try's body returning): the last
+        POP_BLOCK before the handler, its finally copy then a jump past the handler right
+        before it.  Returns that POP_BLOCK (marked for the clause that falls into it)."""
+        ins = self.ins
+        inner = [p for p in pops if s < p < H and self.home[p] != home]
+        if not inner:
+            return None
+        Q = max(inner)
+        after = Q + 1 + lengths[Q]
+        if ins[after].op != "JUMP" or after + 1 != H or ins[after].target <= R or self.home[after] != self.home[Q]:
+            return None
+        self.__dict__.setdefault("_b_nested_exits", set()).add(Q)
+        return Q
 
     def _falls_into_for_exit39(self, R: int) -> bool:
         """Does the finally handler ending at R fall into the innermost for loop's exit, laid
@@ -209,6 +230,14 @@ class BlockFinallyOps:
         last = max(covered, default=a)
         covered |= {x for x in exits if x < last and ins[x].op == "RETURN_VALUE"}
         E = max(covered) + 1 if covered else a
+        # a jump to the copy's end inside it, where the handler's copy re-raises (3.10 copied
+        # the re-raise into a nested with's or try's normal exit): part of the copy
+        inner_jumps = {
+            x
+            for x in exits
+            if a <= x < E and ins[x].op == "JUMP" and self._through_jump(ins[x].target) == self._through_jump(E)
+        }
+        covered |= inner_jumps
         tail = self._tail_length(E)
         for x in exits:
             if tail is not None and a <= x < E and self._same(x, E, tail):
@@ -242,7 +271,7 @@ class BlockFinallyOps:
                 E = k + 1  # (the dead code ends the copy: a loop's dropped jump back)
         dead = []
         for x in exits:
-            if x == E:
+            if x == E or x in inner_jumps:
                 continue
             if x == self._through_jump(E) or self._through_jump(x) == self._through_jump(E):
                 # both reach the same place, one through a jump (3.9 threading)

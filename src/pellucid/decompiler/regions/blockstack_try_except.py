@@ -216,6 +216,8 @@ class BlockTryExceptOps:
                     pass  # a return from inside for loops pops their iterators
                 elif j == stop and op == "RERAISE":
                     follows.add(j)  # falls into the end of the finally body it is in (3.10)
+                elif j == stop and op == "POP_BLOCK" and j in self.__dict__.get("_b_nested_exits", ()):
+                    follows.add(j)  # falls into the normal exit of the with or try/finally it is in
                 elif not self._owned(j, H) and ins[j].op != "RETURN_VALUE" and (
                     self._straight_tail(j) is None or self._jumped_to_from_outside(j, b0)
                 ):

@@ -60,6 +60,10 @@ class BlockWithOps:
                     cont_n = stop
             else:
                 P = None  # a return/break path, not the normal exit
+        if P is None:
+            P, cont_n, normal_end = self._nested_normal_exit39(w, H, pops)
+            if P is not None:
+                self.__dict__.setdefault("_b_nested_exits", set()).add(P)
         # where a suppressed exception goes on
         sup_tail = None
         if self.home[sup] != H:
@@ -137,6 +141,25 @@ class BlockWithOps:
         if cont_s is not None:
             return self._cont(cont_s, stop, exits, ins[w])
         return self._cont(sup + sup_tail[1], stop, exits, ins[w])
+
+    def _nested_normal_exit39(self, w: int, H: int, pops: list) -> tuple:
+        """The with's normal exit inside code nested in its body, when its body's own code
+        never falls off (an except clause's end, the try's body returning): the last
+        POP_BLOCK before the handler, its exit copy jumping past the handler right before
+        it.  Returns (that POP_BLOCK, where it goes on, its jump) or (None, None, -1)."""
+        ins = self.ins
+        inner = [p for p in pops if w < p < H and ins[p + 1].op != "SWAP" and self.home[p] != self.home[w]]
+        if inner:
+            P = max(inner)
+            after = P + 6
+            if (
+                ins[after].op == "JUMP"
+                and after + 1 == H
+                and ins[after].target > H
+                and self.home[after] == self.home[P]
+            ):
+                return P, ins[after].target, after
+        return None, None, -1
 
     def _last_exit_leaves39(self, cont_n: int, cont_s: int | None) -> bool:
         """Is the exit taken for the with's normal one a `break` ending its body, whose own
