@@ -437,3 +437,32 @@ def ctl_if_not_and_truthy_constant_else(x, g):
         del x[0]
         out.append("else")
     return out, x
+
+
+@cases((1, 1, 1, 0), (0, 1, 1, 0), (1, 0, 1, 1), (1, 0, 0, 1), (0, 0, 0, 0), (1, 0, 0, 0))
+def ctl_if_ternary_with_constant_false_arm_in_test(a, c, s, v):
+    # `c if s else False` inside the test: the folded False is a jump to the outer else arm,
+    # which the first arm's jump goes over (3.10+), and the chain goes on past it
+    out = [a]
+    if a if (c if s else False) else v:
+        out.append("then")
+    else:
+        out.append("else")
+    return out
+
+
+@cases((1, 1, 1, 0, 0), (1, 0, 1, 0, 0), (1, 0, 0, 1, 0), (0, 0, 0, 0, 1), (1, 0, 0, 0, 0), (0, 1, 1, 1, 1))
+def ctl_ternary_with_truthy_or_in_test_arm(p, l, v, g, b):
+    # `g or 10`: the truthy constant is folded, g's jump and its fall both reach the true exit
+    y = p if (l if v else g or 10) else b
+    if p if (l if v else g or 10) else b:
+        y = [y]
+    return y
+
+
+@cases((1, 0, 0, 0, 5), (0, 1, 0, 0, 5), (0, 0, 1, 0, 5), (0, 0, 0, 1, 5), (0, 1, 1, 0, 0), (1, 0, 0, 0, 0))
+def ctl_if_ternary_with_or_of_constant_as_inner_test(l, a, c, b, x):
+    # `c or 7` picks the first arm always: c's jump and fall both reach `a`'s test
+    if x if l else a if c or 7 or c else b:
+        x = (x,)
+    return x

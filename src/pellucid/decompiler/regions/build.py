@@ -134,8 +134,9 @@ def _exits(b: Block) -> tuple[int, ...]:
     return (b.target,) if b.fall is None else (b.target, b.fall)
 
 
-def _build(chain: list[Block], lo: int, hi: int, t_true: int, t_false: int, starts: list[int]):
-    """Rebuild the boolean expression of chain[lo:hi] whose exits are t_true/t_false."""
+def _build(chain: list[Block], lo: int, hi: int, t_true: int, t_false: int, starts: list[int], arm: bool = False):
+    """Rebuild the boolean expression of chain[lo:hi] whose exits are t_true/t_false (``arm``:
+    inside a conditional expression's arm, where a test may have one exit, see _one_exit)."""
     if hi - lo == 1:
         b = chain[lo]
         fall = starts[hi] if b.fall is None else b.fall
@@ -147,43 +148,70 @@ def _build(chain: list[Block], lo: int, hi: int, t_true: int, t_false: int, star
             return b.expr
         if exits == (t_false, t_true):
             return _negate(b.expr)
-        return None
+        return _one_exit(b, fall, t_true, t_false) if arm else None
     arm_ends = any(chain[m].folded for m in range(lo, hi))
     if arm_ends:
         # a jump over a folded constant arm ends a conditional expression's first arm, which
         # an and/or does not compile to: read the ternary first
-        ternary = _build_ternary(chain, lo, hi, t_true, t_false, starts)
+        ternary = _build_ternary(chain, lo, hi, t_true, t_false, starts, arm)
         if ternary is not None:
             return ternary
     for k in range(lo + 1, hi):
         inner = set(starts[lo + 1 : k])
         sk = starts[k]
         outs = {t for m in range(lo, k) for t in _exits(chain[m]) if t not in inner and t != sk}
+        if not outs and arm and k == lo + 1 and not chain[lo].jumps:
+            # `(c or 7) and a` inside an arm: c's jump and fall both reach a (_one_exit)
+            # (`(c and 0) or a` when c's jump is taken on false)
+            b = chain[lo]
+            fall = starts[k] if b.fall is None else b.fall
+            left = _one_exit(b, fall, sk, -2) if b.when else _one_exit(b, fall, -2, sk)
+            right = _build(chain, k, hi, t_true, t_false, starts, arm) if left is not None else None
+            if right is not None:
+                return _boolop(ast.And() if b.when else ast.Or(), left, right)
+            continue
         if len(outs) != 1:
             continue
         (x,) = outs
         if x == t_true and any(chain[m].jumps and chain[m].fall == x for m in range(lo, k)):
             continue  # an arm's jump to an exit ends a constant arm: no and/or's short-circuit
         if x == t_false:
-            left = _build(chain, lo, k, sk, t_false, starts)
+            left = _build(chain, lo, k, sk, t_false, starts, arm)
             if left is None:
                 continue
-            right = _build(chain, k, hi, t_true, t_false, starts)
+            right = _build(chain, k, hi, t_true, t_false, starts, arm)
             if right is None:
                 continue
             return _boolop(ast.And(), left, right)
         if x == t_true:
-            left = _build(chain, lo, k, t_true, sk, starts)
+            left = _build(chain, lo, k, t_true, sk, starts, arm)
             if left is None:
                 continue
-            right = _build(chain, k, hi, t_true, t_false, starts)
+            right = _build(chain, k, hi, t_true, t_false, starts, arm)
             if right is None:
                 continue
             return _boolop(ast.Or(), left, right)
-    return None if arm_ends else _build_ternary(chain, lo, hi, t_true, t_false, starts)
+    return None if arm_ends else _build_ternary(chain, lo, hi, t_true, t_false, starts, arm)
 
 
-def _build_ternary(chain: list[Block], lo: int, hi: int, t_true: int, t_false: int, starts: list[int]):
+def _one_exit(b: Block, fall: int, t_true: int, t_false: int) -> ast.expr | None:
+    """`g or 10` in an arm of a conditional expression used as a test: the truthy constant is
+    folded away, g's jump and its fall both reach the true exit (`g and 0`: the false one).
+    Spelled with the jump's own polarity (`not g or True` jumps when g is false)."""
+    if b.target != fall or fall not in (t_true, t_false) or b.jumps:
+        return None
+    if (fall == t_true) == b.when:
+        expr = b.expr
+    else:
+        expr = _negate(b.expr)
+    if fall == t_true:
+        return ast.BoolOp(op=ast.Or(), values=[expr, ast.Constant(True)])
+    return ast.BoolOp(op=ast.And(), values=[expr, ast.Constant(False)])
+
+
+def _build_ternary(
+    chain: list[Block], lo: int, hi: int, t_true: int, t_false: int, starts: list[int], arm: bool = False
+):
     """`x if c else y` as a test: c picks an arm, and each arm jumps to the
     test's own exits; the first arm ends in a jump over the second."""
     for m in range(lo + 2, hi):
@@ -193,8 +221,8 @@ def _build_ternary(chain: list[Block], lo: int, hi: int, t_true: int, t_false: i
             test = _build(chain, lo, k, starts[k], starts[m], starts)
             if test is None:
                 continue
-            body = _build(chain, k, m, t_true, t_false, starts)
-            orelse = _build(chain, m, hi, t_true, t_false, starts) if body is not None else None
+            body = _build(chain, k, m, t_true, t_false, starts, True)
+            orelse = _build(chain, m, hi, t_true, t_false, starts, True) if body is not None else None
             if orelse is not None:
                 return ast.IfExp(test=test, body=body, orelse=orelse)
     for k in range(lo + 1, hi):
@@ -204,7 +232,7 @@ def _build_ternary(chain: list[Block], lo: int, hi: int, t_true: int, t_false: i
         if x != t_true or not chain[k - 1].jumps:
             continue  # (a jump to the false exit is `if c: pass` / `elif y:`)
         test = _build(chain, lo, k, x, starts[k], starts)
-        orelse = _build(chain, k, hi, t_true, t_false, starts) if test is not None else None
+        orelse = _build(chain, k, hi, t_true, t_false, starts, True) if test is not None else None
         if orelse is not None:
             return ast.IfExp(test=test, body=ast.Constant(True), orelse=orelse)
     if chain[hi - 1].folded and chain[hi - 1].fall in (t_true, t_false):
@@ -213,7 +241,7 @@ def _build_ternary(chain: list[Block], lo: int, hi: int, t_true: int, t_false: i
         for k in range(lo + 1, hi):
             for x in (t_true, t_false):
                 test = _build(chain, lo, k, starts[k], x, starts)
-                body = _build(chain, k, hi, t_true, t_false, starts) if test is not None else None
+                body = _build(chain, k, hi, t_true, t_false, starts, True) if test is not None else None
                 if body is not None:
                     return ast.IfExp(test=test, body=body, orelse=ast.Constant(x == t_true))
     return None

@@ -72,8 +72,11 @@ class ConditionOps:
         Returns (expression, T, F): the whole test is true exactly when control
         reaches T (the fallthrough after the chain) and false when it reaches F.
         """
-        blocks, falls, copies, arm_jumps, folded, entered = self._scan_chain(j, first, stack, start)
+        blocks, falls, copies, arm_jumps, folded, entered, jump_arms = self._scan_chain(j, first, stack, start)
         for size in range(len(blocks), 0, -1):
+            if size - 1 in jump_arms:
+                # (a chain ending before a jump arm: read as one with a falsy arm, see below)
+                del folded[size - 1]
             # the arms' copied bodies must be copies of what follows this chain: checked before
             # the chain is built, so that a long elif chain of returns stays quadratic, not cubic
             T = folded.get(size - 1, self._next(blocks[size - 1].jump))
@@ -158,6 +161,7 @@ class ConditionOps:
                     copied.append(range(cleanup_copy[0] - 1, sum(cleanup_copy)))
                 if falsy is not None:
                     copied.append(range(falsy[0], T))
+                copied.extend(range(k, k + 1) for n, k in jump_arms.items() if n < size - 1)
                 for i in (q for r in copied for q in r):
                     self.reachable[i] = False  # (read once, as this test)
                 self.last_chain = (chain, starts + [T])
@@ -166,9 +170,10 @@ class ConditionOps:
 
     def _scan_chain(
         self, j: int, first: ast.expr, stack: list, start: int
-    ) -> tuple[list[Block], dict[int, int], dict[int, int], dict[int, int], dict[int, int], set[int]]:
+    ) -> tuple[list[Block], dict[int, int], dict[int, int], dict[int, int], dict[int, int], set[int], dict[int, int]]:
         """The tests of the chain starting with ``first`` at ``j``, with what lies between
-        them: (blocks, falls, copies, arm_jumps, folded, entered), as condition_chain uses them."""
+        them: (blocks, falls, copies, arm_jumps, folded, entered, jump_arms), as
+        condition_chain uses them (jump_arms: block -> its folded constant arm's jump)."""
         blocks = [self._block(first, j, start)]
         k = self._next(j)
         falls: dict[int, int] = {}
@@ -176,7 +181,9 @@ class ConditionOps:
         arm_jumps: dict[int, int] = {}  # where an arm's closing jump is -> where it goes
         folded: dict[int, int] = {}  # block -> where its jump over a folded constant arm goes
         entered: set[int] = set()  # blocks whose jump over the next arm is its only way in
+        jump_arms: dict[int, int] = {}
         while k < self.n and self.reachable[k]:
+            arm = None
             over = self._arm_jump(k)
             if (
                 self.ins[k].op == "JUMP"
@@ -196,6 +203,14 @@ class ConditionOps:
                 if all(blocks[0].start <= q < k for q in self._jumps_to(k + 1, 0, self.n)):
                     entered.add(len(blocks) - 1)
                 k = self._past_dead(k + 1)
+                arm = self._jump_arm(blocks, k, over)
+                if arm is not None:
+                    # `a if (c if s else False) else v`: the folded constant arm is a jump
+                    # to the exit its truth picks, and the chain goes on past it
+                    folded[len(blocks) - 1] = over
+                    arm_jumps[k] = arm
+                    jump_arms[len(blocks) - 1] = k
+                    k = over
             elif (size := self._arm_copy(k)) is not None:
                 # 3.10+ copy a small `return` body onto the end of the first arm
                 if copies and not self._same_copy(falls, copies, k, size):
@@ -206,17 +221,32 @@ class ConditionOps:
                 falls[len(blocks) - 1] = k
                 copies[len(blocks) - 1] = size
                 k = self._past_dead(k + size)
-            if k in self.latch:
-                # a loop's head (3.9's `while` tests at its top): the loop starts here, not
-                # another test of this chain (`if c: while d:` jumps where the loop exits)
-                break
-            test = self._next_test(k, stack)
+            test = None if k in self.latch else self._next_test(k, stack)
+            # (a loop's head, 3.9's `while` tests at its top: the loop starts there, not
+            # another test of this chain; `if c: while d:` jumps where the loop exits)
             if test is None:
+                if arm is not None:
+                    # (no test after the jump arm: it is no arm inside this chain)
+                    del folded[len(blocks) - 1], arm_jumps[jump_arms.pop(len(blocks) - 1)]
                 break
             e, jj = test
             blocks.append(self._block(e, jj, k))
             k = self._next(jj)
-        return blocks, falls, copies, arm_jumps, folded, entered
+        return blocks, falls, copies, arm_jumps, folded, entered, jump_arms
+
+    def _jump_arm(self, blocks: list[Block], k: int, over: int) -> int | None:
+        """Where the jump at ``k`` goes when it is a folded constant arm inside the chain
+        (3.10+ keep it: `c if s else False` as a test inside a test): the first arm's jump
+        at k - 1 goes over it alone, only the chain's tests enter it, and it goes forward to
+        an exit a test of the chain jumps to.  None when it is not such an arm."""
+        ins = self.ins[k]
+        if ins.op != "JUMP" or not (ins.target is not None and ins.target > over) or self._past_dead(k + 1) != over:
+            return None
+        tests = {b.jump for b in blocks}
+        into = self._jumps_to(k, 0, self.n)
+        if not into or not into <= tests or not any(b.target == ins.target for b in blocks):
+            return None
+        return ins.target
 
     def _next_test(self, k: int, stack: list) -> tuple[ast.expr, int] | None:
         """The next test of a chain, read at k: (expression, index of its jump), or None when
