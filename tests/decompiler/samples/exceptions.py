@@ -1490,3 +1490,41 @@ def exc_empty_display_return_after_try(k, b):
     except ValueError:
         pass
     return {}
+
+
+@cases(*KINDS)
+def exc_clause_ends_in_try_that_raises(k):
+    # 3.13+: the inner try's body never falls off, so each of its clauses ends in its own
+    # copy of the enclosing clause's end (no copy of the body's to share)
+    n = 0
+    try:
+        n = risky(k)
+    except (ValueError, KeyError):
+        try:
+            raise (IndexError if k == 1 else TypeError)(k)
+        except IndexError as e:
+            n = ("index", e.args)
+        except TypeError:
+            n = "type"
+    n = (n, k)
+    return n
+
+
+@cases(*KINDS)
+def exc_named_clause_ends_in_try_that_returns(k):
+    n = 0
+    try:
+        n = risky(k)
+    except Exception as err:
+        try:
+            if k == 1:
+                raise IndexError(k)
+            if k == 2:
+                raise TypeError(k)
+            return err.args
+        except IndexError as e:
+            n = ("index", e.args)
+        except TypeError:
+            n = "type"
+    n = (n, k)
+    return n

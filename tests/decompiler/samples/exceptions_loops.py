@@ -2801,4 +2801,20 @@ def exl_for_clause_falls_through_two_finallys(ks, log, n):
                     log.append("g")
         finally:
             log.append("f")
+
+
+@cases(([1, 0], 2, True), ([0], 0, True), ([0], 2, False), ([], 0, True))
+def loop_try_else_with_return_then_rest(ks, j, swallow):
+    # 3.12+: the rest of the loop body is reached only from the clause and from the with's
+    # suppressed exception in the else: laid out past the handlers, it follows the try
+    log = []
+    for k in ks:
+        try:
+            log.append(risky(k))
+        except ValueError:
+            log.append("value")
+        else:
+            with CM(log, swallow=swallow):
+                return risky(j), log
+        log.append(("rest", k))
     return log

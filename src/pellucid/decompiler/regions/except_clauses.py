@@ -81,11 +81,12 @@ class ExceptClauseOps:
         enclosing clause's name cleanup, if it is named, before the jump)."""
         return self._merged_jump(k) is not None
 
-    def _outer_clause_level(self, C: int, k: int) -> int | None:
-        """The protection outside the enclosing clause whose end merged into the end at k of
-        a clause with clean-up C: past the enclosing clause's name clean-up if it has one."""
+    def _outer_clause_level(self, C: int, j: int) -> int | None:
+        """The protection outside the enclosing clause whose end, merged into the end of a
+        clause with clean-up C, starts at j: past the enclosing clause's name clean-up if it
+        has one."""
         outer = self._cover[self._cover[C]]
-        if self._merged_jump(k) == k + 5 and outer is not None:
+        if self._merged_end_from(j) == j + 4 and outer is not None:
             outer = self._cover[outer]
         return outer
 
@@ -112,8 +113,42 @@ class ExceptClauseOps:
         """The jump ending the merged clause ends at k (``_merged_clause_end``), or None."""
         if not TABLE.copies_clause_ends or not 0 <= k < self.n or self.ins[k].op != "POP_EXCEPT":
             return None
-        j = self._clause_end_jump(k + 1)
-        return j if j is not None and self.ins[j].target not in self._loop_targets() else None
+        return self._merged_end_from(k + 1)
+
+    def _merged_end_from(self, j: int) -> int | None:
+        """3.13: the jump ending the enclosing clause's end copied at j into the end of an inner
+        clause (``POP_EXCEPT; [name clean-up;] JUMP t``, t no loop's target), or None."""
+        if not TABLE.copies_clause_ends:
+            return None
+        q = self._clause_end_jump(j)
+        return q if q is not None and self.ins[q].target not in self._loop_targets() else None
+
+    def _second_of_merged_end(self, k: int, nm: str | None) -> bool:
+        """Is the POP_EXCEPT at k the enclosing clause's, merged after the end of a clause
+        named ``nm`` (after its POP_EXCEPT, and its name clean-up when it is named)?"""
+        if self._merged_clause_end(k - 1):
+            return True
+        return (
+            nm is not None
+            and k >= 4
+            and self.ins[k - 4].op == "POP_EXCEPT"
+            and self._name_cleanup_at(k - 3, nm)
+            and self._merged_end_from(k) is not None
+        )
+
+    def _share_clause_end_copies(self, unmatched: list, follow_cands: list, merged_copies: list) -> None:
+        """3.13: a try ending an enclosing clause whose body never falls off (it returns or
+        raises) leaves no own copy of that clause's end: each of its clauses ends in a copy.
+        The copies are the same code, so the first is where the statement goes on and the
+        others are copies of it (the clauses reach the enclosing clause's end alike)."""
+        if len(unmatched) < 2:
+            return
+        first, n_copy = unmatched[0]
+        if any(n != n_copy or not self._same_code(first, j, n) for j, n in unmatched[1:]):
+            return
+        for j, n in unmatched[1:]:
+            merged_copies.append((j, n))
+            follow_cands[follow_cands.index(j)] = first
 
     def _clause_end_jump(self, k: int) -> int | None:
         """Index of the jump ending ``POP_EXCEPT; [name clean-up;] JUMP`` at k (how an except

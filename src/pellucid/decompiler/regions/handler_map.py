@@ -395,6 +395,15 @@ class HandlerMap:
         """The first instruction handler H protects: where its try or with statement starts."""
         return min(a for a, _ in self._handlers[H].ranges)
 
+    def _statement_handlers_in(self, a: int, b: int) -> frozenset:
+        """The handlers of the try and with statements starting in [a, b): a with's
+        suppressed exception, a clause of a try, may go on where the statement around them
+        does (3.12+ give that code the home of whichever handler reaches it first)."""
+        return frozenset(
+            X for X, h in self._handlers.items()
+            if h.kind in ("try", "with") and a <= self._try_start(X) < b
+        )
+
     def _starts_after(self, H: int, e: int, home: int | None) -> bool:
         """Does the try statement of handler H start at or after ``e``, in code of ``home``?"""
         start = self._try_start(H)

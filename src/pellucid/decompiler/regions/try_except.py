@@ -222,7 +222,7 @@ class TryExceptOps:
         if self._else_code_in(e, else_end, home):
             self._check_else_not_skipped(s, e, else_end, home, follow)
         inherited = inherited_exits(follow, stop, exits)
-        rest = None if breaks_out else self._rest_past_block(s, C, H, follow, else_end, stop, exits, home)
+        rest = None if breaks_out else self._rest_past_block(s, C, H, follow, else_end, stop, exits, home, e)
         if rest is not None:
             # (the rest of the block follows the statement: it does not end the block)
             inherited = frozenset()
@@ -266,16 +266,18 @@ class TryExceptOps:
 
     def _rest_past_block(
         self, s: int, C: int, H: int, follow: int | None, else_end: int, stop: int,
-        exits: frozenset, home: int,
+        exits: frozenset, home: int, e: int | None = None,
     ) -> tuple[int, int] | None:
         """3.12+: (start, end) of the rest of the enclosing block when only the clauses reach
-        it (the body and any else never fall off the statement): cold code laid out past the
-        handlers, going back to the block's end.  None: not that shape."""
+        it (the body and any else [e, else_end) never fall off the statement; a with's
+        suppressed exception in the else may): cold code laid out past the handlers, going
+        back to the block's end.  None: not that shape."""
+        inner = self._statement_handlers_in(else_end if e is None else e, else_end)
         if (
             follow is None
             or follow <= stop
             or follow in exits
-            or self.home[follow] != H
+            or self.home[follow] not in inner | {H}
             or self._own_code_between(else_end, stop, home)
             or self._exit_copy_past_block(follow, stop, exits) is not None
         ):
@@ -287,7 +289,7 @@ class TryExceptOps:
         if any(k not in jumps for k in reach(self.ins, [s], within=(s, else_end)).left):
             return None
         # (under the handlers around the statement, which its clean-up C is under)
-        end = self._relocated_rest(C, H, follow, stop, exits, [])
+        end = self._relocated_rest(C, H, follow, stop, exits, [], inner)
         return None if end is None else (follow, end)
 
     def _except_clauses(self, H: int, C: int, hstack: list) -> tuple[list, int | None]:
@@ -328,11 +330,12 @@ class TryExceptOps:
         ins = self.ins
         follow_cands = []
         merged_copies: list[tuple[int, int]] = []  # (start, length): copies of the follow
+        unmatched: list[tuple[int, int]] = []  # copies of an enclosing clause end without its own
         for _typ, nm, b0, b1 in clauses:
             for k in range(b0, b1):
                 hk = self.home[k]
                 if ins[k].op == "POP_EXCEPT" and (
-                    (hk == H and not self._merged_clause_end(k - 1))
+                    (hk == H and not self._second_of_merged_end(k, nm))
                     # the end of a clause whose last statement is a try: reached from that
                     # try's handlers (their home), it pops this handler's exception
                     or (hk is not None and b0 <= hk < b1 and self._cover[k] == self._cover[C])
@@ -343,20 +346,22 @@ class TryExceptOps:
                     if j < self.n and ins[j].op == "JUMP":
                         follow_cands.append(ins[j].target)
                     elif (
-                        self._merged_clause_end(k)
+                        self._merged_end_from(j) is not None
                         and self._cover[C] is not None
-                        and self._cover[j] == self._outer_clause_level(C, k)
+                        and self._cover[j] == self._outer_clause_level(C, j)
                     ):
                         # 3.13 merges the end of the enclosing clause (this try ends it) into
                         # this clause's: the try continues at the enclosing clause's POP_EXCEPT
                         # (or at the one the body falls into, of which this is a copy)
-                        n_copy = self._merged_jump(k) - j + 1
+                        n_copy = self._merged_end_from(j) - j + 1
                         p = self._enclosing_clause_end(e, H, j, n_copy)
                         if p is not None:
                             merged_copies.append((j, n_copy))
                             follow_cands.append(p)
                         else:
+                            unmatched.append((j, n_copy))
                             follow_cands.append(j)
+        self._share_clause_end_copies(unmatched, follow_cands, merged_copies)
         return follow_cands, merged_copies
 
     def _enclosing_clause_end(self, e: int, H: int, j: int, n: int) -> int | None:

@@ -300,12 +300,14 @@ class WithOps:
         return True
 
     def _relocated_rest(
-        self, b: int, W: int, a: int, stop: int, exits: frozenset, exit_copies: list[int]
+        self, b: int, W: int, a: int, stop: int, exits: frozenset, exit_copies: list[int],
+        more_homes: frozenset = frozenset(),
     ) -> int | None:
-        """The end of the code at ``a`` only with's handler ``W`` reaches, that goes on to the
-        end of the enclosing block (``stop``, ``exits``) or an enclosing loop's head or follow
-        (3.12+ lay it out past the code the entry reaches).  None: not that shape."""
-        owned = self._with_homes(W)
+        """The end of the code at ``a`` only with's handler ``W`` reaches (and the handlers
+        ``more_homes``), that goes on to the end of the enclosing block (``stop``, ``exits``)
+        or an enclosing loop's head or follow (3.12+ lay it out past the code the entry
+        reaches).  None: not that shape."""
+        owned = self._with_homes(W) | more_homes
         if not TABLE.cold_blocks_at_end or self.home[a] not in owned:
             return None
         avoid = set(exits) | {stop} | self._loop_targets()
