@@ -434,10 +434,13 @@ class Walker(
         return self.fallthrough.get(j, j + 1)
 
     def apply(self, ins: Instr, stack: list) -> None:
-        """Run the opcode handler of ``ins`` on ``stack`` (no control flow)."""
+        """Run the opcode handler of ``ins`` on ``stack`` (no control flow).  The instruction
+        is evaluated as the walk's are (see _check_all_placed): the links of a chained
+        comparison, a with's target, read outside the walk."""
         handler = self._op_handlers.get(ins.op)
         if handler is None:
             raise self.fail("unsupported opcode", ins, kind=Refusal.UNSUPPORTED)
+        self.walked[ins.index] = 1
         handler(self, ins, stack)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:

@@ -1528,3 +1528,14 @@ def exc_named_clause_ends_in_try_that_returns(k):
             n = "type"
     n = (n, k)
     return n
+
+
+@cases((1, 1), (1, 2), (8, 8))
+def exc_raise_caught_then_chained_compare(k, b):
+    # the code after the statement is reached only from the clause (3.11+: handler code);
+    # the chained comparison's links are read outside the walk, and still count as placed
+    try:
+        raise ValueError(k)
+    except ValueError:
+        pass
+    return k == b < 7

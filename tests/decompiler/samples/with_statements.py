@@ -897,3 +897,12 @@ def with_exit_at_clause_end(k, j, swallow):
     if swallow:
         log.append("after")
     return log
+
+
+@cases((1, 1, True), (1, 2, True), (8, 8, True), (1, 1, False))
+def with_raises_then_chained_compare(a, b, swallow):
+    # as exc_raise_caught_then_chained_compare: only a suppressed exception reaches the rest
+    log = []
+    with CM(log, swallow=swallow):
+        raise ValueError(a)
+    return a == b < 7, log
