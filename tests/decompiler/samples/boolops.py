@@ -492,3 +492,12 @@ def bool_test_ternary_falsy_constant_arm_else(a, b, c):
     else:
         b = 2
     return a, b, c
+
+
+@cases((4, 1), (4, 0), (0, 1))
+def bool_and_chain_ending_loop_body(n, b):
+    # 3.14: each operand's false exit gets its own copy of the loop's jump back
+    out = []
+    for v in range(n):
+        v and b and out.append(v)
+    return out

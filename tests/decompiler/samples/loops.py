@@ -1130,3 +1130,39 @@ def loop_while_else_return_in_if_arm_break_past_else(a, b, c):
     else:
         v = c
     return 2, v
+
+
+@cases((3, 1, [1, 1]), (3, 0, [1]), (0, 1, [1]))
+def loop_while_continue_then_break_past_else(n, b, out):
+    # `if c: continue` is laid out as the loop's jump back, with the break after it behind:
+    # that break jumps past the while-else to code the compiler does not copy
+    while n:
+        n -= 1
+        if b:
+            b = 0
+            continue
+        break
+    else:
+        out.append(n)
+    return [x for x in out if x], n, b
+
+
+@cases((3, 1, 0), (3, 5, 2), (3, 5, 3), (3, 5, 0), (0, 0, 0))
+def loop_while_elif_break_falls_into_follow(a, b, c):
+    # 3.14: the elif's false path is the loop's jump back; its arm, laid out after it,
+    # ends in a break that falls into the code after the loop
+    out = []
+    n = 0
+    while a > n:
+        n += 1
+        if b == n:
+            out.append("b")
+            break
+        elif c > n:
+            out.append("c")
+            if c == 2:
+                out.append("x")
+            else:
+                out.append("y")
+            break
+    return [x for x in out], n

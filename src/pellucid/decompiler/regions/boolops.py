@@ -176,13 +176,24 @@ class BoolOpOps:
         if (
             p <= lo
             or not self.reachable[p]
-            or self.ins[p - 1].op == "JUMP"
+            or (self.ins[p - 1].op == "JUMP" and not self._nested_tail_copy(lo, p, L, n))
             or self.ins[p - 1].op in TERMINAL
             or not self._same_code(p, L, n)
             or self._jumps_into(lo, p, p + 1, L - 1)
         ):
             return None
         return p
+
+    def _nested_tail_copy(self, lo: int, p: int, L: int, n: int) -> bool:
+        """3.14+: `a and b and c` ending a loop body copies the join's block into each
+        operand's false exit: the copy at [p, L) that ends the operand [lo, L) is then the
+        join of the operand nested in it (a conditional jump in [lo, p) goes to p), whose own
+        copy [p - n, p) is laid out right before it."""
+        return (
+            p - n > lo
+            and self._same_code(p - n, L, n)
+            and any(self.ins[k].target == p and self.ins[k].op != "JUMP" for k in range(lo, p))
+        )
 
     def _copy_ending_operand(self, lo: int, L: int) -> int | None:
         """3.9: `return (b and c) if a else d`: the peephole threads the and's jump to the end

@@ -162,16 +162,25 @@ class LoopOps:
                 if p is not None:
                     w.follow = loop.follow = p
                     loop.break_targets = {p}
+            if not w.breaks and F > body_end:
+                x = self._rest_breaks_to(h, body_end, F)
+                if x is not None:
+                    # the body's rest past its jump back ends in the loop's only break
+                    w.breaks = [x]
+                    w.tail_end = F
+                    w.follow = loop.follow = x
+                    loop.break_targets = {x}
             if not w.breaks:
                 w.follow = F
                 loop.follow = F
                 loop.break_targets = {F}
-            if F > body_end and self._body_goes_on(h, body_end, F):
+            falls_in = F > body_end and w.tail_end != F and self._rest_falls_into(h, body_end, F)
+            if F > body_end and w.tail_end != F and (falls_in or self._body_goes_on(h, body_end, F)):
                 # (the jumps that seemed to leave the body may be to its rest: only
                 # jumps to F leave it)
                 w.tail_end = w.follow = loop.follow = F
                 loop.break_targets = {F} | self._breaks_leaving_clause(h, body_end, stop, exits)
-                w.rest_leaves = self._conditional_jump_to_end(body_end, F)
+                w.rest_leaves = falls_in or self._conditional_jump_to_end(body_end, F)
             if F < w.follow and F not in exits:
                 # (breaks that leave the block past its end: the else is what runs up to it)
                 else_end = stop if F < stop < w.follow and w.follow in exits else w.follow
@@ -367,6 +376,50 @@ class LoopOps:
             return False
         return not any(
             j.target is not None and a < j.target < b and j.index < h for j in ins
+        )
+
+    def _rest_breaks_to(self, h: int, a: int, b: int) -> int | None:
+        """Where the break ending [a, b) goes, when [a, b), between a tested while loop's last
+        jump back and its test's false exit b, is the rest of its body: ``if c: continue``
+        laid out as the jump back, the code after it behind, ending in ``break`` (a jump
+        past the while-else at b).  It is when only the loop reaches it, in the loop's
+        handler level, and its jumps stay in the loop but for that break.  None otherwise."""
+        ins = self.ins
+        last = ins[b - 1]
+        x = last.target
+        if last.op != "JUMP" or x is None or x <= b or not self.reachable[a] or not self.reachable[b - 1]:
+            return None
+        if any(self.home[k] != self.home[h] for k in range(a, b) if self.reachable[k]):
+            return None
+        for j in ins:
+            t = j.target
+            if t is None or not self.reachable[j.index]:
+                continue
+            inside = h <= j.index < b
+            if a <= t < b and not inside:
+                return None  # (reached from outside the loop: not the loop's code)
+            if inside and not h <= t < b and t != x and not (t == b and j.op in CONDITIONAL_JUMPS):
+                return None
+        return x
+
+    def _rest_falls_into(self, h: int, a: int, b: int) -> bool:
+        """Is [a, b), between a tested while loop's last jump back and its test's false exit
+        b, the rest of its body ending in a ``break`` that falls into b?  The compiler lays
+        out ``if c: continue`` (or an if whose false path goes round) as the jump back, the
+        arm after it behind; its break to the code right after it is no jump.  It is when
+        only the loop reaches [a, b), in the loop's handler level, and no jump from the loop
+        goes past it but to b."""
+        ins = self.ins
+        last = ins[b - 1]
+        if last.op in TERMINAL or last.op == "JUMP" or not self.reachable[a] or not self.reachable[b - 1]:
+            return False
+        if any(self.home[k] != self.home[h] for k in range(a, b) if self.reachable[k]):
+            return False
+        if any(j.target is not None and j.target > b and self.reachable[j.index] for j in ins[h:b]):
+            return False
+        return not any(
+            j.target is not None and a <= j.target < b and not h <= j.index < b and self.reachable[j.index]
+            for j in ins
         )
 
     def _check_placed(self, a: int, b: int, at: Instr) -> None:
