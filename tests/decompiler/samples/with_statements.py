@@ -906,3 +906,41 @@ def with_raises_then_chained_compare(a, b, swallow):
     with CM(log, swallow=swallow):
         raise ValueError(a)
     return a == b < 7, log
+
+
+@cases((0, True, []), (1, True, []), (1, False, []))
+def with_nested_return_then_rest_of_outer(k, swallow, log):
+    # the inner with never ends normally: the rest of the outer body runs only when it
+    # swallows an exception, laid out past its handler (3.12+) and running on into the
+    # outer with's exit and the function's end
+    with CM(log, "outer"):
+        with CM(log, "inner", swallow=swallow):
+            return risky(k)
+        log.append("rest")
+
+
+@cases(([0, 1],), ([1, 0],), ([],))
+def with_break_in_for_then_rest(ks):
+    # the with's body only breaks: the rest of the loop body runs when it swallows, and
+    # the break goes on into a copy of the code after the loop
+    log = []
+    for k in ks:
+        with CM(log, swallow=True):
+            log.append(risky(k))
+            break
+        log.append(k)
+    return log
+
+
+@cases(([0, 1], True), ([1, 0], True), ([1], False), ([], True))
+def with_nested_continue_or_return_in_for(ks, swallow):
+    # nested withs whose inner body continues, then returns from the outer one: the
+    # return is reached only when the inner with swallows an exception
+    log = []
+    for k in ks:
+        with CM(log, "outer", swallow=swallow):
+            with CM(log, "inner", swallow=swallow):
+                log.append(risky(k))
+                continue
+            return ("r", log)
+    return log

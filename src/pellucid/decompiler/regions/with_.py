@@ -278,26 +278,37 @@ class WithOps:
             return False
         if not all(c + 5 < stop and self._pure_exit(c + 5) for c in exit_copies):
             return False
+        claimed = self._enclosing_exit(W, a)
+        if claimed is None:
+            return False
+        for k in claimed:
+            self.reachable[k] = False
+        return True
+
+    def _enclosing_exit(self, W: int, a: int) -> range | None:
+        """The code at ``a`` of with's handler ``W`` when it is the exit of the with whose
+        body is being walked (line-number NOPs, its ``__exit__`` copy, then where that
+        with's own suppressed path goes), and nothing but ``W``'s code goes on there."""
+        if not self._walked_withs:
+            return None
         ins = self.ins
         q = self._past_nops(a)
         cp = self._copies.get(q)
         if cp is None or cp.kind != "with" or not self._is_exit_copy(q):
-            return False
+            return None
         after, enclosing = q + 5, self._walked_withs[-1]
         if after < self.n and ins[after].op == "JUMP":
             if self._thread(after) != self._thread(enclosing):
-                return False
+                return None
             claimed = range(a, after + 1)
         else:
             length = self._exit_tail_len(after)
             if not length or not self._same(after, enclosing, length):
-                return False
+                return None
             claimed = range(a, after + length)
         if any(i.target in claimed and self.home[i.index] != W for i in ins):
-            return False  # (other code goes on there too: not this statement's alone)
-        for k in claimed:
-            self.reachable[k] = False
-        return True
+            return None  # (other code goes on there too: not this statement's alone)
+        return claimed
 
     def _relocated_rest(
         self, b: int, W: int, a: int, stop: int, exits: frozenset, exit_copies: list[int],
@@ -312,6 +323,14 @@ class WithOps:
             return None
         avoid = set(exits) | {stop} | self._loop_targets()
         seen = reach(self.ins, [a], within=(a, self.n), avoid=avoid).reached
+        # (the rest may run on into the exit of the with whose body is the block, laid out
+        # with it: the statement's body never ends normally and the block ends there)
+        exits_at = {q: self._enclosing_exit(W, q) for q in seen}
+        ends = sorted(q for q, c in exits_at.items() if c is not None and all(self.home[x] in owned for x in c))
+        if ends:
+            seen = reach(self.ins, [a], within=(a, self.n), avoid=avoid | {ends[0]}).reached
+            if not seen or max(seen) + 1 != ends[0]:
+                return None
         for lp in self.loops:
             latch = self.latch.get(lp.header)
             if latch in seen and self.ins[latch].target == lp.header:
@@ -338,10 +357,13 @@ class WithOps:
         # (under every handler the statement is: code past a try's protected range, its
         # else, is no part of the block the with is in; the jump ending a try body, which
         # raises nothing, the compiler leaves unprotected)
-        if not self._under_handlers_of(b, seen):
+        if not self._under_handlers_of(b, seen, past_exits=True):
             return None
         if any(self.home[q] in owned and q not in seen and self.reachable[q] for q in range(a, R)):
             return None
+        if ends:
+            for q in exits_at[ends[0]]:
+                self.reachable[q] = False
         return R
 
     def _exit_copies_into(self, W: int, a: int, k: int, body_end: int) -> frozenset:
@@ -375,8 +397,15 @@ class WithOps:
 
     def _copied_return_value(self, k: int) -> bool:
         """Does the code at k compute a value and return it (not a return of the value
-        computed before an exit copy, nor of None; a for loop's iterator popped first,
-        from under that value or not)?"""
+        computed before an exit copy, nor of None)?  The exit copies of withs around come
+        first; a for loop's iterator popped before the value is computed is a `break`'s,
+        which the walk reads as one."""
+        while k in self._copies and self._copies[k].kind == "with" and self._is_exit_copy(k):
+            k += 5
+        while k < self.n and self.ins[k].op == "SWAP":
+            k += 1
+        if k < self.n and self.ins[k].op == "POP_TOP" and self.ins[k - 1].op != "SWAP":
+            return False
         while k < self.n and self.ins[k].op in ("POP_TOP", "SWAP"):
             k += 1
         length = self._exit_tail_len(k)
@@ -384,7 +413,7 @@ class WithOps:
             return False
         return not (length == 2 and self.ins[k].op == "LOAD_CONST" and self.ins[k].argval is None)
 
-    def _under_handlers_of(self, b: int, code) -> bool:
+    def _under_handlers_of(self, b: int, code, past_exits: bool = False) -> bool:
         """Is all of ``code`` under every handler the statement at b is under?  (Jumps raise
         nothing: 3.12+ leave a block's last jump out of the ranges around it.)  Past the
         ``POP_EXCEPT`` ending an except clause the statement is in, the clause's clean-ups
@@ -392,8 +421,19 @@ class WithOps:
         ``POP_EXCEPT; JUMP`` to the try's follow), still the block's."""
         around = list(self._chain(b))
         ended = 0  # how many of the innermost handlers around a clause end has left
+        # (``past_exits``: the exit copy of a with around, on a return's or break's path
+        # out of it, and the straight code after it, are outside that with's range)
+        exiting = set()
+        for c, cp in self._copies.items() if past_exits else ():
+            if cp.kind == "with" and cp.owner in around and c in code:
+                q = c - 1 if self.ins[c - 1].op == "SWAP" else c  # (a return's value kept)
+                while q < self.n and (q < c + cp.length or self.ins[q - 1].op not in TERMINAL):
+                    exiting.add(q)
+                    if self.ins[q].target is not None:
+                        break
+                    q += 1
         for q in sorted(code):
-            if self.ins[q].op == "JUMP":
+            if self.ins[q].op == "JUMP" or q in exiting:
                 continue
             missing = [H for H in around if not self._in(q, H)]
             if not missing:
