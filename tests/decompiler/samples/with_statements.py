@@ -943,4 +943,33 @@ def with_nested_continue_or_return_in_for(ks, swallow):
                 log.append(risky(k))
                 continue
             return ("r", log)
+
+
+@cases((0, True), (1, True), (1, False))
+def with_return_ending_try_body_then_finally(k, swallow):
+    # the with's body never ends normally: a swallowed exception runs on into the normal
+    # exit's copy of the finally body (3.11 lays the with's handler out inline before it)
+    log = []
+    try:
+        with CM(log, swallow=swallow):
+            return risky(k), log
+    finally:
+        log.append("f")
+    log.append("after")
+    return log
+
+
+@cases(([1, 2], 0, True), ([1, 2], 1, True), ([1, 2], 1, False), ([], 0, True))
+def with_return_ending_try_body_in_loop(ks, k, swallow):
+    # as with_return_ending_try_body_then_finally, the finally body holding an if, in a loop
+    log = []
+    for i in ks:
+        try:
+            with CM(log, swallow=swallow):
+                return risky(k), log
+        finally:
+            log.append("f")
+            if i > 1:
+                log.append("g")
+        log.append(i)
     return log

@@ -56,9 +56,15 @@ class WithOps:
         if unread is None and normal_follow is None and crossed is not None:
             unread = crossed
         ends_enclosing = False
-        if unread is not None and self._ends_enclosing_with(W, sup, exit_copies, stop):
+        if unread is not None and (
+            self._ends_enclosing_with(W, sup, exit_copies, stop)
+            # (its exit paths, up to their returns and jumps, inside that body: the try's
+            # reading may end the body inside a copy of its own, before a return's value)
+            or (max(end, e) <= stop and self._ends_enclosing_finally(b, W, sup, exit_copies))
+        ):
             # (3.11) the body never ends normally and a suppressed exception runs on into the
-            # exit of the with around: the statement ends that with's body
+            # exit of the with around (or the normal exit's copy of the finally body around):
+            # the statement ends that with's (that try's) body
             follow, tail, crossed, leaves, claim_to, unread = None, None, None, None, sup, None
             ends_enclosing = True
         if unread is not None:
@@ -309,6 +315,36 @@ class WithOps:
         if any(i.target in claimed and self.home[i.index] != W for i in ins):
             return None  # (other code goes on there too: not this statement's alone)
         return claimed
+
+    def _ends_enclosing_finally(self, b: int, W: int, a: int, exit_copies: list[int]) -> bool:
+        """Is the code at ``a``, which only with's handler ``W`` reaches, the copy of the body
+        of a try/finally around the statement at ``b`` on that try's normal exit, while
+        every exit copy of this statement goes on into a return or jump of its own (its body
+        never ends normally)?  3.11 lays a with's handler out inline, and a suppressed
+        exception runs on from it into what follows the statement: nothing, in the try's
+        body, then that try's finally.  The statement ends the try's body; the try's reading
+        owns the copy."""
+        if TABLE.cold_blocks_at_end or a >= self.n or self.home[a] != W:
+            return False
+        q = self._past_nops(a)
+        cp = self._copies.get(q)
+        if cp is None or cp.kind != "finally" or cp.owner is None or self.home[q] != W:
+            return False
+        if not self._in(b, cp.owner) or self._handlers[cp.owner].kind != "try":
+            return False
+        if not exit_copies or not all(self._leaves_by_copies(c + 5) for c in exit_copies):
+            return False
+        return not any(i.target is not None and a <= i.target <= q and self.home[i.index] != W for i in self.ins)
+
+    def _leaves_by_copies(self, k: int) -> bool:
+        """Does the exit path at ``k`` leave (a return or jump, see _pure_exit), or end in a
+        finally body's copy that never goes on at its end (``finally: ... return``)?"""
+        while k in self._copies:
+            c = self._copies[k]
+            if self._never_reaches(k, k + c.length):
+                return True
+            k += c.length
+        return self._pure_exit(k)
 
     def _relocated_rest(
         self, b: int, W: int, a: int, stop: int, exits: frozenset, exit_copies: list[int],
