@@ -806,6 +806,23 @@ SHAPES = {
                 memo.add(func)
             return func
         """, [(3, None), (3, bool), (0, bool), ('s', None), (7, None)]),
+    # (3.12+: the outer with's rest, reached only when an exception is suppressed, read as
+    # running into the outer with's exit; the inner with's `return`, whose value the
+    # finally's own return overrides, came back as `pass`, and the rest ran after it)
+    "nested_with_return_under_returning_finally_read_as_pass": ("""
+        def f(ks):
+            log = []
+            for k in ks:
+                try:
+                    with CM(log):
+                        with CM(log):
+                            return k
+                        log.append(1)
+                finally:
+                    log.append('f')
+                    return ('f', log)
+            return log
+        """, [([],), ([1],), ([1, 2],)]),
 }
 
 

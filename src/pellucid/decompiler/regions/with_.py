@@ -359,14 +359,6 @@ class WithOps:
             return None
         avoid = set(exits) | {stop} | self._loop_targets()
         seen = reach(self.ins, [a], within=(a, self.n), avoid=avoid).reached
-        # (the rest may run on into the exit of the with whose body is the block, laid out
-        # with it: the statement's body never ends normally and the block ends there)
-        exits_at = {q: self._enclosing_exit(W, q) for q in seen}
-        ends = sorted(q for q, c in exits_at.items() if c is not None and all(self.home[x] in owned for x in c))
-        if ends:
-            seen = reach(self.ins, [a], within=(a, self.n), avoid=avoid | {ends[0]}).reached
-            if not seen or max(seen) + 1 != ends[0]:
-                return None
         for lp in self.loops:
             latch = self.latch.get(lp.header)
             if latch in seen and self.ins[latch].target == lp.header:
@@ -397,9 +389,6 @@ class WithOps:
             return None
         if any(self.home[q] in owned and q not in seen and self.reachable[q] for q in range(a, R)):
             return None
-        if ends:
-            for q in exits_at[ends[0]]:
-                self.reachable[q] = False
         return R
 
     def _exit_copies_into(self, W: int, a: int, k: int, body_end: int) -> frozenset:
