@@ -289,35 +289,36 @@ class FinallyOps:
         """Where the path through the copy at k (and the enclosing finally bodies' copies
         after it, and the pops that unwind) goes on, and whether the copy's path ends
         there instead (a finally body that never ends, or a closed terminal copy)."""
-        ins = self.ins
-        after, seen, closed = k, set(), False
-        while after in self._copies and after not in seen:  # (and enclosing finallys' copies)
-            seen.add(after)
-            copy = self._copies[after]
-            past = after + copy.length
-            # (a finally body that never ends: the copy goes on only by its own jumps)
-            closed = copy.never_ends or self._closed_terminal(after, past)
-            after = self._past_nops(self._thread(past))
-            while after < self.n and ins[after].op in ("POP_TOP", "POP_EXCEPT"):  # (unwinding)
-                after = self._past_nops(self._thread(after + 1))
+        closed, after = False, k
+        for step in self._clause_copy_steps(k):
+            closed, after = step
         return after, closed
 
     def _clause_path_reaches(self, k: int, places: set[int]) -> bool:
         """Does the path through the copy at k (and the enclosing finally bodies' copies after
         it, and the pops that unwind) reach one of ``places`` before it goes on into code?"""
+        for closed, at in self._clause_copy_steps(k):
+            if closed:
+                return False
+            if at in places:
+                return True
+        return False
+
+    def _clause_copy_steps(self, k: int):
+        """Along the path through the copy at k and the enclosing finally bodies' copies
+        laid out after it: for each copy, whether its path ends in it (a finally body that
+        never ends, or a closed terminal copy), and where the path goes on past it and the
+        pops that unwind (``POP_TOP``, ``POP_EXCEPT``)."""
         ins = self.ins
         at, seen = k, set()
         while at in self._copies and at not in seen:
             seen.add(at)
             copy = self._copies[at]
-            if copy.never_ends or self._closed_terminal(at, at + copy.length):
-                return False
+            closed = copy.never_ends or self._closed_terminal(at, at + copy.length)
             at = self._past_nops(self._thread(at + copy.length))
             while at < self.n and ins[at].op in ("POP_TOP", "POP_EXCEPT"):
                 at = self._past_nops(self._thread(at + 1))
-            if at in places:
-                return True
-        return False
+            yield closed, at
 
     def _goes_on_as(self, at: int, places: set[int]) -> bool:
         """Does the code at ``at`` go on as the code at one of ``places``: it is one of them, or
